@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+)
+
+// globalOptions are the flags every subcommand takes.
+type globalOptions struct {
+	dir       string
+	config    string
+	logFormat string
+	logLevel  string
+
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	log    zerolog.Logger
+}
+
+// execute builds the command tree, runs it and maps the outcome to an
+// exit code. It is the only place that turns errors into exit codes.
+func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.Code {
+	opts := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRootCommand(opts)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return exitcode.OK
+	}
+	code := exitcode.Of(err)
+	var usage *usageError
+	if errors.As(err, &usage) || isCobraUsage(err) {
+		code = exitcode.Usage
+		fmt.Fprintf(stderr, "ralph-ci: %v\nRun 'ralph-ci --help' for usage.\n", err)
+		return code
+	}
+	var ce *exitcode.Error
+	if !(errors.As(err, &ce) && ce.Printed) {
+		fmt.Fprintf(stderr, "ralph-ci: %v\n", err)
+	}
+	return code
+}
+
+// usageError is a wrong command line.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+
+func isCobraUsage(err error) bool {
+	// cobra reports unknown commands and flags as plain errors before any
+	// RunE runs; they are usage errors.
+	var ce *exitcode.Error
+	return !errors.As(err, &ce)
+}
+
+func newRootCommand(opts *globalOptions) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ralph-ci",
+		Short: "Run coding agents in verified Ralph loops in CI",
+		Long: `ralph-ci runs a coding agent CLI (Claude Code, Codex, Gemini CLI or any
+command) on each spec of a repository again and again until the work is
+verified done, then reports. Configuration lives in ralph.yaml (or
+ralph.json, ralph.cue) at the repository root; specs are PROMPT.md and
+*.spec.md files under specs/ and .ralph/specs/.`,
+		Example: `  ralph-ci check                 # validate ralph.yaml and every spec
+  ralph-ci -C examples/quickstart check
+  ralph-ci version`,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := newLogger(opts.stderr, opts.logFormat, opts.logLevel, os.Getenv("RUNNER_DEBUG") == "1")
+			if err != nil {
+				return &usageError{err}
+			}
+			opts.log = log
+			return nil
+		},
+	}
+	f := root.PersistentFlags()
+	f.StringVarP(&opts.dir, "dir", "C", ".", "run as if started in `DIR` (the repository root)")
+	f.StringVar(&opts.config, "config", "", "config `FILE` (default: ralph.cue, ralph.yaml, ralph.yml or ralph.json in the root)")
+	f.StringVar(&opts.logFormat, "log-format", "auto", "log format on stderr: auto (console on a terminal, else JSON lines), console or json")
+	f.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn or error (RUNNER_DEBUG=1 means debug)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+
+	root.AddCommand(newCheckCommand(opts), newVersionCommand(opts))
+	return root
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+func newVersionCommand(opts *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print the ralph-ci version",
+		Example: "  ralph-ci version",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(opts.stdout, "ralph-ci %s %s/%s %s\n", versionString(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+			return nil
+		},
+	}
+}
+
+// versionString is the -ldflags version, else the module version of the
+// build, else "devel".
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

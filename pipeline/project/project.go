@@ -1,0 +1,160 @@
+// Package project loads everything ralph-ci needs to know about a
+// repository before it runs: the config file, the discovered specs and
+// their front matter, resolved into plans. Every problem in every file is
+// collected, so a user sees them all at once.
+package project
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// ConfigNames are the config files looked for at the repository root.
+var ConfigNames = []string{"ralph.cue", "ralph.yaml", "ralph.yml", "ralph.json"}
+
+// Project is a loaded repository.
+type Project struct {
+	Root       string
+	ConfigPath string // relative to Root when inside it
+	Config     *schema.Config
+	Specs      []plan.Spec
+	Warnings   []string
+}
+
+// ErrNoConfig is returned when no config file exists.
+var ErrNoConfig = errors.New("no config found: create ralph.yaml at the repository root (see README, \"Configuration\") or pass --config")
+
+// Load reads the config (configPath, or the one at the root) and every
+// spec. A problem in the files comes back as schema.Problems listing all
+// of them; missing files and I/O failures as plain errors.
+func Load(root, configPath string) (*Project, error) {
+	p := &Project{Root: root}
+	path, err := findConfig(root, configPath)
+	if err != nil {
+		return nil, err
+	}
+	p.ConfigPath = path
+	src, err := os.ReadFile(filepath.Join(root, path))
+	if filepath.IsAbs(path) {
+		src, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	cfg, err := schema.LoadConfig(path, src)
+	var problems schema.Problems
+	if errors.As(err, &problems) {
+		// Check the specs too, where the defaults say they are, so that
+		// one run of check shows every problem.
+		if found, ferr := discovery.Find(root, discovery.Default); ferr == nil {
+			for _, ds := range found {
+				_, ps := frontMatter(root, ds)
+				problems = append(problems, ps...)
+			}
+		}
+		return nil, problems
+	} else if err != nil {
+		return nil, err
+	}
+	p.Config = cfg
+	if w := cfg.Workflow; w != nil && w.VisualCheckpoint != nil && *w.VisualCheckpoint {
+		p.Warnings = append(p.Warnings, "visual_checkpoint is deprecated. Use **Verification: verify** in your contracts instead.")
+	}
+
+	found, err := discovery.Find(root, discovery.Options{Prompt: cfg.Specs.Prompt, Dirs: cfg.Specs.Dirs})
+	if err != nil {
+		return nil, err
+	}
+	for _, ds := range found {
+		fm, ps := frontMatter(root, ds)
+		if len(ps) > 0 {
+			problems = append(problems, ps...)
+			continue
+		}
+		sp := plan.Resolve(cfg, ds, fm)
+		problems = append(problems, crossCheck(cfg, sp)...)
+		p.Specs = append(p.Specs, sp)
+	}
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	return p, nil
+}
+
+// frontMatter reads and validates one spec's front matter. A file that
+// cannot be read is a problem of that file too.
+func frontMatter(root string, ds discovery.Spec) (*schema.FrontMatter, schema.Problems) {
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ds.Path)))
+	if err != nil {
+		return nil, schema.Problems{{File: ds.Path, Msg: fmt.Sprintf("cannot read: %v", err)}}
+	}
+	fm, err := schema.LoadFrontMatter(ds.Path, src)
+	var ps schema.Problems
+	if errors.As(err, &ps) {
+		return nil, ps
+	} else if err != nil {
+		return nil, schema.Problems{{File: ds.Path, Msg: err.Error()}}
+	}
+	return fm, nil
+}
+
+// crossCheck finds references from a spec to the config that do not
+// resolve (a semantic judge naming an unknown agent).
+func crossCheck(cfg *schema.Config, sp plan.Spec) schema.Problems {
+	var ps schema.Problems
+	check := func(where, judge string) {
+		if judge == "" {
+			return
+		}
+		if _, ok := cfg.Agents[judge]; !ok {
+			ps = append(ps, schema.Problem{File: sp.Path, Line: 1, Col: 1, Path: where,
+				Msg: fmt.Sprintf("judge %q is not an agent of %s; define it under agents", judge, cfg.File)})
+		}
+	}
+	for _, st := range sp.Stages {
+		if st.Default {
+			continue
+		}
+		where := "completion." + st.Name + ".verification_config"
+		check(where+".judge", st.Criteria.VerificationConfig.Judge)
+		for i, vs := range st.Criteria.VerificationConfig.Stages {
+			check(fmt.Sprintf("%s.stages.%d.config.judge", where, i), vs.Config.Judge)
+		}
+	}
+	return ps
+}
+
+// findConfig returns the config path: the explicit one, else the single
+// config file at the root.
+func findConfig(root, explicit string) (string, error) {
+	if explicit != "" {
+		full := explicit
+		if !filepath.IsAbs(explicit) {
+			full = filepath.Join(root, explicit)
+		}
+		if _, err := os.Stat(full); err != nil {
+			return "", fmt.Errorf("config %s: %w", explicit, err)
+		}
+		return explicit, nil
+	}
+	var found []string
+	for _, name := range ConfigNames {
+		if _, err := os.Stat(filepath.Join(root, name)); err == nil {
+			found = append(found, name)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", ErrNoConfig
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("several config files found (%s): keep one, or choose with --config", strings.Join(found, ", "))
+}

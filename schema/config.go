@@ -1,0 +1,209 @@
+package schema
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Config is a validated ralph-ci configuration with every default filled
+// in by the schema (config.cue). The rest of ralph-ci trusts it.
+type Config struct {
+	Version   int              `json:"version"`
+	Agents    map[string]Agent `json:"agents"`
+	Stages    Stages           `json:"stages"`
+	Loop      Loop             `json:"loop"`
+	Budgets   Budgets          `json:"budgets"`
+	Specs     Specs            `json:"specs"`
+	Layers    Layers           `json:"layers"`
+	Reporters Reporters        `json:"reporters"`
+	GitHub    GitHub           `json:"github"`
+	Workflow  *Workflow        `json:"workflow,omitempty"`
+
+	// File is where the config was read from ("" for the built-in one).
+	File string `json:"-"`
+}
+
+// Agent is one agent CLI.
+type Agent struct {
+	Command []string          `json:"command"`
+	Format  string            `json:"format"`
+	Timeout Duration          `json:"timeout"`
+	Env     map[string]string `json:"env"`
+}
+
+// StageNames lists the stages in the order they run.
+var StageNames = []string{"coder", "reviewer", "tester", "qa"}
+
+// Stages holds the four stages.
+type Stages struct {
+	Coder    Stage `json:"coder"`
+	Reviewer Stage `json:"reviewer"`
+	Tester   Stage `json:"tester"`
+	QA       Stage `json:"qa"`
+}
+
+// Get returns the stage called name (one of StageNames).
+func (s *Stages) Get(name string) *Stage {
+	switch name {
+	case "coder":
+		return &s.Coder
+	case "reviewer":
+		return &s.Reviewer
+	case "tester":
+		return &s.Tester
+	case "qa":
+		return &s.QA
+	}
+	return nil
+}
+
+// Stage is one stage's settings and defaults.
+type Stage struct {
+	Enabled            bool     `json:"enabled"`
+	Agents             []string `json:"agents,omitempty"`
+	MaxIterations      int      `json:"max_iterations"`
+	Promise            string   `json:"promise"`
+	VerificationMethod string   `json:"verification_method"`
+}
+
+// Loop holds the global loop settings.
+type Loop struct {
+	Enabled              bool   `json:"enabled"`
+	DefaultMaxIterations int    `json:"default_max_iterations"`
+	DefaultVerification  string `json:"default_verification"`
+	StuckAttempts        int    `json:"stuck_attempts"`
+}
+
+// Budgets limit a run; zero values mean unlimited.
+type Budgets struct {
+	MaxRotations int      `json:"max_rotations,omitempty"`
+	WallTime     Duration `json:"wall_time,omitempty"`
+	CostUSD      float64  `json:"cost_usd,omitempty"`
+}
+
+// Specs says where specs are found.
+type Specs struct {
+	Prompt      string   `json:"prompt"`
+	Dirs        []string `json:"dirs"`
+	DefaultTier string   `json:"default_tier"`
+}
+
+// Layers configures the verification layers.
+type Layers struct {
+	ContradictionPhrases []string `json:"contradiction_phrases"`
+	Review               Review   `json:"review"`
+}
+
+// Review configures the artifact review loop.
+type Review struct {
+	Enabled       bool `json:"enabled"`
+	MaxIterations int  `json:"max_iterations"`
+	Every         int  `json:"every"`
+}
+
+// Reporters names the report files ("" = not written).
+type Reporters struct {
+	JUnit string `json:"junit"`
+	JSON  string `json:"json"`
+}
+
+// GitHub holds the pull-request checkpoint settings.
+type GitHub struct {
+	Approvers          []string `json:"approvers"`
+	RequiredPermission string   `json:"required_permission"`
+	IgnorePRAuthor     bool     `json:"ignore_pr_author"`
+}
+
+// Workflow holds deprecated settings kept only to warn about them.
+type Workflow struct {
+	VisualCheckpoint *bool `json:"visual_checkpoint,omitempty"`
+}
+
+// StageAgents is the agent pool of a stage: its `agents` list, else the
+// agent named after the stage, else the agent named "coder".
+func (c *Config) StageAgents(stage string) []string {
+	if st := c.Stages.Get(stage); st != nil && len(st.Agents) > 0 {
+		return st.Agents
+	}
+	if _, ok := c.Agents[stage]; ok {
+		return []string{stage}
+	}
+	if _, ok := c.Agents["coder"]; ok {
+		return []string{"coder"}
+	}
+	return nil
+}
+
+// LoadConfig validates a config file's bytes against #Config and decodes
+// it. The format comes from the file name's extension. Every problem is
+// reported as a Problems error naming filename, line and column.
+func LoadConfig(filename string, src []byte) (*Config, error) {
+	format, err := FormatOf(filename)
+	if err != nil {
+		return nil, Problems{{File: filename, Msg: "unknown config format; name it ralph.yaml, ralph.json or ralph.cue"}}
+	}
+	s, err := Compiled()
+	if err != nil {
+		return nil, err
+	}
+	var cfg Config
+	if err := s.check("#Config", filename, format, src, &cfg); err != nil {
+		return nil, err
+	}
+	cfg.File = filename
+	if ps := s.crossCheck(&cfg, filename, format, src); len(ps) > 0 {
+		return nil, ps
+	}
+	return &cfg, nil
+}
+
+// crossCheck finds what the schema alone cannot: references between
+// fields (stage agents must exist).
+func (s *Schema) crossCheck(cfg *Config, filename string, format Format, src []byte) Problems {
+	var ps Problems
+	at := s.locator(filename, format, src)
+	if len(cfg.Agents) == 0 {
+		ps = append(ps, at([]string{"agents"}, "define at least one agent, e.g. agents: {coder: {command: [sh, agent.sh]}}"))
+	}
+	for _, name := range StageNames {
+		st := cfg.Stages.Get(name)
+		for i, a := range st.Agents {
+			if _, ok := cfg.Agents[a]; !ok {
+				ps = append(ps, at([]string{"stages", name, "agents", fmt.Sprint(i)},
+					fmt.Sprintf("no agent named %q; defined agents: %s", a, strings.Join(agentNames(cfg), ", "))))
+			}
+		}
+		if st.Enabled && len(cfg.Agents) > 0 && len(cfg.StageAgents(name)) == 0 {
+			ps = append(ps, at([]string{"stages", name},
+				fmt.Sprintf("no agent for stage %s: define an agent named %q or \"coder\", or set stages.%s.agents", name, name, name)))
+		}
+	}
+	return ps.sorted()
+}
+
+// locator returns a function that places a message at a field path of the
+// user's file.
+func (s *Schema) locator(filename string, format Format, src []byte) func(path []string, msg string) Problem {
+	s.mu.Lock()
+	data, err := s.parse(filename, format, src)
+	s.mu.Unlock()
+	return func(path []string, msg string) Problem {
+		p := Problem{File: filename, Path: strings.Join(path, "."), Msg: msg}
+		if err == nil {
+			s.mu.Lock()
+			setPos(&p, nearestPos(data, path))
+			s.mu.Unlock()
+		}
+		return p
+	}
+}
+
+func agentNames(cfg *Config) []string {
+	names := make([]string, 0, len(cfg.Agents))
+	for n := range cfg.Agents {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
