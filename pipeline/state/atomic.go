@@ -1,0 +1,136 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Suffixes of the temporary files this package creates next to their
+// targets. A file is never read under one of these names, so a temporary
+// file left behind by a crash cannot be mistaken for state.
+const (
+	tmpInfix = ".tmp-" // WriteFileAtomic: .<name>.tmp-<random>
+	newInfix = ".new-" // Acquire: .run.json.new-<random>, linked or renamed to run.json
+)
+
+// cleanTempAge is how old a temporary file must be before CleanTemp deletes
+// it, so that a write in progress in another process is never disturbed.
+const cleanTempAge = time.Minute
+
+// WriteFileAtomic replaces the file at path with data so that, whatever
+// happens (crash, kill -9, power loss), path holds either its previous
+// complete content or data, never a mix or a truncated file.
+//
+// It writes a temporary file in the same directory, fsyncs it, renames it
+// over path and fsyncs the directory so the rename itself is durable. The
+// directory must exist. perm applies to the new file (umask is bypassed).
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	tmp, err := writeTemp(dir, "."+filepath.Base(path)+tmpInfix+"*", data, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("write %s: flush directory %s: %w", path, dir, err)
+	}
+	return nil
+}
+
+// writeTemp writes data to a new, fsynced temporary file in dir whose name
+// matches pattern (as for os.CreateTemp) and returns its name. On failure
+// nothing is left behind.
+func writeTemp(dir, pattern string, data []byte, perm os.FileMode) (name string, err error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", fmt.Errorf("create temporary file: %w (does %s exist and is it writable?)", err, dir)
+	}
+	name = f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(name)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return "", fmt.Errorf("write temporary file: %w (is the disk full?)", err)
+	}
+	if err = os.Chmod(name, perm); err != nil {
+		return "", fmt.Errorf("set permissions of temporary file: %w", err)
+	}
+	if err = f.Sync(); err != nil {
+		return "", fmt.Errorf("flush temporary file to disk: %w", err)
+	}
+	if err = f.Close(); err != nil {
+		return "", fmt.Errorf("close temporary file: %w", err)
+	}
+	return name, nil
+}
+
+// removeDurably removes path (a missing file is fine) and fsyncs its
+// directory so the removal survives a crash.
+func removeDurably(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("remove %s: flush directory: %w", path, err)
+	}
+	return nil
+}
+
+// isTempName reports whether a file name is one of this package's
+// temporary files.
+func isTempName(name string) bool {
+	if !strings.HasPrefix(name, ".") {
+		return false
+	}
+	for _, infix := range []string{tmpInfix, newInfix} {
+		if strings.Contains(name, infix) {
+			return true
+		}
+	}
+	return false
+}
+
+// CleanTemp deletes temporary files left behind by crashes in the .ralph
+// directory and its handoffs folder. Files younger than a minute are kept
+// because they may belong to a write in progress. Call it while holding the
+// lock. A missing directory is not an error.
+func (d Dir) CleanTemp() error { return d.cleanTemp(cleanTempAge) }
+
+func (d Dir) cleanTemp(minAge time.Duration) error {
+	var errs []error
+	for _, dir := range []string{string(d), d.HandoffsDir()} {
+		entries, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("clean temporary files: %w", err))
+			continue
+		}
+		for _, e := range entries {
+			if !e.Type().IsRegular() || !isTempName(e.Name()) {
+				continue
+			}
+			info, err := e.Info()
+			if err != nil || time.Since(info.ModTime()) < minAge {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("clean temporary files: %w", err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,203 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Version is the state.json format version this package reads and writes.
+const Version = 1
+
+// Values of SpecState.LastStatus.
+const (
+	StatusNever    = ""         // the spec has never been processed
+	StatusDone     = "DONE"     // the agent reported DONE
+	StatusContinue = "CONTINUE" // the agent reported CONTINUE
+	StatusRotate   = "ROTATE"   // the agent reported ROTATE
+	StatusStuck    = "STUCK"    // the agent reported STUCK
+	StatusNone     = "NONE"     // the rotation ended without a status
+)
+
+// State is the content of state.json: the matrix of all specs.
+type State struct {
+	// Version is the format version; Save always writes [Version].
+	Version int `json:"version"`
+	// Iteration is the global number of completed rotations.
+	Iteration int `json:"iteration"`
+	// Specs holds one entry per spec; Save sorts it by Path.
+	Specs []SpecState `json:"specs"`
+}
+
+// SpecState is the saved state of one spec.
+type SpecState struct {
+	// Path is the spec file, relative to the repository root, slash-separated.
+	Path string `json:"path"`
+	// DoneCount is the verification counter (0..3).
+	DoneCount int `json:"done_count"`
+	// LastStatus is the status of the last rotation, see the Status constants.
+	LastStatus string `json:"last_status"`
+	// LastHash is the sha256 (hex) of the spec content at the last rotation.
+	LastHash string `json:"last_hash"`
+	// ModifiedFiles tells whether the last rotation changed tracked files.
+	ModifiedFiles bool `json:"modified_files"`
+	// ChangedFiles lists the files the last rotation changed.
+	ChangedFiles []string `json:"changed_files"`
+	// Rotations is the number of rotations of this spec; it also numbers
+	// the spec's history logs.
+	Rotations int `json:"rotations"`
+	// StuckCount is the number of consecutive STUCK rotations.
+	StuckCount int `json:"stuck_count"`
+}
+
+// CorruptError reports a state file that cannot be parsed. It is never
+// "repaired" silently: the user decides, following Fix.
+type CorruptError struct {
+	Path string // the file
+	Err  error  // what is wrong with it
+	Fix  string // what the user can do
+}
+
+// Error implements error.
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%s is corrupt (%v); %s", e.Path, e.Err, e.Fix)
+}
+
+// Unwrap returns the underlying parse error.
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// VersionError reports a state.json written by a newer ralph-ci.
+type VersionError struct {
+	Path  string // the file
+	Found int    // the version in the file
+}
+
+// Error implements error.
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("%s has format version %d but this ralph-ci only understands version %d: it was written by a newer ralph-ci; upgrade ralph-ci", e.Path, e.Found, Version)
+}
+
+func stateFix(path string) string {
+	return fmt.Sprintf(`run "ralph-ci reset --hard" or delete %s to start over`, path)
+}
+
+// Load reads state.json. A missing file yields an empty state (version 1,
+// iteration 0). A file that cannot be parsed yields a *CorruptError, one
+// written by a newer ralph-ci a *VersionError.
+func Load(dir Dir) (State, error) {
+	path := dir.StatePath()
+	data, err := ReadOptional(path)
+	if err != nil {
+		return State{}, fmt.Errorf("load ralph-ci state: %w", err)
+	}
+	if data == nil {
+		return State{Version: Version}, nil
+	}
+	corrupt := func(err error) (State, error) {
+		return State{}, &CorruptError{Path: path, Err: err, Fix: stateFix(path)}
+	}
+	// Check the version first, so that a newer format whose fields changed
+	// type reports "upgrade" rather than "corrupt".
+	var head struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return corrupt(err)
+	}
+	if head.Version > Version {
+		return State{}, &VersionError{Path: path, Found: head.Version}
+	}
+	if head.Version < 1 {
+		return corrupt(fmt.Errorf("missing or invalid version %d", head.Version))
+	}
+	var s State
+	if err := json.Unmarshal(data, &s); err != nil {
+		return corrupt(err)
+	}
+	if err := validate(s); err != nil {
+		return corrupt(err)
+	}
+	sortSpecs(s.Specs)
+	return s, nil
+}
+
+// Save writes s to state.json atomically (see [WriteFileAtomic]) with the
+// specs sorted by path. The caller's State is not modified. The .ralph
+// directory must exist ([Dir.Ensure]).
+func Save(dir Dir, s State) error {
+	if err := validate(s); err != nil {
+		return fmt.Errorf("save ralph-ci state: %w (this is a bug in ralph-ci)", err)
+	}
+	out := State{Version: Version, Iteration: s.Iteration, Specs: make([]SpecState, len(s.Specs))}
+	copy(out.Specs, s.Specs)
+	for i := range out.Specs {
+		if out.Specs[i].ChangedFiles == nil {
+			out.Specs[i].ChangedFiles = []string{} // "[]" rather than "null"
+		}
+	}
+	sortSpecs(out.Specs)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("save ralph-ci state: %w", err)
+	}
+	if err := WriteFileAtomic(dir.StatePath(), buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("save ralph-ci state: %w", err)
+	}
+	return nil
+}
+
+// Reset implements "ralph-ci reset": it does NOT clear spec states, it only
+// resets counters and the iteration. Iteration, every DoneCount and every
+// StuckCount become 0; Path, LastStatus, LastHash, ModifiedFiles and
+// ChangedFiles are kept. StuckCount is reset because a reset asks for a
+// fresh verification pass, in which a spec that was stuck gets a new chance.
+// Rotations is kept because it numbers the history logs, which are kept:
+// resetting it would overwrite history/{key}/001.log and so on.
+//
+// The reset command should also discard a pending rotation ([EndRotation]):
+// its iteration number refers to the state before the reset.
+func Reset(s State) State {
+	out := State{Version: Version, Iteration: 0, Specs: slices.Clone(s.Specs)}
+	for i := range out.Specs {
+		out.Specs[i].DoneCount = 0
+		out.Specs[i].StuckCount = 0
+	}
+	return out
+}
+
+// Spec returns a pointer to the entry of the spec at path, or nil if the
+// spec has no saved state yet.
+func (s *State) Spec(path string) *SpecState {
+	for i := range s.Specs {
+		if s.Specs[i].Path == path {
+			return &s.Specs[i]
+		}
+	}
+	return nil
+}
+
+func validate(s State) error {
+	if s.Iteration < 0 {
+		return fmt.Errorf("negative iteration %d", s.Iteration)
+	}
+	seen := make(map[string]bool, len(s.Specs))
+	for _, sp := range s.Specs {
+		if sp.Path == "" {
+			return fmt.Errorf("a spec has an empty path")
+		}
+		if seen[sp.Path] {
+			return fmt.Errorf("spec %q appears twice", sp.Path)
+		}
+		seen[sp.Path] = true
+	}
+	return nil
+}
+
+func sortSpecs(specs []SpecState) {
+	slices.SortFunc(specs, func(a, b SpecState) int { return strings.Compare(a.Path, b.Path) })
+}
