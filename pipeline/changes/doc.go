@@ -1,0 +1,89 @@
+// Package changes tells whether an agent rotation changed any tracked file.
+//
+// ralph-ci runs a coding agent in a loop of rotations and, after each one,
+// must know whether the agent changed anything. The answer is content-level:
+// a rotation changed files when at least one tracked file has different
+// content after the rotation than before it.
+//
+// # Tracked files
+//
+// Inside a git repository the tracked files are the files git tracks plus the
+// untracked files git does not ignore. The .ralph folder under the root
+// (ralph-ci's own state) never counts: its entries are dropped from what git
+// reports, and git itself spends almost nothing on it (nothing when it is
+// ignored, one collapsed entry when it is untracked).
+//
+// The root may be a subdirectory of a work tree: only the files under it count,
+// and paths are relative to it. A root that git ignores (a folder another
+// repository ignores) is treated as outside git.
+//
+// Outside a git repository the whole tree under the root counts, except the
+// .ralph folder, every .git folder or file, and what a .ralphignore file at the
+// root excludes. .ralphignore uses gitignore syntax: comments, blank lines,
+// negation with "!", directory-only patterns ending in "/", patterns anchored
+// by a "/" at the start or in the middle, and "*", "?", "[...]" and "**". As in
+// git, a file inside an excluded directory cannot be re-included.
+//
+// # What counts as a change
+//
+//   - A file whose content differs: modified, created (untracked and not
+//     ignored), or deleted. A rename is a deletion plus a creation.
+//   - A file modified in one rotation and again in the next changed in both.
+//   - A file touched or rewritten with identical content, or edited and
+//     reverted within the rotation, did not change.
+//   - Ignored files never count.
+//   - Work the agent committed counts when the committed content differs from
+//     the content before the rotation: a new commit, an amend, a reset to an
+//     older commit. Committing content that was already dirty before the
+//     rotation is no change, since the content is the same.
+//   - Only content counts, as git hashes it: a mode-only change (chmod +x) is
+//     no change, and a symbolic link's content is its target string.
+//   - A submodule (or an untracked nested repository) is one path whose content
+//     is its checked-out commit, plus a digest of its own dirty files when it
+//     has local modifications.
+//
+// # How it stays cheap
+//
+// A Snapshot in git mode holds the HEAD commit id and the git object ids of the
+// paths that may differ from HEAD: the ones git status --porcelain=v2 reports.
+// Clean files are not hashed; their content is, by definition, their blob in
+// the HEAD commit, and a path whose worktree matches the index takes its id
+// from the index. Take runs one git status per rotation, in the
+// untracked-files mode the repository is configured for (normal, or all when
+// status.showUntrackedFiles says so) so that it shares git's untracked cache,
+// and, at the top of the work tree, with no pathspec, which would turn that
+// cache off (below the top, a pathspec limits the scan to the root). Only when status collapses new untracked directories into one entry does a
+// single git ls-files call list the files inside them. (The first Take of a
+// root also runs two or three small git commands to learn about the
+// repository.)
+//
+// Changed compares two snapshots path by path: a path listed in a snapshot has
+// the content recorded there, any other path has its blob at that snapshot's
+// HEAD. With HEAD unchanged it runs no git at all, or one git ls-tree call for
+// all the listed paths that became clean. When HEAD moved, one git diff-tree call names
+// the paths that differ between the two commits along with both blob ids, and
+// at most one git ls-tree call fetches the blob ids of the remaining listed
+// paths. Worktree files are hashed in Go the way git hashes a blob (sha1 or
+// sha256 of "blob <size>\x00" followed by the content), so the ids compare
+// directly with the ids git reports.
+//
+// Outside git, a Snapshot maps every counted file to its blob id, and Changed
+// compares the two maps.
+//
+// The snapshot taken after one rotation is meant to be reused as the
+// snapshot before the next, and a Snapshot marshals to small JSON, so a
+// caller can persist it before starting the agent and compare against that
+// baseline again after a crash.
+//
+// # Limits
+//
+// Files under a git clean filter (such as text=auto line-ending conversion or
+// Git LFS) may be reported as changed when dirty content is committed
+// unchanged, because the worktree bytes and the committed blob then hash
+// differently. Files marked assume-unchanged or skip-worktree are taken to
+// match HEAD, as git status does. A git snapshot refers to its HEAD commit, so
+// comparing against it fails once that commit was pruned from the repository.
+// Git runs with GIT_OPTIONAL_LOCKS=0, so Take never writes the index: files
+// touched without a content change are re-read by each git status until some
+// other git command refreshes the index.
+package changes

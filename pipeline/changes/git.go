@@ -1,0 +1,134 @@
+package changes
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// errNotRepo means the root is not inside a git work tree.
+var errNotRepo = errors.New("not a git repository")
+
+// gitError is a failed git command, with what git printed on stderr.
+type gitError struct {
+	args    []string // the git arguments, without the leading -c options
+	stderr  string   // git's standard error, trimmed
+	err     error    // the error from running the process
+	notRepo bool     // git found no repository, or there is no git at all
+}
+
+// Error reports the command, how it failed and git's stderr.
+func (e *gitError) Error() string {
+	msg := "git " + strings.Join(e.args, " ") + ": " + e.err.Error()
+	if e.stderr != "" {
+		msg += ": " + e.stderr
+	}
+	return msg
+}
+
+// Unwrap returns the error from running the process.
+func (e *gitError) Unwrap() error { return e.err }
+
+// Is makes errors.Is(err, errNotRepo) true when git found no repository.
+func (e *gitError) Is(target error) bool { return target == errNotRepo && e.notRepo }
+
+// runGit runs git with args in dir and returns its standard output. Optional
+// locks are off, so that a status never writes the index under a concurrent
+// git, and messages are in English, so that errNotRepo can be recognised.
+func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	full := append([]string{"-c", "core.quotepath=off"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		e := &gitError{args: args, stderr: strings.TrimSpace(stderr.String()), err: err}
+		e.notRepo = strings.Contains(e.stderr, "not a git repository") || errors.Is(err, exec.ErrNotFound)
+		return nil, e
+	}
+	return out, nil
+}
+
+// repo is what Take needs to know about the repository around a root.
+type repo struct {
+	prefix  string // root's path inside the work tree, "" or ending in "/"
+	format  string // object format: sha1 or sha256
+	ignored bool   // git ignores the root: nothing under it is a tracked file
+	dotGit  bool   // root/.git existed when this was learnt
+	// allUntracked is true when status.showUntrackedFiles is "all". Take asks
+	// git status for the same untracked-files mode as the configuration, so
+	// that it shares git's untracked cache when the repository has one.
+	allUntracked bool
+}
+
+// repos caches repo per absolute root, so that Take needs no extra git
+// process to find it on every rotation.
+var repos sync.Map
+
+// hasDotGit reports whether root/.git exists, so that a cached repo is
+// learnt again when a repository is created or removed at the root.
+func hasDotGit(root string) bool {
+	_, err := os.Lstat(filepath.Join(root, ".git"))
+	return err == nil
+}
+
+// lookupRepo returns the repository around root, or errNotRepo. The first
+// lookup of a root runs two or three small git commands; later ones none.
+func lookupRepo(ctx context.Context, root string) (repo, error) {
+	dotGit := hasDotGit(root)
+	if r, ok := repos.Load(root); ok && r.(repo).dotGit == dotGit {
+		return r.(repo), nil
+	}
+	out, err := runGit(ctx, root, "rev-parse", "--show-prefix", "--show-object-format")
+	if err != nil {
+		return repo{}, fmt.Errorf("git rev-parse in %s: %w", root, err)
+	}
+	s := strings.TrimSuffix(string(out), "\n")
+	i := strings.LastIndexByte(s, '\n')
+	if i < 0 {
+		return repo{}, fmt.Errorf("git rev-parse in %s: unexpected output %q", root, out)
+	}
+	r := repo{prefix: s[:i], format: s[i+1:], dotGit: dotGit}
+	if r.prefix != "" {
+		found, err := gitFinds(ctx, root, "check-ignore", "-q", ".")
+		if err != nil {
+			return repo{}, fmt.Errorf("git check-ignore in %s: %w", root, err)
+		}
+		r.ignored = found != ""
+	}
+	mode, err := gitFinds(ctx, root, "config", "--get", "status.showUntrackedFiles")
+	if err != nil {
+		return repo{}, fmt.Errorf("git config in %s: %w", root, err)
+	}
+	r.allUntracked = strings.TrimSpace(mode) == "all"
+	repos.Store(root, r)
+	return r, nil
+}
+
+// gitFinds runs a git command that exits with 1 when it finds nothing, and
+// returns its output, "found" when it found something but printed nothing,
+// or "" when it found nothing.
+func gitFinds(ctx context.Context, root string, args ...string) (string, error) {
+	out, err := runGit(ctx, root, args...)
+	var exit *exec.ExitError
+	switch {
+	case err == nil && len(out) == 0:
+		return "found", nil
+	case err == nil:
+		return string(out), nil
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return "", nil
+	}
+	return "", err
+}

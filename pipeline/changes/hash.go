@@ -1,0 +1,169 @@
+package changes
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// Object formats a repository can use, as git rev-parse --show-object-format
+// names them.
+const (
+	formatSHA1   = "sha1"
+	formatSHA256 = "sha256"
+)
+
+// newHash returns the hash constructor for an object format.
+func newHash(format string) (func() hash.Hash, error) {
+	switch format {
+	case formatSHA1, "":
+		return sha1.New, nil
+	case formatSHA256:
+		return sha256.New, nil
+	}
+	return nil, fmt.Errorf("unsupported git object format %q", format)
+}
+
+// emptyTree returns the id of the empty tree in the object format whose ids
+// have the same length as id.
+func emptyTree(id string) string {
+	if len(id) == sha256.Size*2 {
+		return "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+	}
+	return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+}
+
+// isObjectID reports whether s looks like a full sha1 or sha256 object id.
+func isObjectID(s string) bool {
+	if len(s) != sha1.Size*2 && len(s) != sha256.Size*2 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// isZeroID reports whether id is git's all-zero id, which means "no object".
+func isZeroID(id string) bool {
+	return id != "" && bytes.Count([]byte(id), []byte{'0'}) == len(id)
+}
+
+// blobID hashes content the way git hashes a blob object.
+func blobID(newH func() hash.Hash, content []byte) string {
+	h := newH()
+	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// hashPath returns the blob id of the file at path: its content, or its target
+// when it is a symbolic link. It returns "" when nothing git could track is
+// there: no file, a directory, or a special file.
+func hashPath(newH func() hash.Hash, path string) (string, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return "", nil
+	case err != nil:
+		return "", err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		return blobID(newH, []byte(filepath.ToSlash(target))), nil
+	case !fi.Mode().IsRegular():
+		return "", nil
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	} else if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return "", err
+	}
+	h := newH()
+	h.Write([]byte("blob " + strconv.FormatInt(fi.Size(), 10) + "\x00"))
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", err
+	}
+	if n != fi.Size() {
+		// The file changed while we read it: hash what a full read returns.
+		content, err := os.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		return blobID(newH, content), nil
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hashFiles hashes the files at the slash-separated paths relative to root,
+// spreading the work over the available CPUs. The result maps each path to its
+// blob id, "" for paths with no file.
+func hashFiles(ctx context.Context, root, format string, paths []string) (map[string]string, error) {
+	newH, err := newHash(format)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(paths))
+	errs := make([]error, len(paths))
+	workers := min(runtime.GOMAXPROCS(0), (len(paths)+15)/16)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) || ctx.Err() != nil {
+					return
+				}
+				ids[i], errs[i] = hashPath(newH, filepath.Join(root, filepath.FromSlash(paths[i])))
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(paths))
+	for i, p := range paths {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("hash %s: %w", filepath.Join(root, filepath.FromSlash(p)), errs[i])
+		}
+		out[p] = ids[i]
+	}
+	return out, nil
+}
+
+// digest returns one id standing for a whole map of path to id.
+func digest(files map[string]string) string {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	h := sha1.New()
+	for _, p := range paths {
+		h.Write([]byte(p + "\x00" + files[p] + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,114 @@
+package changes
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ralphDir is ralph-ci's own state folder under the root; it never counts.
+const ralphDir = ".ralph"
+
+// isRalph reports whether the root-relative slash path p is in .ralph.
+func isRalph(p string) bool {
+	return p == ralphDir || strings.HasPrefix(p, ralphDir+"/")
+}
+
+// status is what takeGit learns from one git status --porcelain=v2 -z.
+type status struct {
+	head   string            // HEAD commit, "" when unborn
+	files  map[string]string // content ids known without hashing ("" = no file)
+	hash   []string          // paths to hash in the worktree; overrides files
+	nested []string          // submodules with local changes to describe
+	dirs   []string          // untracked directories, listed as one entry
+	repos  []string          // untracked nested repositories to describe
+}
+
+// parseStatus reads porcelain v2 -z output. Paths in it are relative to the
+// top of the work tree; prefix is the root's path there, and every path
+// returned is relative to the root.
+func parseStatus(out []byte, prefix string) (status, error) {
+	st := status{files: map[string]string{}}
+	fields := strings.Split(string(out), "\x00")
+	for i := 0; i < len(fields); i++ {
+		line := fields[i]
+		if line == "" {
+			continue
+		}
+		var f []string
+		switch line[0] {
+		case '#':
+			if oid, ok := strings.CutPrefix(line, "# branch.oid "); ok && oid != "(initial)" {
+				if !isObjectID(oid) {
+					return status{}, fmt.Errorf("bad HEAD id %q", oid)
+				}
+				st.head = oid
+			}
+			continue
+		case '1': // 1 XY sub mH mI mW hH hI path
+			f = strings.SplitN(line, " ", 9)
+		case '2': // 2 XY sub mH mI mW hH hI Xscore path NUL origPath
+			f = strings.SplitN(line, " ", 10)
+			if i+1 >= len(fields) || len(f) != 10 {
+				return status{}, fmt.Errorf("bad rename entry %q", line)
+			}
+			i++
+			if orig, ok := st.rel(fields[i], prefix); ok && strings.ContainsRune(f[1], 'R') {
+				st.files[orig] = "" // left the index; hashed below if untracked
+			}
+			f = append(f[:8], f[9])
+		case 'u': // u XY sub m1 m2 m3 mW h1 h2 h3 path: conflict, hash the worktree
+			if f = strings.SplitN(line, " ", 11); len(f) != 11 {
+				return status{}, fmt.Errorf("bad unmerged entry %q", line)
+			}
+			if p, ok := st.rel(f[10], prefix); ok {
+				st.hash = append(st.hash, p)
+			}
+			continue
+		case '?':
+			p, ok := st.rel(strings.TrimPrefix(line, "? "), prefix)
+			if !ok {
+				continue
+			}
+			if dir, isDir := strings.CutSuffix(p, "/"); isDir {
+				st.dirs = append(st.dirs, dir)
+			} else {
+				st.hash = append(st.hash, p)
+			}
+			continue
+		case '!':
+			continue
+		default:
+			return status{}, fmt.Errorf("unknown entry %q", line)
+		}
+		if len(f) != 9 || len(f[1]) != 2 || len(f[2]) != 4 {
+			return status{}, fmt.Errorf("bad entry %q", line)
+		}
+		p, ok := st.rel(f[8], prefix)
+		if !ok {
+			continue
+		}
+		x, y, sub, index := f[1][0], f[1][1], f[2], f[7]
+		switch {
+		case x == 'D' || y == 'D': // gone from the index or the worktree
+			st.files[p] = "" // a "?" entry for an untracked copy is hashed later
+		case sub[0] == 'S' && (sub != "S..." || y != '.'):
+			st.files[p] = index
+			st.nested = append(st.nested, p)
+		case y == '.': // the worktree matches the index
+			st.files[p] = index
+		default:
+			st.hash = append(st.hash, p)
+		}
+	}
+	return st, nil
+}
+
+// rel turns a path from git status into a root-relative one; ok is false for
+// paths outside the root or inside .ralph.
+func (st *status) rel(p, prefix string) (string, bool) {
+	p, ok := strings.CutPrefix(p, prefix)
+	if !ok || p == "" || isRalph(strings.TrimSuffix(p, "/")) {
+		return "", false
+	}
+	return p, true
+}
