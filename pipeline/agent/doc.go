@@ -1,0 +1,48 @@
+// Package agent runs one AI coding agent CLI (Claude Code, Codex, Gemini CLI
+// or any command) non-interactively and reads what it said.
+//
+// # Running
+//
+// [Run] starts the agent's argv (no shell) in a working directory, with the
+// inherited environment plus the caller's variables (later entries win),
+// writes the prompt to its stdin and closes it. Stdout and stderr share one
+// pipe, so they reach [Invocation.Output] (the history log) interleaved in
+// the order the agent wrote them, as they arrive. Nothing is held whole in
+// memory: a gigabyte on one line costs the same few hundred KiB as a short
+// answer, because every scanner below keeps only bounded state.
+//
+// The agent runs in its own process group (unix). When the timeout passes or
+// the caller's context is cancelled, the whole group gets SIGTERM, then
+// SIGKILL after [Invocation.Grace]. The same happens when the agent itself
+// exits but left processes behind (a background server, a grandchild still
+// holding the output pipe): Run never waits on pipes held by strays, and no
+// process of the group survives it. On Linux the calling process becomes a
+// child subreaper (PR_SET_CHILD_SUBREAPER) the first time Run is called, so
+// orphaned agent processes are re-parented to it and reaped by Run even when
+// PID 1 does not reap zombies (a container whose init is ralph-ci itself).
+//
+// # Reading
+//
+// A [Format] turns the raw output into the agent's final text: "text" takes
+// the output as it is; "claude", "codex" and "gemini" parse the JSON the
+// CLIs print with their JSON output flags (see [NewFormat]) and also report
+// cost, turns, tokens and errors ([Usage]). JSON documents are parsed one at
+// a time, each at most [MaxJSONBytes]; larger ones are logged but skipped.
+//
+// The final text is then scanned for:
+//
+//   - the status: the last line that is RALPH_STATUS: DONE|CONTINUE|ROTATE|STUCK
+//     or TASK_COMPLETE (see [ParseStatusLine] for the exact grammar);
+//   - the promise: the first <promise>TEXT</promise>, tags case-insensitive,
+//     TEXT trimmed and possibly spanning lines, at most [MaxPromiseBytes];
+//   - the watched phrases ([Invocation.Watch]), case-insensitive (ASCII);
+//   - its last [TailBytes], for judges and reports.
+//
+// Rate-limit and quota messages of the three CLIs are looked for in the
+// lines that are not the agent's own prose (see [Report.RateLimited]); when
+// the message says when the limit resets, [Report.ResetAt] tells.
+//
+// [Scanner] does all the reading without a process, so it can be fed from a
+// saved log, fuzzed, or fed in chunks of any size: the result does not
+// depend on how the output was split.
+package agent

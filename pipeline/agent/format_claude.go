@@ -1,0 +1,149 @@
+package agent
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+)
+
+// claudeFormat reads Claude Code's JSON output:
+//
+//   - claude -p --output-format json prints one object at the end:
+//     {"type":"result","subtype":"success","is_error":false,"duration_ms":…,
+//     "num_turns":6,"result":"<final text>","session_id":…,
+//     "total_cost_usd":0.0847,"usage":{"input_tokens":…,…}};
+//     with --verbose it prints an array of all messages instead, the result
+//     last;
+//   - --output-format stream-json --verbose prints one message per line:
+//     {"type":"system","subtype":"init",…}, {"type":"assistant","message":
+//     {"content":[{"type":"text","text":…},{"type":"tool_use",…}]}},
+//     {"type":"user",…} (tool results), and the same result object last.
+//
+// Error results (subtype "error_max_turns", "error_during_execution") may
+// have no "result": the final text is then the last assistant text.
+type claudeFormat struct {
+	structured
+	result    *string
+	assistant string
+	usage     Usage
+}
+
+var _ Format = (*claudeFormat)(nil)
+
+func newClaudeFormat(text, diag io.Writer) Format {
+	f := &claudeFormat{}
+	f.structured = newStructured(text, diag, f.handle)
+	return f
+}
+
+// claudeMessage holds the members of Claude Code's messages read here.
+type claudeMessage struct {
+	Type         string          `json:"type"`
+	Subtype      string          `json:"subtype"`
+	IsError      bool            `json:"is_error"`
+	NumTurns     int             `json:"num_turns"`
+	Result       *string         `json:"result"`
+	SessionID    string          `json:"session_id"`
+	TotalCostUSD *float64        `json:"total_cost_usd"`
+	Usage        *claudeUsage    `json:"usage"`
+	Message      json.RawMessage `json:"message"`
+}
+
+type claudeUsage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+}
+
+func (f *claudeFormat) handle(doc []byte) bool {
+	if doc[0] != '[' {
+		return f.read(doc)
+	}
+	var msgs []json.RawMessage
+	if json.Unmarshal(doc, &msgs) != nil {
+		return false
+	}
+	for _, m := range msgs {
+		f.read(m)
+	}
+	return true
+}
+
+// read reads one message, and tells whether it is one of Claude Code's.
+// Only system, assistant and result messages are decoded: user messages
+// carry tool results, which can be large.
+func (f *claudeFormat) read(raw []byte) bool {
+	typ, ok := docType(raw)
+	switch {
+	case !ok || typ == "":
+		return false
+	case typ != "system" && typ != "assistant" && typ != "result":
+		return true
+	}
+	var m claudeMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	if m.SessionID != "" {
+		f.usage.SessionID = m.SessionID
+	}
+	switch m.Type {
+	case "assistant":
+		if t := assistantText(m.Message); t != "" {
+			f.assistant = t
+		}
+	case "result":
+		f.result = m.Result
+		u := &f.usage
+		u.Subtype, u.Turns = m.Subtype, m.NumTurns
+		u.IsError = m.IsError || strings.HasPrefix(m.Subtype, "error")
+		if m.TotalCostUSD != nil {
+			u.CostUSD, u.CostKnown = *m.TotalCostUSD, true
+		}
+		if t := m.Usage; t != nil {
+			u.Tokens = Tokens{
+				Input:       t.InputTokens + t.CacheCreationInputTokens + t.CacheReadInputTokens,
+				CachedInput: t.CacheReadInputTokens,
+				Output:      t.OutputTokens,
+			}
+		}
+		u.ErrorMessage = ""
+		if u.IsError {
+			u.ErrorMessage = m.Subtype
+			if m.Result != nil && *m.Result != "" {
+				u.ErrorMessage = clip(*m.Result, maxMessage)
+			}
+		}
+	}
+	return true
+}
+
+// assistantText joins the text blocks of an assistant message.
+func assistantText(raw json.RawMessage) string {
+	var msg struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(raw, &msg) != nil {
+		return ""
+	}
+	var parts []string
+	for _, c := range msg.Content {
+		if c.Type == "text" && c.Text != "" {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (f *claudeFormat) Finish() Usage {
+	f.flush()
+	final := f.assistant
+	if f.result != nil {
+		final = *f.result
+	}
+	return f.done(final, f.usage)
+}

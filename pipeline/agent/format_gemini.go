@@ -1,0 +1,152 @@
+package agent
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// geminiFormat reads Gemini CLI's JSON output (gemini-cli
+// packages/core/src/output/types.ts, docs/cli/headless.md):
+//
+//   - gemini -p … --output-format json prints one object, indented with
+//     JSON.stringify(output, null, 2): {"session_id":…,"response":"<final
+//     text>","stats":{"models":{"<model>":{"api":{…},"tokens":{"input":…,
+//     "prompt":…,"candidates":…,"total":…,"cached":…,"thoughts":…,
+//     "tool":…}}},"tools":{…},"files":{…}},"error":{"type":…,"message":…,
+//     "code":…}}, error only when the run failed;
+//   - --output-format stream-json prints JSONL events: init, message
+//     (role, content, delta), tool_use, tool_result, error (warnings), and
+//     result (status, error, stats with input_tokens, output_tokens, cached).
+//
+// For stream-json the final text is the assistant messages after the last
+// tool call, deltas joined. Warnings and retries ("Attempt 1 failed: You
+// have exhausted your capacity on this model…") go to stderr as plain lines.
+type geminiFormat struct {
+	structured
+	response []byte // final text, at most MaxJSONBytes
+	fresh    bool   // the next assistant message starts a new response
+	usage    Usage
+}
+
+var _ Format = (*geminiFormat)(nil)
+
+func newGeminiFormat(text, diag io.Writer) Format {
+	f := &geminiFormat{}
+	f.structured = newStructured(text, diag, f.handle)
+	return f
+}
+
+// geminiDoc holds the members of Gemini's output object and of its
+// stream-json events read here.
+type geminiDoc struct {
+	Type      string       `json:"type"` // stream-json only
+	SessionID string       `json:"session_id"`
+	Response  *string      `json:"response"`
+	Stats     *geminiStats `json:"stats"`
+	Error     *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	Delta   bool   `json:"delta"`
+	Message string `json:"message"`
+	Status  string `json:"status"`
+}
+
+// geminiStats covers both stats shapes: per model (json) and flat
+// (stream-json result).
+type geminiStats struct {
+	Models map[string]struct {
+		Tokens struct {
+			Prompt     int64 `json:"prompt"`
+			Candidates int64 `json:"candidates"`
+			Cached     int64 `json:"cached"`
+			Thoughts   int64 `json:"thoughts"`
+		} `json:"tokens"`
+	} `json:"models"`
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	Cached       int64 `json:"cached"`
+}
+
+// handle reads the output object or one event, and tells whether it is
+// one of Gemini's.
+func (f *geminiFormat) handle(doc []byte) bool {
+	var d geminiDoc
+	if doc[0] != '{' || json.Unmarshal(doc, &d) != nil {
+		return false
+	}
+	if d.Type == "" && d.Response == nil && d.Stats == nil && d.Error == nil && d.SessionID == "" {
+		return false
+	}
+	if d.SessionID != "" {
+		f.usage.SessionID = d.SessionID
+	}
+	switch d.Type {
+	case "": // the json output object
+		if d.Response != nil {
+			f.response = append(f.response[:0], clip(*d.Response, MaxJSONBytes)...)
+		}
+	case "message":
+		if d.Role == "assistant" {
+			f.assistant(d.Content, d.Delta)
+		}
+		return true
+	case "tool_use", "tool_result":
+		f.fresh = true
+		return true
+	case "error":
+		f.message(d.Message)
+		return true
+	case "result":
+		if d.Status == "error" && d.Error == nil {
+			f.fail("error")
+		}
+	default:
+		return true
+	}
+	if s := d.Stats; s != nil {
+		f.usage.Tokens = s.tokens()
+	}
+	if d.Error != nil {
+		f.fail(d.Error.Message)
+	}
+	return true
+}
+
+// assistant adds an assistant message of the stream to the response.
+func (f *geminiFormat) assistant(content string, delta bool) {
+	if f.fresh || !delta {
+		f.response, f.fresh = f.response[:0], false
+	}
+	room := MaxJSONBytes - len(f.response)
+	f.response = append(f.response, clip(content, room)...)
+}
+
+// tokens sums the token counts. Gemini's prompt count includes the cached
+// tokens; thoughts are billed as output.
+func (s *geminiStats) tokens() Tokens {
+	if len(s.Models) == 0 {
+		return Tokens{Input: s.InputTokens, CachedInput: s.Cached, Output: s.OutputTokens}
+	}
+	var t Tokens
+	for _, m := range s.Models {
+		t.Input += m.Tokens.Prompt
+		t.CachedInput += m.Tokens.Cached
+		t.Output += m.Tokens.Candidates + m.Tokens.Thoughts
+	}
+	return t
+}
+
+// fail records the error the run ended with.
+func (f *geminiFormat) fail(msg string) {
+	f.usage.IsError = true
+	f.usage.ErrorMessage = clip(msg, maxMessage)
+	f.message(msg)
+}
+
+func (f *geminiFormat) Finish() Usage {
+	f.flush()
+	return f.done(string(f.response), f.usage)
+}

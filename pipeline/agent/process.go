@@ -1,0 +1,203 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync/atomic"
+	"time"
+)
+
+const (
+	// killWait bounds the wait for the processes to vanish after SIGKILL.
+	killWait = 5 * time.Second
+	// Once no process of the group is left, the output is read until its
+	// end, unless the pipe stays silent for drainWait, or drainMax passes:
+	// a process that left the group (setsid) may still hold the pipe, and
+	// is not waited for.
+	drainWait = time.Second
+	drainMax  = 30 * time.Second
+	// pollEvery is how often the process group is checked while stopping.
+	pollEvery = 10 * time.Millisecond
+	// readChunk is the size of the output read buffer.
+	readChunk = 64 << 10
+)
+
+// process is a started agent: its process group, and the goroutines that
+// feed its stdin and read its output.
+type process struct {
+	cmd     *exec.Cmd
+	grace   time.Duration
+	out     *os.File // read end of the stdout+stderr pipe
+	in      *os.File // write end of the stdin pipe
+	waitCh  chan error
+	waited  bool
+	waitErr error
+	readCh  chan error
+	inDone  chan struct{}
+	// progress counts the chunks read; idle tells that the reading
+	// goroutine waits for the pipe (and not for the output writer).
+	progress atomic.Int64
+	idle     atomic.Bool
+	// writeErr is the first error writing to the output; it is set by the
+	// reading goroutine and read after readCh.
+	writeErr error
+}
+
+// startProcess starts the agent in a process group of its own. Its stdout
+// and stderr are one pipe, so the order of their writes is kept; it is
+// read into output and scanner as it arrives.
+func startProcess(inv Invocation, output, scanner io.Writer) (*process, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("creating stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("creating output pipe: %w", err)
+	}
+	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
+	cmd.Dir = inv.Dir
+	cmd.Env = append(os.Environ(), inv.Env...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
+	setGroup(cmd)
+	err = cmd.Start()
+	inR.Close() // the agent has its own copies
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	p := &process{
+		cmd: cmd, grace: inv.Grace, out: outR, in: inW,
+		waitCh: make(chan error, 1), readCh: make(chan error, 1), inDone: make(chan struct{}),
+	}
+	go func() { p.waitCh <- cmd.Wait() }()
+	go func() {
+		defer close(p.inDone)
+		_, _ = io.WriteString(inW, inv.Prompt) // EPIPE if the agent does not read it
+		inW.Close()
+	}()
+	go p.read(output, scanner)
+	return p, nil
+}
+
+// read copies the output to output and scanner until the pipe ends or is
+// aborted.
+func (p *process) read(output, scanner io.Writer) {
+	buf := make([]byte, readChunk)
+	for {
+		p.idle.Store(true)
+		n, err := p.out.Read(buf)
+		p.idle.Store(false)
+		p.progress.Add(1)
+		if n > 0 {
+			if p.writeErr == nil {
+				if _, werr := output.Write(buf[:n]); werr != nil {
+					p.writeErr = werr
+				}
+			}
+			_, _ = scanner.Write(buf[:n])
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, os.ErrDeadlineExceeded) {
+				err = nil
+			}
+			p.readCh <- err
+			return
+		}
+	}
+}
+
+// leaderDone tells whether the agent's main process has exited (and was
+// reaped).
+func (p *process) leaderDone() bool {
+	if !p.waited {
+		select {
+		case err := <-p.waitCh:
+			p.waited, p.waitErr = true, err
+		default:
+		}
+	}
+	return p.waited
+}
+
+// gone tells whether no process of the agent's group is left.
+func (p *process) gone() bool {
+	return p.leaderDone() && !groupAlive(p.cmd)
+}
+
+// settle makes sure no process of the agent's group is left: if any is, the
+// group gets SIGTERM, then SIGKILL after the grace period.
+func (p *process) settle() error {
+	if p.gone() {
+		return nil
+	}
+	signalGroup(p.cmd, false)
+	if p.waitGone(p.grace) {
+		return nil
+	}
+	signalGroup(p.cmd, true)
+	if p.waitGone(killWait) {
+		return nil
+	}
+	if !p.waited {
+		return fmt.Errorf("agent %q (pid %d) did not exit after SIGKILL", p.cmd.Path, p.cmd.Process.Pid)
+	}
+	return nil // members left that cannot be killed: nothing more to do
+}
+
+// waitGone waits up to d for the group to vanish.
+func (p *process) waitGone(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !p.gone() {
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		select {
+		case err := <-p.waitCh:
+			p.waited, p.waitErr = true, err
+		case <-time.After(pollEvery):
+		}
+	}
+	return true
+}
+
+// drain reads the output to its end, but stops once the pipe stayed
+// silent for drainWait or after drainMax, and releases the pipes. A slow
+// output writer does not count as silence.
+func (p *process) drain() error {
+	start := time.Now()
+	last, quiet := p.progress.Load(), start
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	var err error
+wait:
+	for {
+		select {
+		case err = <-p.readCh:
+			break wait
+		case now := <-tick.C:
+			if n := p.progress.Load(); n != last || !p.idle.Load() {
+				last, quiet = n, now
+			}
+			if now.Sub(quiet) >= drainWait || now.Sub(start) >= drainMax {
+				abortRead(p.out)
+				err = <-p.readCh
+				break wait
+			}
+		}
+	}
+	p.out.Close()
+	_ = p.in.SetWriteDeadline(time.Now()) // unblocks a prompt nobody reads
+	<-p.inDone
+	if err != nil {
+		return fmt.Errorf("reading output of agent %q: %w", p.cmd.Path, err)
+	}
+	return nil
+}

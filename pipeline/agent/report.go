@@ -1,0 +1,152 @@
+package agent
+
+import (
+	"time"
+)
+
+// Status is what the agent says about its task at the end of its output.
+type Status string
+
+// The statuses an agent can report. StatusNone means it reported none,
+// which the caller treats as "not done".
+const (
+	StatusNone     Status = ""
+	StatusDone     Status = "DONE"
+	StatusContinue Status = "CONTINUE"
+	StatusRotate   Status = "ROTATE"
+	StatusStuck    Status = "STUCK"
+)
+
+// Bounds on what is kept in memory while reading an agent's output.
+const (
+	// TailBytes is how much of the end of the final text Report.Tail keeps.
+	TailBytes = 64 << 10
+	// MaxPromiseBytes caps Report.Promise (leading whitespace not counted).
+	MaxPromiseBytes = 4 << 10
+	// MaxJSONBytes is the largest JSON document (one JSONL line, or one
+	// pretty-printed object) the structured formats parse. Larger documents
+	// are still written to the log, but skipped while streaming.
+	MaxJSONBytes = 64 << 20
+
+	maxStatusLine = 1 << 10  // longer lines cannot be status lines
+	maxLimitLine  = 16 << 10 // rate-limit messages are looked for in this prefix of a line
+	maxMessage    = 1 << 10  // cap of Usage.ErrorMessage and Report.RateLimitMessage
+)
+
+// Tokens counts the tokens an agent CLI reported. Input includes the cached
+// input; CachedInput is the part of it read from the prompt cache. Output
+// includes reasoning ("thinking") tokens.
+type Tokens struct {
+	Input       int64
+	CachedInput int64
+	Output      int64
+}
+
+// Usage is what a structured output format reported about the run. Fields
+// the CLI did not report stay zero (the text format reports nothing).
+type Usage struct {
+	// CostUSD is the cost in US dollars (Claude Code's total_cost_usd);
+	// CostKnown tells whether the CLI reported it (Codex and Gemini do not).
+	CostUSD   float64
+	CostKnown bool
+	// Turns is the number of turns (Claude num_turns, Codex turns).
+	Turns int
+	// Tokens are summed over the run.
+	Tokens Tokens
+	// IsError tells that the CLI reported a failed run: Claude is_error or
+	// an error_* subtype, a Codex turn.failed or error event, a Gemini error.
+	IsError bool
+	// Subtype is Claude's result subtype, e.g. "success", "error_max_turns".
+	Subtype string
+	// ErrorMessage is the CLI's last error message, at most 1 KiB.
+	ErrorMessage string
+	// SessionID identifies the CLI's session (Codex: thread_id).
+	SessionID string
+}
+
+// Report is what was read from an agent's output.
+type Report struct {
+	// Status is the last status line of the final text (StatusNone if none).
+	Status Status
+	// TaskComplete tells that the winning status line was TASK_COMPLETE
+	// (Status is then StatusDone).
+	TaskComplete bool
+	// Promise is the text of the first <promise>…</promise>, trimmed;
+	// PromiseFound tells whether there was one (the text may be empty).
+	Promise      string
+	PromiseFound bool
+	// Phrases are the watched phrases found in the final text, in the order
+	// they were given.
+	Phrases []string
+	// Tail is the end of the final text, at most TailBytes.
+	Tail string
+	// TextBytes is the size of the final text; OutputBytes of the raw output.
+	TextBytes   int64
+	OutputBytes int64
+	// Usage is what a structured format reported.
+	Usage Usage
+	// RateLimited tells that the output contained a rate-limit, quota or
+	// overload message of one of the agent CLIs. The CLI may have retried
+	// and finished anyway: look at Status first. With the text format the
+	// whole output is searched, so an agent quoting such a message counts;
+	// structured formats search only the lines outside their JSON, the
+	// CLI's error messages, and a final text that is a single short line or
+	// an error.
+	RateLimited bool
+	// RateLimitMessage is the last such message (its line, at most 1 KiB).
+	RateLimitMessage string
+	// ResetAt is when the limit resets, if a message said so (the latest
+	// such time); zero otherwise.
+	ResetAt time.Time
+}
+
+// Scanner reads an agent's raw output (stdout and stderr interleaved) in
+// chunks of any size and produces a Report with bounded memory. Run uses
+// one; it is exported to read saved logs. A Scanner is not safe for
+// concurrent use.
+type Scanner struct {
+	format Format
+	text   *textScanner
+	limits *limitScanner
+	raw    int64
+	report *Report
+}
+
+// NewScanner returns a Scanner for the named output format (see
+// NewFormat) that reports which of the watch phrases occur.
+func NewScanner(format string, watch []string) (*Scanner, error) {
+	return newScanner(format, watch, time.Now)
+}
+
+// newScanner is NewScanner with a clock for relative reset times.
+func newScanner(format string, watch []string, now func() time.Time) (*Scanner, error) {
+	text := newTextScanner(watch)
+	limits := newLimitScanner(now)
+	f, err := NewFormat(format, text, limits)
+	if err != nil {
+		return nil, err
+	}
+	return &Scanner{format: f, text: text, limits: limits}, nil
+}
+
+// Write consumes the next chunk of raw output. It never fails; writes after
+// Report are ignored.
+func (s *Scanner) Write(p []byte) (int, error) {
+	if s.report == nil {
+		s.raw += int64(len(p))
+		_, _ = s.format.Write(p)
+	}
+	return len(p), nil
+}
+
+// Report ends the output and returns what was read. Later calls return the
+// same Report.
+func (s *Scanner) Report() Report {
+	if s.report == nil {
+		r := Report{Usage: s.format.Finish(), OutputBytes: s.raw}
+		s.text.finish(&r)
+		s.limits.finish(&r)
+		s.report = &r
+	}
+	return *s.report
+}

@@ -1,0 +1,83 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseStatusLine(t *testing.T) {
+	tests := []struct {
+		line string
+		want Status
+		task bool
+		ok   bool
+	}{
+		{"RALPH_STATUS: DONE", StatusDone, false, true},
+		{"RALPH_STATUS:CONTINUE", StatusContinue, false, true},
+		{"  RALPH_STATUS:   ROTATE  \r", StatusRotate, false, true},
+		{"\tRALPH_STATUS: STUCK", StatusStuck, false, true},
+		{"**RALPH_STATUS: DONE**", StatusDone, false, true},
+		{"**RALPH_STATUS:** DONE", StatusDone, false, true},
+		{"**RALPH_STATUS**: DONE", StatusDone, false, true},
+		{"`RALPH_STATUS: DONE`", StatusDone, false, true},
+		{"> RALPH_STATUS: DONE", StatusDone, false, true},
+		{"- RALPH_STATUS: DONE.", StatusDone, false, true},
+		{"### RALPH_STATUS: DONE", StatusDone, false, true},
+		{"\x1b[1;32mRALPH_STATUS: DONE\x1b[0m", StatusDone, false, true},
+		{"TASK_COMPLETE", StatusDone, true, true},
+		{"  TASK_COMPLETE  ", StatusDone, true, true},
+		{"**TASK_COMPLETE**", StatusDone, true, true},
+		// Malformed or not a status line.
+		{"", StatusNone, false, false},
+		{"RALPH_STATUS: done", StatusNone, false, false},
+		{"ralph_status: DONE", StatusNone, false, false},
+		{"RALPH_STATUS: DONE, mostly", StatusNone, false, false},
+		{"RALPH_STATUS: FINISHED", StatusNone, false, false},
+		{"RALPH_STATUS DONE", StatusNone, false, false},
+		{"RALPH_STATUS:", StatusNone, false, false},
+		{"Set RALPH_STATUS: DONE when finished", StatusNone, false, false},
+		{"TASK_COMPLETE!", StatusNone, false, false},
+		{"TASK_COMPLETED", StatusNone, false, false},
+		{"the TASK_COMPLETE marker", StatusNone, false, false},
+	}
+	for _, tt := range tests {
+		st, task, ok := ParseStatusLine(tt.line)
+		if st != tt.want || task != tt.task || ok != tt.ok {
+			t.Errorf("ParseStatusLine(%q) = %q, %v, %v; want %q, %v, %v", tt.line, st, task, ok, tt.want, tt.task, tt.ok)
+		}
+	}
+}
+
+func TestStatusInText(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       Status
+		task       bool
+	}{
+		{"last wins", "RALPH_STATUS: CONTINUE\nwork\nRALPH_STATUS: DONE\nbye\n", StatusDone, false},
+		{"last wins over TASK_COMPLETE", "TASK_COMPLETE\nRALPH_STATUS: STUCK\n", StatusStuck, false},
+		{"TASK_COMPLETE last", "RALPH_STATUS: CONTINUE\nTASK_COMPLETE\n", StatusDone, true},
+		{"none", "all done, I think\n", StatusNone, false},
+		{"malformed later lines do not reset", "RALPH_STATUS: ROTATE\nRALPH_STATUS: maybe\n", StatusRotate, false},
+		{"no final newline", "x\nRALPH_STATUS: DONE", StatusDone, false},
+		{"CRLF", "x\r\nRALPH_STATUS: CONTINUE\r\n", StatusContinue, false},
+		{"empty", "", StatusNone, false},
+		{"overlong line is not a status", "RALPH_STATUS: DONE" + strings.Repeat(" ", maxStatusLine) + "\n", StatusNone, false},
+		{"status after overlong line", strings.Repeat("x", 3*maxStatusLine) + "\nRALPH_STATUS: STUCK\n", StatusStuck, false},
+	}
+	for _, tt := range tests {
+		for _, seed := range []uint64{0, 1, 2} {
+			r := scanChunks(t, "text", []byte(tt.text), seed)
+			if r.Status != tt.want || r.TaskComplete != tt.task {
+				t.Errorf("%s (seed %d): status %q, task %v; want %q, %v", tt.name, seed, r.Status, r.TaskComplete, tt.want, tt.task)
+			}
+		}
+	}
+}
+
+func TestStripANSI(t *testing.T) {
+	in := "\x1b[32mgreen\x1b[0m \x1b]8;;http://x\x07link\x1b]8;;\x1b\\ \x1b(Bdone\x1b["
+	if got, want := stripANSI(in), "green link done"; got != want {
+		t.Errorf("stripANSI = %q, want %q", got, want)
+	}
+}
