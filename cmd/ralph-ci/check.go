@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
-	"github.com/ralph-ci/ralph-ci/pipeline/project"
-	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 func newCheckCommand(opts *globalOptions) *cobra.Command {
@@ -25,20 +23,9 @@ prints one line per spec: its verification tier, stages and methods.`,
   ralph-ci -C examples/quickstart check`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			p, err := project.Load(opts.dir, opts.config)
-			var problems schema.Problems
-			if errors.As(err, &problems) {
-				for _, p := range problems {
-					fmt.Fprintln(opts.stdout, p)
-				}
-				opts.log.Error().Int("problems", len(problems)).Msg("check failed: fix the problems above")
-				return exitcode.Printed(exitcode.Usage, problems)
-			}
+			p, err := loadProject(opts)
 			if err != nil {
-				return exitcode.New(exitcode.Usage, err)
-			}
-			for _, w := range p.Warnings {
-				opts.log.Warn().Msg(w)
+				return err
 			}
 			for _, s := range p.Specs {
 				fmt.Fprintf(opts.stdout, "%s\ttier=%s\tstages=%s\tmethods=%s\n",

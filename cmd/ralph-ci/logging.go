@@ -37,7 +37,7 @@ func newLogger(w io.Writer, format, level string, runnerDebug bool) (zerolog.Log
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
 }
 
-func isTerminal(w io.Writer) bool {
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

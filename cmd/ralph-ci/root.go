@@ -73,9 +73,11 @@ command) on each spec of a repository again and again until the work is
 verified done, then reports. Configuration lives in ralph.yaml (or
 ralph.json, ralph.cue) at the repository root; specs are PROMPT.md and
 *.spec.md files under specs/ and .ralph/specs/.`,
-		Example: `  ralph-ci check                 # validate ralph.yaml and every spec
-  ralph-ci -C examples/quickstart check
-  ralph-ci version`,
+		Example: `  ralph-ci check                      # validate ralph.yaml and every spec
+  ralph-ci run                        # loop until every spec is verified 3/3
+  ralph-ci run --max-rotations 20     # one slice of a long loop
+  ralph-ci status --json
+  ralph-ci -C examples/quickstart run`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
@@ -95,6 +97,6 @@ ralph.json, ralph.cue) at the repository root; specs are PROMPT.md and
 	f.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn or error (RUNNER_DEBUG=1 means debug)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 
-	root.AddCommand(newCheckCommand(opts), newVersionCommand(opts))
+	root.AddCommand(newRunCommand(opts), newCheckCommand(opts), newStatusCommand(opts), newResetCommand(opts), newVersionCommand(opts))
 	return root
 }

@@ -49,8 +49,7 @@ func Load(root, configPath string) (*Project, error) {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
 	cfg, err := schema.LoadConfig(path, src)
-	var problems schema.Problems
-	if errors.As(err, &problems) {
+	if problems := (schema.Problems)(nil); errors.As(err, &problems) {
 		// Check the specs too, where the defaults say they are, so that
 		// one run of check shows every problem.
 		if found, ferr := discovery.Find(root, discovery.Default); ferr == nil {
@@ -68,24 +67,67 @@ func Load(root, configPath string) (*Project, error) {
 		p.Warnings = append(p.Warnings, "visual_checkpoint is deprecated. Use **Verification: verify** in your contracts instead.")
 	}
 
-	found, err := discovery.Find(root, discovery.Options{Prompt: cfg.Specs.Prompt, Dirs: cfg.Specs.Dirs})
+	specs, ps, err := LoadSpecs(root, cfg)
 	if err != nil {
 		return nil, err
 	}
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	p.Specs = specs
+	return p, nil
+}
+
+// LoadSpecs discovers the specs under root where cfg says and resolves
+// each into a plan. Specs with problems are left out and their problems
+// returned; a missing spec set or an I/O failure is an error.
+func LoadSpecs(root string, cfg *schema.Config) ([]plan.Spec, schema.Problems, error) {
+	return (&Loader{Root: root, Config: cfg}).Load()
+}
+
+// Loader loads the specs again and again during a run (between
+// rotations); a spec is parsed again only when its content changed.
+type Loader struct {
+	Root   string
+	Config *schema.Config
+	cache  map[string]loaded // by path and content hash
+}
+
+type loaded struct {
+	spec     plan.Spec
+	problems schema.Problems
+}
+
+// Load discovers and resolves the specs, as LoadSpecs.
+func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
+	cfg := l.Config
+	found, err := discovery.Find(l.Root, discovery.Options{Prompt: cfg.Specs.Prompt, Dirs: cfg.Specs.Dirs})
+	if err != nil {
+		return nil, nil, err
+	}
+	next := make(map[string]loaded, len(found))
+	var specs []plan.Spec
+	var problems schema.Problems
 	for _, ds := range found {
-		fm, ps := frontMatter(root, ds)
-		if len(ps) > 0 {
-			problems = append(problems, ps...)
+		key := ds.Path + "@" + ds.Hash
+		c, ok := l.cache[key]
+		if !ok {
+			fm, ps := frontMatter(l.Root, ds)
+			if len(ps) == 0 {
+				c.spec = plan.Resolve(cfg, ds, fm)
+				ps = crossCheck(cfg, c.spec)
+			}
+			c.problems = ps
+		}
+		next[key] = c
+		if len(c.problems) > 0 {
+			problems = append(problems, c.problems...)
 			continue
 		}
-		sp := plan.Resolve(cfg, ds, fm)
-		problems = append(problems, crossCheck(cfg, sp)...)
-		p.Specs = append(p.Specs, sp)
+		specs = append(specs, c.spec)
 	}
-	if len(problems) > 0 {
-		return nil, problems
-	}
-	return p, nil
+	l.cache = next
+	return specs, problems, nil
 }
 
 // frontMatter reads and validates one spec's front matter. A file that

@@ -85,9 +85,10 @@ func TestNextKeepsCurrentAfterDoneWithChanges(t *testing.T) {
 // current work." Among several new specs the first in order wins.
 func TestNextNewSpecInterruptsContinue(t *testing.T) {
 	run(t, []testCase{
-		{name: "interrupts CONTINUE", entries: []Entry{{Path: "x", LastStatus: "CONTINUE"}, {Path: "n", New: true}}, current: "x", want: "n"},
-		{name: "interrupts DONE with changes", entries: []Entry{{Path: "x", LastStatus: "DONE", ModifiedFiles: true, DoneCount: 1}, {Path: "z", New: true}, {Path: "y", New: true}}, current: "x", want: "y"},
-		{name: "excluded new spec does not interrupt", entries: []Entry{{Path: "x", LastStatus: "ROTATE"}, {Path: "n", New: true, Excluded: true}}, current: "x", want: "x"},
+		{name: "interrupts CONTINUE", entries: []Entry{{Path: "x", LastStatus: "CONTINUE"}, {Path: "n", New: true, Discovered: true}}, current: "x", want: "n"},
+		{name: "interrupts DONE with changes", entries: []Entry{{Path: "x", LastStatus: "DONE", ModifiedFiles: true, DoneCount: 1}, {Path: "z", New: true, Discovered: true}, {Path: "y", New: true, Discovered: true}}, current: "x", want: "y"},
+		{name: "unprocessed but not newly discovered spec does not interrupt", entries: []Entry{{Path: "x", LastStatus: "CONTINUE"}, {Path: "a", New: true}}, current: "x", want: "x"},
+		{name: "excluded new spec does not interrupt", entries: []Entry{{Path: "x", LastStatus: "ROTATE"}, {Path: "n", New: true, Discovered: true, Excluded: true}}, current: "x", want: "x"},
 		{name: "picked after DONE without changes", entries: []Entry{done("x", 2), {Path: "b", LastStatus: "STUCK"}, {Path: "n", New: true}}, current: "x", doneNoChange: true, want: "n"},
 	})
 }

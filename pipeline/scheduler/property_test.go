@@ -27,6 +27,7 @@ func randomWorld(t testing.TB, rng *rand.Rand) *world {
 			continue
 		}
 		e := Entry{Path: p, New: rng.Intn(4) == 0}
+		e.Discovered = e.New && rng.Intn(2) == 0
 		if !e.New {
 			e.DoneCount = rng.Intn(counter.Max + 1)
 			e.LastStatus = statuses[rng.Intn(len(statuses))]
@@ -137,12 +138,12 @@ func checkRotation(t *testing.T, seed int64, before []Entry, current string, don
 		fail("picked %+v, not a runnable spec", picked)
 	}
 	// New specs always have the highest priority.
-	if slices.ContainsFunc(before, func(e Entry) bool { return e.New && Runnable(e) }) && !picked.New {
+	if slices.ContainsFunc(before, func(e Entry) bool { return e.Discovered && Runnable(e) }) && !picked.New {
 		fail("a new spec was waiting")
 	}
 	cur, curOK := byPath(before, current)
 	others := slices.ContainsFunc(before, func(e Entry) bool { return e.Path != current && Runnable(e) })
-	newOther := slices.ContainsFunc(before, func(e Entry) bool { return e.Path != current && e.New && Runnable(e) })
+	newOther := slices.ContainsFunc(before, func(e Entry) bool { return e.Path != current && e.Discovered && Runnable(e) })
 	switch {
 	case current == "" || !curOK || cur.Excluded:
 	case !doneNoChange && Runnable(cur) && !newOther && r.spec != current:
@@ -159,6 +160,7 @@ func checkRotation(t *testing.T, seed int64, before []Entry, current string, don
 			fail("%s at 3/3 right after a rotation that changed files", e.Path)
 		}
 		old, _ := byPath(before, e.Path)
+		old.Discovered = false // a scan flag, cleared once a spec was picked
 		switch {
 		case e.Path == r.spec:
 			if e.DoneCount > counter.Clamp(old.DoneCount)+1 {

@@ -37,6 +37,11 @@ type Entry struct {
 	// ModifiedFiles reports that the spec's last rotation changed tracked
 	// files.
 	ModifiedFiles bool
+	// Discovered reports that the spec appeared since the previous scan of
+	// this run ("if a new spec is discovered, immediately switch to it"):
+	// it interrupts the current spec. Specs that were merely unprocessed
+	// when the run started are New but not Discovered.
+	Discovered bool
 	// Excluded takes the spec out of the loop (for instance stuck too often
 	// or awaiting a human): it is never picked and never blocks completion.
 	Excluded bool
@@ -125,7 +130,7 @@ func Complete(entries []Entry) bool {
 //
 //   - current is "", not in entries, or excluded: the first [Runnable] spec
 //     of [Order] (start, restart and removed specs all resume the same way).
-//   - !doneNoChange: a new runnable spec other than current interrupts (the
+//   - !doneNoChange: a discovered runnable spec other than current interrupts (the
 //     first in Order); otherwise current stays while it is runnable, and if
 //     it no longer needs work the first runnable spec of Order is picked.
 //   - doneNoChange: the first runnable spec of Order other than current;
@@ -148,8 +153,8 @@ func Next(entries []Entry, current string, doneNoChange bool) (path string, ok b
 	}
 	if !doneNoChange {
 		for _, e := range runnable {
-			if e.New && e.Path != current {
-				return e.Path, true // new specs interrupt
+			if e.Discovered && e.Path != current {
+				return e.Path, true // newly discovered specs interrupt
 			}
 		}
 		if slices.ContainsFunc(runnable, func(e Entry) bool { return e.Path == current }) {

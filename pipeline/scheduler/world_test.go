@@ -93,7 +93,7 @@ func (w *world) index(path string) int {
 // add discovers a new spec (no saved state).
 func (w *world) add(path string) {
 	if w.index(path) < 0 {
-		w.entries = append(w.entries, Entry{Path: path, New: true})
+		w.entries = append(w.entries, Entry{Path: path, New: true, Discovered: true})
 	}
 }
 
@@ -144,6 +144,9 @@ func (w *world) step() bool {
 	path, ok := Next(w.entries, w.current, w.doneNoChange)
 	if !ok {
 		return false
+	}
+	for i := range w.entries { // discovered since the previous scan: only once
+		w.entries[i].Discovered = false
 	}
 	out := w.agent(path, w.visits[path])
 	w.visits[path]++

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 )
 
@@ -121,10 +123,14 @@ func PendingRotation(dir Dir, s State) (*Rotation, error) {
 	}
 }
 
-// EndRotation removes rotation.json durably. Call it only after Save has
+// EndRotation removes rotation.json. Call it only after Save has
 // written the rotation's result. A missing record is not an error.
+//
+// The removal is not flushed to disk: if a power loss undoes it, the
+// record is at or below the saved iteration, which PendingRotation treats
+// as done and deletes. That saves one directory fsync per rotation.
 func EndRotation(dir Dir) error {
-	if err := removeDurably(dir.RotationFile()); err != nil {
+	if err := os.Remove(dir.RotationFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("end rotation: %w", err)
 	}
 	return nil

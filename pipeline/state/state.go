@@ -19,6 +19,7 @@ const (
 	StatusRotate   = "ROTATE"   // the agent reported ROTATE
 	StatusStuck    = "STUCK"    // the agent reported STUCK
 	StatusNone     = "NONE"     // the rotation ended without a status
+	StatusRejected = "REJECTED" // a completion claim failed verification
 )
 
 // State is the content of state.json: the matrix of all specs.
@@ -29,6 +30,9 @@ type State struct {
 	Iteration int `json:"iteration"`
 	// Specs holds one entry per spec; Save sorts it by Path.
 	Specs []SpecState `json:"specs"`
+	// Current is the spec of the last rotation: a resumed run keeps its
+	// focus on it exactly as an uninterrupted run would.
+	Current string `json:"current,omitempty"`
 }
 
 // SpecState is the saved state of one spec.
@@ -50,6 +54,17 @@ type SpecState struct {
 	Rotations int `json:"rotations"`
 	// StuckCount is the number of consecutive STUCK rotations.
 	StuckCount int `json:"stuck_count"`
+	// Stage is the stage the spec's next rotation runs ("" = the first).
+	Stage string `json:"stage,omitempty"`
+	// StageIterations counts the rotations of the current stage.
+	StageIterations int `json:"stage_iterations,omitempty"`
+	// StagesDone tells that the spec's last stage has passed once.
+	StagesDone bool `json:"stages_done,omitempty"`
+	// Reason says why the last completion claim was rejected.
+	Reason string `json:"reason,omitempty"`
+	// Excluded says why the spec was taken out of the loop (stuck, out of
+	// iterations); "" while it is in.
+	Excluded string `json:"excluded,omitempty"`
 }
 
 // CorruptError reports a state file that cannot be parsed. It is never
@@ -153,7 +168,7 @@ func Save(dir Dir, s State) error {
 
 // Reset implements "ralph-ci reset": it does NOT clear spec states, it only
 // resets counters and the iteration. Iteration, every DoneCount and every
-// StuckCount become 0; Path, LastStatus, LastHash, ModifiedFiles and
+// StuckCount become 0 (and so do StageIterations and Excluded); Path, LastStatus, LastHash, ModifiedFiles and
 // ChangedFiles are kept. StuckCount is reset because a reset asks for a
 // fresh verification pass, in which a spec that was stuck gets a new chance.
 // Rotations is kept because it numbers the history logs, which are kept:
@@ -162,10 +177,12 @@ func Save(dir Dir, s State) error {
 // The reset command should also discard a pending rotation ([EndRotation]):
 // its iteration number refers to the state before the reset.
 func Reset(s State) State {
-	out := State{Version: Version, Iteration: 0, Specs: slices.Clone(s.Specs)}
+	out := State{Version: Version, Iteration: 0, Specs: slices.Clone(s.Specs), Current: s.Current}
 	for i := range out.Specs {
 		out.Specs[i].DoneCount = 0
 		out.Specs[i].StuckCount = 0
+		out.Specs[i].StageIterations = 0
+		out.Specs[i].Excluded = ""
 	}
 	return out
 }

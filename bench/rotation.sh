@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Per-rotation cost of ralph-ci against shell loops calling the same
+# trivial agent (issue 3's benchmark). Prints one comparable table:
+#
+#   small repo:  ralph-ci run  vs  a bare shell loop          (target <= 1.25x)
+#   20k files:   ralph-ci run  vs  a shell loop + git status  (target <= 1.0x)
+#
+# Usage: bench/rotation.sh [ROTATIONS] [REPEATS]   (defaults 200 and 5)
+# Each number is the median over REPEATS runs of ROTATIONS rotations.
+set -euo pipefail
+N=${1:-200}
+R=${2:-5}
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+
+(cd "$here" && go build -o "$work/ralph-ci" ./cmd/ralph-ci)
+agent='cat >/dev/null; echo RALPH_STATUS: CONTINUE'
+
+setup() { # setup DIR FILES
+	mkdir -p "$1/specs"
+	echo "# bench" >"$1/specs/a.spec.md"
+	cat >"$1/ralph.yaml" <<YAML
+agents:
+  coder: {command: [sh, -c, '$agent']}
+stages: {coder: {max_iterations: 1000000}, reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
+specs: {default_tier: auto}
+YAML
+	printf '.ralph/\n' >"$1/.gitignore"
+	if [ "$2" -gt 0 ]; then
+		(cd "$1" && for d in $(seq 0 99); do mkdir -p "src/d$d"; for f in $(seq 1 $(($2 / 100))); do echo "$d $f" >"src/d$d/f$f.txt"; done; done)
+	fi
+	git -C "$1" init -q && git -C "$1" add -A && git -C "$1" commit -qm init
+	git -C "$1" status --porcelain >/dev/null # warm the index
+}
+
+now() { date +%s%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+time_ralph() { # DIR -> ns per rotation
+	for _ in $(seq "$R"); do
+		rm -rf "$1/.ralph"
+		t0=$(now)
+		"$work/ralph-ci" -C "$1" run --max-rotations "$N" >/dev/null 2>&1 || true
+		echo $((($(now) - t0) / N))
+	done | median
+}
+
+time_loop() { # DIR WITH_GIT -> ns per iteration
+	for _ in $(seq "$R"); do
+		t0=$(now)
+		(cd "$1" && for _ in $(seq "$N"); do
+			printf 'prompt' | sh -c "$agent" >/dev/null
+			if [ "$2" = 1 ]; then git status --porcelain >/dev/null; fi
+		done)
+		echo $((($(now) - t0) / N))
+	done | median
+}
+
+setup "$work/small" 0
+setup "$work/big" 20000
+
+small_r=$(time_ralph "$work/small")
+small_l=$(time_loop "$work/small" 0)
+big_r=$(time_ralph "$work/big")
+big_l=$(time_loop "$work/big" 1)
+
+ms() { awk -v n="$1" 'BEGIN {printf "%.2f ms", n / 1e6}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}'; }
+printf '%-34s %12s %12s %8s %8s\n' "case ($N rotations, median of $R)" ralph-ci "shell loop" ratio target
+printf '%-34s %12s %12s %8s %8s\n' "small repo, bare loop" "$(ms "$small_r")" "$(ms "$small_l")" "$(ratio "$small_r" "$small_l")" "<=1.25x"
+printf '%-34s %12s %12s %8s %8s\n' "20k files, loop + git status" "$(ms "$big_r")" "$(ms "$big_l")" "$(ratio "$big_r" "$big_l")" "<=1.00x"

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The crash tests run the real binary on a scripted multi-spec run, kill it
+// (kill -9) at many different points, start it again until the run
+// completes, and require the final state to be byte-for-byte the state of
+// an uninterrupted run: no rotation lost, none counted twice.
+
+const crashPlan = `specs/a.spec.md echo a1 > a.txt; status CONTINUE
+specs/a.spec.md echo a2 > a.txt; promise; status DONE
+specs/a.spec.md promise; status DONE
+specs/b.spec.md status ROTATE
+specs/b.spec.md echo b > b.txt; promise; status DONE
+specs/b.spec.md promise; status DONE
+specs/c.spec.md promise; status DONE
+specs/a.spec.md promise; status DONE
+specs/c.spec.md promise; status DONE
+specs/b.spec.md promise; status DONE
+specs/c.spec.md promise; status DONE
+`
+
+// crashAgent is planAgent with one addition: at iteration $CRASH_AT (once)
+// it does the line's work, then kills ralph-ci with SIGKILL mid-rotation.
+const crashAgent = `prompt=$(cat)
+line=$(sed -n "${RALPH_ITERATION}p" plan.txt)
+promise() { printf '%s\n' "$prompt" | grep -o '^<promise>.*</promise>$' | head -n 1; }
+status() { echo "RALPH_STATUS: $1"; }
+if [ "$RALPH_ITERATION" = "${CRASH_AT:-}" ] && [ ! -f .ralph/crashed ]; then
+	touch .ralph/crashed
+	eval "${line#* }" >/dev/null
+	kill -9 $PPID
+	exit 0
+fi
+eval "${line#* }"
+`
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ralph-ci")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func crashRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"ralph.yaml":      "agents:\n  coder: {command: [sh, crash-agent.sh], timeout: 1m}\nstages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
+		"specs/a.spec.md": "# A\n", "specs/b.spec.md": "# B\n", "specs/c.spec.md": "# C\n",
+		"plan.txt": crashPlan, "crash-agent.sh": crashAgent, ".gitignore": ".ralph/\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", "-A")
+	git(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init")
+	return dir
+}
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// runToEnd starts ralph-ci run until it exits 0, at most tries times.
+func runToEnd(t *testing.T, bin, dir string, env []string, tries int) {
+	t.Helper()
+	for i := 0; i < tries; i++ {
+		cmd := exec.Command(bin, "run")
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		waitAgentsGone(t, dir)
+		if err == nil {
+			return
+		}
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != -1 { // only SIGKILL is expected
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+	}
+	t.Fatalf("no completion after %d runs", tries)
+}
+
+// waitAgentsGone waits until no agent of dir is still running: an agent
+// orphaned by kill -9 finishes on its own in milliseconds.
+func waitAgentsGone(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if exec.Command("pgrep", "-f", "crash-agent.sh").Run() != nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("an agent is still running")
+}
+
+func readState(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, ".ralph", "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestCrashAnywhereResumesToTheSameState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if _, err := exec.LookPath("pgrep"); err != nil {
+		t.Skip("needs pgrep")
+	}
+	bin := buildBinary(t)
+	ref := crashRepo(t)
+	runToEnd(t, bin, ref, nil, 1)
+	want := readState(t, ref)
+	if !strings.Contains(want, `"iteration": 11`) {
+		t.Fatalf("reference run:\n%s", want)
+	}
+
+	// Killed inside every rotation, after the agent changed files.
+	for at := 1; at <= 11; at++ {
+		t.Run(fmt.Sprintf("kill during rotation %d", at), func(t *testing.T) {
+			dir := crashRepo(t)
+			runToEnd(t, bin, dir, []string{fmt.Sprintf("CRASH_AT=%d", at)}, 2)
+			if _, err := os.Stat(filepath.Join(dir, ".ralph", "crashed")); err != nil {
+				t.Fatal("the agent did not crash the run")
+			}
+			if got := readState(t, dir); got != want {
+				t.Errorf("state after the crash:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+
+	// Killed from outside at arbitrary moments (between rotations, during
+	// git, during the state write): whatever the moment, the end state is
+	// the same. The delays only spread the kills; no assertion depends on
+	// where they land.
+	for _, delays := range [][]time.Duration{{5, 15, 25}, {2, 8, 40, 60}, {30, 1, 1, 12}} {
+		t.Run(fmt.Sprintf("kills after %v ms", delays), func(t *testing.T) {
+			dir := crashRepo(t)
+			for _, d := range delays {
+				cmd := exec.Command(bin, "run")
+				cmd.Dir = dir
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(d * time.Millisecond)
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				_ = cmd.Wait()
+				waitAgentsGone(t, dir)
+			}
+			runToEnd(t, bin, dir, nil, 1)
+			if got := readState(t, dir); got != want {
+				t.Errorf("state after kills:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestSIGTERMStopsTheAgentAndExits143(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	dir := crashRepo(t)
+	slow := "touch .ralph/started; sleep 300 & wait\n"
+	if err := os.WriteFile(filepath.Join(dir, "crash-agent.sh"), []byte(slow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, ".ralph", "started")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the agent never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 143 {
+		t.Fatalf("exit: %v, want 143\n%s", err, stderr.String())
+	}
+	if exec.Command("pgrep", "-f", "sleep 300").Run() == nil {
+		t.Error("the agent's child survived")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".ralph", "rotation.json")); err != nil {
+		t.Errorf("the interrupted rotation was not kept for the next run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".ralph", "run.json")); err == nil {
+		t.Error("the lock was not released")
+	}
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/engine"
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+)
+
+func newRunCommand(opts *globalOptions) *cobra.Command {
+	var maxRotations int
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the Ralph loop over every spec until all are verified",
+		Long: `run works through the discovered specs one rotation at a time: it runs the
+stage's agent on the spec with the prompt on stdin, reads its status, judges
+its completion claim, detects changed files and updates the verification
+counters (0/3 .. 3/3), saving .ralph/state.json after every rotation. It
+stops when every spec is verified 3/3, or when a limit is reached (state is
+saved: run it again to continue). The exit code says how it ended (see the
+README's exit-code table).`,
+		Example: `  ralph-ci run
+  ralph-ci run --max-rotations 10     # one slice of a long loop; the next job continues
+  ralph-ci -C examples/quickstart run`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			if maxRotations < 0 {
+				return &usageError{fmt.Errorf("--max-rotations %d: want 0 (the config's budget) or more", maxRotations)}
+			}
+			p, err := loadProject(opts)
+			if err != nil {
+				return err
+			}
+			ctx, sig := signalContext(cmd.Context())
+			var progress *os.File
+			if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) {
+				progress = f
+			}
+			o := engine.Options{Project: p, MaxRotations: maxRotations, Log: opts.log, Version: versionString()}
+			if progress != nil {
+				o.Progress = progress
+			}
+			out, err := engine.Run(ctx, o)
+			printRows(opts, engine.Rows(out.Specs, out.State))
+			if err != nil {
+				return err
+			}
+			code := out.Code
+			if code == exitcode.Interrupted {
+				code = sig.code()
+			}
+			ev := opts.log.Info()
+			if code != exitcode.OK {
+				ev = opts.log.Warn()
+			}
+			ev.Int("rotations", out.Rotations).Str("exit", code.Class()).Msg(out.Message)
+			if code != exitcode.OK {
+				return exitcode.Printed(code, fmt.Errorf("%s", out.Message))
+			}
+			return nil
+		}),
+	}
+	cmd.Flags().IntVar(&maxRotations, "max-rotations", 0, "stop after `N` rotations (state saved); 0 uses budgets.max_rotations")
+	return cmd
+}
+
+// caughtSignal remembers which signal cancelled the run.
+type caughtSignal struct{ sig os.Signal }
+
+func (c *caughtSignal) code() exitcode.Code {
+	if s, ok := c.sig.(syscall.Signal); ok {
+		return exitcode.Code(128 + int(s))
+	}
+	return exitcode.Interrupted
+}
+
+// signalContext cancels the context on SIGINT or SIGTERM: the agent's
+// process group is stopped, state is kept, and the exit code is 128+signal.
+func signalContext(parent context.Context) (context.Context, *caughtSignal) {
+	ctx, cancel := context.WithCancel(parent)
+	c := &caughtSignal{}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-ch:
+			c.sig = s
+			cancel()
+		case <-ctx.Done():
+		}
+		signal.Stop(ch)
+	}()
+	return ctx, c
+}

@@ -1,0 +1,25 @@
+// Package engine is the batch executor of ralph-ci: it works through the
+// discovered specs one rotation at a time, exactly as the multi-spec and
+// verification-counter rules say, until every spec is verified 3/3 or a
+// limit stops it.
+//
+// One rotation: pick a spec (scheduler), snapshot the tracked files
+// (changes), record the in-flight rotation (state), run the stage's agent
+// with the prompt on stdin (agent, prompt), read its status, judge its
+// completion claim (verdict), compare the files, update every counter
+// (counter), and save state.json atomically. A run killed at any point
+// resumes without losing or double-counting a rotation: an interrupted
+// rotation is run again against the baseline recorded before it started.
+//
+// Stages. A spec's rotations run its stages in order (coder, reviewer,
+// tester, qa as enabled); a verified completion claim moves the spec to
+// its next stage, and the last stage stays current for the verification
+// passes that follow. A spec is verified when its counter is 3/3 and its
+// last stage has passed: until then its counter is held at 2/3 at most.
+// A stage that reaches its max iterations without a verified claim, or a
+// spec that returns STUCK loop.stuck_attempts times in a row, is taken out
+// of the loop and reported.
+//
+// A spec whose content changes (its hash differs from the one saved) is
+// re-verified from scratch: counter 0/3 and first stage.
+package engine

@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/changes"
+	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/scheduler"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/reporters"
+)
+
+// Options configure one run.
+type Options struct {
+	Project *project.Project
+	// MaxRotations stops the run after that many rotations (0: the
+	// config's budgets.max_rotations, if any).
+	MaxRotations int
+	Log          zerolog.Logger
+	// Progress, when set, gets a live progress line (a terminal).
+	Progress io.Writer
+	// Version is recorded in the lock file.
+	Version string
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	Code      exitcode.Code
+	Message   string
+	Rotations int     // rotations run by this invocation
+	CostUSD   float64 // reported by the agents during this invocation
+	State     state.State
+	Specs     []plan.Spec
+	// Report is the run's report, for the reporters.
+	Report *reporters.Report
+}
+
+// engine is the state of one run.
+type engine struct {
+	opts   Options
+	root   string
+	dir    state.Dir
+	st     state.State
+	specs  []plan.Spec
+	loader *project.Loader
+	log    zerolog.Logger
+
+	// after is the snapshot taken after the last rotation: the baseline
+	// of the next one.
+	after   *changes.Snapshot
+	started time.Time
+	// known are the spec paths of the previous scan; fresh the ones
+	// discovered since, which interrupt the current spec.
+	known, fresh map[string]bool
+	// rotations are this run's rotations by spec, for the report.
+	rotations map[string][]reporters.Rotation
+	outcome   Outcome
+	maxRotns  int
+}
+
+// Run works through the specs until all are verified, a limit stops it,
+// or ctx is cancelled (the outcome is then Interrupted and the in-flight
+// rotation is left to be re-run by the next invocation).
+func Run(ctx context.Context, opts Options) (Outcome, error) {
+	p := opts.Project
+	e := &engine{opts: opts, root: p.Root, dir: state.At(p.Root), log: opts.Log, started: time.Now(), fresh: map[string]bool{}}
+	e.loader = &project.Loader{Root: p.Root, Config: p.Config}
+	e.maxRotns = opts.MaxRotations
+	if e.maxRotns == 0 {
+		e.maxRotns = p.Config.Budgets.MaxRotations
+	}
+	if err := checkSupported(p); err != nil {
+		return Outcome{Code: exitcode.Usage}, exitcode.New(exitcode.Usage, err)
+	}
+	if err := e.dir.Ensure(); err != nil {
+		return Outcome{Code: exitcode.Failure}, err
+	}
+	lock, err := state.Acquire(e.dir, state.LockInfo{Command: "run", Version: opts.Version})
+	if err != nil {
+		return Outcome{Code: exitcode.Failure}, err
+	}
+	defer lock.Release()
+	if lock.Recovered != nil {
+		e.log.Warn().Str("stale", lock.Recovered.String()).Msg("recovered a stale lock")
+	}
+	_ = e.dir.CleanTemp()
+	if err := ensureGuardrails(e.dir); err != nil {
+		return Outcome{Code: exitcode.Failure}, err
+	}
+	if e.st, err = state.Load(e.dir); err != nil {
+		return Outcome{Code: exitcode.Failure}, err
+	}
+	err = e.loop(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		e.outcome.Code, e.outcome.Message, err = exitcode.Interrupted, "interrupted: state saved; the interrupted rotation runs again next time", nil
+	case err != nil:
+		e.outcome.Code, e.outcome.Message = exitcode.Of(err), err.Error()
+	}
+	e.outcome.State, e.outcome.Specs, e.outcome.Report = e.st, e.specs, e.report()
+	return e.outcome, err
+}
+
+// loop runs rotations until the run ends. It sets e.outcome.
+func (e *engine) loop(ctx context.Context) error {
+	pending, err := state.PendingRotation(e.dir, e.st)
+	if err != nil {
+		return err
+	}
+	for {
+		if err := e.rescan(); err != nil {
+			return err
+		}
+		var sp plan.Spec
+		if pending != nil {
+			found, ok := e.spec(pending.Spec)
+			if !ok { // the spec went away while its rotation was interrupted
+				e.log.Info().Str("spec", pending.Spec).Msg("dropping the interrupted rotation of a removed spec")
+				if err := state.EndRotation(e.dir); err != nil {
+					return err
+				}
+				pending = nil
+				continue
+			}
+			e.log.Info().Str("spec", pending.Spec).Int("iteration", pending.Iteration).Msg("re-running the interrupted rotation")
+			sp = found
+		} else {
+			path, ok := e.next()
+			if !ok {
+				e.finish()
+				return nil
+			}
+			sp, _ = e.spec(path)
+		}
+		if stop, msg := e.limitReached(); stop {
+			e.outcome.Code, e.outcome.Message = exitcode.Limits, msg
+			return nil
+		}
+		if err := e.rotate(ctx, sp, pending); err != nil {
+			return err
+		}
+		pending = nil
+	}
+}
+
+// next asks the scheduler for the next spec.
+func (e *engine) next() (string, bool) {
+	entries := make([]scheduler.Entry, 0, len(e.specs))
+	for _, sp := range e.specs {
+		en := entryOf(sp, e.st.Spec(sp.Path))
+		en.Discovered = e.fresh[sp.Path]
+		entries = append(entries, en)
+	}
+	clear(e.fresh)
+	doneNoChange := false
+	if cur := e.st.Spec(e.st.Current); cur != nil {
+		doneNoChange = counter.IsDone(cur.LastStatus) && !cur.ModifiedFiles
+	}
+	return scheduler.Next(entries, e.st.Current, doneNoChange)
+}
+
+func (e *engine) spec(path string) (plan.Spec, bool) {
+	for _, sp := range e.specs {
+		if sp.Path == path {
+			return sp, true
+		}
+	}
+	return plan.Spec{}, false
+}
+
+// limitReached checks the run's budgets before a rotation.
+func (e *engine) limitReached() (bool, string) {
+	b := e.opts.Project.Config.Budgets
+	switch {
+	case e.maxRotns > 0 && e.outcome.Rotations >= e.maxRotns:
+		return true, fmt.Sprintf("max rotations (%d) reached: state saved; run again to continue", e.maxRotns)
+	case b.WallTime > 0 && time.Since(e.started) >= b.WallTime.Std():
+		return true, fmt.Sprintf("wall-time budget (%s) reached: state saved; run again to continue", b.WallTime.Std())
+	case b.CostUSD > 0 && e.outcome.CostUSD >= b.CostUSD:
+		return true, fmt.Sprintf("cost budget ($%.2f) reached: $%.4f spent", b.CostUSD, e.outcome.CostUSD)
+	}
+	return false, ""
+}
+
+// finish sets the outcome once no spec needs work.
+func (e *engine) finish() {
+	var stuck, exhausted, awaiting []string
+	for _, sp := range e.specs {
+		ss := e.st.Spec(sp.Path)
+		switch {
+		case ss == nil:
+		case ss.Excluded != "" && ss.LastStatus == state.StatusStuck:
+			stuck = append(stuck, sp.Path)
+		case ss.Excluded != "":
+			exhausted = append(exhausted, sp.Path)
+		case sp.Tier == plan.TierVerify:
+			awaiting = append(awaiting, sp.Path)
+		}
+	}
+	switch {
+	case len(stuck) > 0:
+		e.outcome.Code, e.outcome.Message = exitcode.Stuck, fmt.Sprintf("stuck: %v", stuck)
+	case len(exhausted) > 0:
+		e.outcome.Code, e.outcome.Message = exitcode.Limits, fmt.Sprintf("out of iterations: %v", exhausted)
+	case len(awaiting) > 0:
+		e.outcome.Code, e.outcome.Message = exitcode.AwaitHuman, fmt.Sprintf("verified 3/3; awaiting the human checkpoint of the verify tier: %v", awaiting)
+	default:
+		e.outcome.Code, e.outcome.Message = exitcode.OK, "all specs verified 3/3"
+	}
+}
+
+// ensureGuardrails creates the shared guardrails file on first use.
+func ensureGuardrails(dir state.Dir) error {
+	if _, err := os.Stat(dir.Guardrails()); !os.IsNotExist(err) {
+		return err
+	}
+	return state.WriteFileAtomic(dir.Guardrails(), []byte(guardrailsIntro), 0o644)
+}
+
+const guardrailsIntro = `# Guardrails
+
+Project-wide lessons shared by every agent and every spec. Add what the
+next agent must know (a command that fails, a convention to keep).
+`

@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/reporters"
+)
+
+// record adds one rotation to the run's report.
+func (e *engine) record(sp plan.Spec, stage plan.Stage, agentName string, iteration int, res agent.Result, raw agent.Status, v verdict, ss *state.SpecState, changed []string, history string) {
+	if e.rotations == nil {
+		e.rotations = map[string][]reporters.Rotation{}
+	}
+	e.rotations[sp.Path] = append(e.rotations[sp.Path], reporters.Rotation{
+		Iteration: iteration, Stage: stage.Name, Agent: agentName,
+		AgentStatus: statusWord(raw), Status: v.Status, Claimed: v.Claimed, Accepted: v.Accepted, Reason: v.Reason,
+		Counter: ss.DoneCount, ChangedFiles: append([]string{}, changed...),
+		DurationSeconds: res.Duration.Seconds(), CostUSD: res.Usage.CostUSD, CostKnown: res.Usage.CostKnown,
+		ExitCode: res.ExitCode, TimedOut: res.TimedOut, Log: e.relToRoot(history), Layers: v.Layers,
+	})
+}
+
+// report builds the run's report from the final state.
+func (e *engine) report() *reporters.Report {
+	r := &reporters.Report{
+		Version: reporters.ReportVersion, Tool: reporters.Tool{Name: "ralph-ci", Version: e.opts.Version},
+		Command: "run", StartedAt: e.started.UTC(), FinishedAt: time.Now().UTC(),
+		Exit: reporters.Exit{Code: int(e.outcome.Code), Class: e.outcome.Code.Class(), Message: e.outcome.Message},
+	}
+	for _, sp := range e.specs {
+		s := reporters.Spec{Path: sp.Path, Key: sp.Key, Title: sp.Title, Tier: sp.Tier, Rotations: e.rotations[sp.Path], Outcome: reporters.SpecPending}
+		if s.Rotations == nil {
+			s.Rotations = []reporters.Rotation{}
+		}
+		if len(sp.Stages) > 0 {
+			s.Stage = sp.Stages[0].Name
+		}
+		if ss := e.st.Spec(sp.Path); ss != nil {
+			s.Counter, s.TotalRotations, s.Reason = ss.DoneCount, ss.Rotations, ss.Reason
+			if ss.Stage != "" {
+				s.Stage = ss.Stage
+			}
+			switch {
+			case ss.Excluded != "" && ss.LastStatus == state.StatusStuck:
+				s.Outcome, s.Reason = reporters.SpecStuck, ss.Excluded
+			case ss.Excluded != "":
+				s.Outcome, s.Reason = reporters.SpecFailed, ss.Excluded
+			case ss.DoneCount == counter.Max && ss.StagesDone && ss.LastHash == sp.Hash && sp.Tier == plan.TierVerify:
+				s.Outcome = reporters.SpecAwaiting
+			case ss.DoneCount == counter.Max && ss.StagesDone && ss.LastHash == sp.Hash:
+				s.Outcome = reporters.SpecVerified
+			}
+		}
+		for _, rot := range s.Rotations {
+			s.CostUSD += rot.CostUSD
+			s.DurationSeconds += rot.DurationSeconds
+		}
+		r.Totals.Specs++
+		r.Totals.Rotations += len(s.Rotations)
+		r.Totals.CostUSD += s.CostUSD
+		switch s.Outcome {
+		case reporters.SpecVerified:
+			r.Totals.Verified++
+		case reporters.SpecPending:
+			r.Totals.Pending++
+		case reporters.SpecFailed:
+			r.Totals.Failed++
+		case reporters.SpecStuck:
+			r.Totals.Stuck++
+		case reporters.SpecAwaiting:
+			r.Totals.Awaiting++
+		}
+		r.Specs = append(r.Specs, s)
+	}
+	return r
+}

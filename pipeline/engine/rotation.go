@@ -1,0 +1,308 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/changes"
+	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/prompt"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// rotate runs one rotation of sp and saves its outcome. pending, when
+// set, is an interrupted rotation being run again: it keeps its iteration,
+// history log and, above all, its baseline snapshot.
+func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotation) error {
+	ss := e.st.Spec(sp.Path)
+	if ss == nil {
+		e.st.Specs = append(e.st.Specs, state.SpecState{Path: sp.Path})
+		ss = e.st.Spec(sp.Path)
+	}
+	stage, idx, err := stageOf(sp, ss)
+	if err != nil {
+		return err
+	}
+	iteration, n := e.st.Iteration+1, ss.Rotations+1
+	if err := e.dir.EnsureHistory(sp.Key); err != nil {
+		return err
+	}
+	history := e.dir.HistoryLog(sp.Key, n)
+
+	before, err := e.baseline(ctx, pending)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(before)
+	if err != nil {
+		return err
+	}
+	rel, err := e.dir.Rel(history)
+	if err != nil {
+		return err
+	}
+	if err := state.BeginRotation(e.dir, state.Rotation{Iteration: iteration, Spec: sp.Path, Stage: stage.Name, History: rel, StartedAt: time.Now().UTC(), Before: raw}); err != nil {
+		return err
+	}
+	if err := os.Remove(e.dir.StatusFile()); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("clear %s: %w", e.dir.StatusFile(), err)
+	}
+
+	e.progress(fmt.Sprintf("iteration %d · %s · %s %d/%d · counter %s", iteration, sp.Path, stage.Name, ss.StageIterations+1, stage.MaxIterations, counter.String(ss.DoneCount)))
+	res, agentName, err := e.runAgent(ctx, sp, stage, ss, iteration, history)
+	e.progress("")
+	if err != nil {
+		return err
+	}
+	if res.Cancelled {
+		return ctx.Err()
+	}
+	status, err := e.readStatus(res.Status)
+	if err != nil {
+		return err
+	}
+	after, err := changes.Take(ctx, e.root)
+	if err != nil {
+		return err
+	}
+	changed, err := changes.Changed(ctx, e.root, before, after)
+	if err != nil {
+		return err
+	}
+	e.after = &after
+
+	v := judge(status, res.Report, stage, e.opts.Project.Config.Layers.ContradictionPhrases)
+	if strings.HasPrefix(v.Reason, contradictionLog) {
+		e.log.Warn().Str("spec", sp.Path).Msg(contradictionLog)
+	}
+	e.apply(sp, ss, stage, idx, v, changed)
+	ss.Rotations = n
+	e.st.Iteration, e.st.Current = iteration, sp.Path
+	if err := state.Save(e.dir, e.st); err != nil {
+		return err
+	}
+	if err := state.EndRotation(e.dir); err != nil {
+		return err
+	}
+	if v.Reason != "" {
+		e.noteHandoff(sp, v.Reason)
+	}
+	e.record(sp, stage, agentName, iteration, res, status, v, ss, changed, history)
+	e.outcome.Rotations++
+	e.outcome.CostUSD += res.Usage.CostUSD
+	ev := e.log.Info().Str("spec", sp.Path).Int("iteration", iteration).Str("stage", stage.Name).
+		Str("status", v.Status).Str("counter", counter.String(ss.DoneCount)).Int("changed", len(changed)).
+		Dur("duration", res.Duration)
+	if res.Usage.CostKnown {
+		ev = ev.Float64("cost_usd", res.Usage.CostUSD)
+	}
+	if v.Reason != "" {
+		ev = ev.Str("reason", v.Reason)
+	}
+	if ss.Excluded != "" {
+		ev = ev.Str("excluded", ss.Excluded)
+	}
+	ev.Msg("rotation")
+	return nil
+}
+
+// apply updates the matrix with one rotation's verdict: the stage
+// progression and stuck handling of the active spec, then the counters of
+// every spec (the active one by its own status, the others only 3/3 ->
+// 2/3 when files changed).
+func (e *engine) apply(sp plan.Spec, ss *state.SpecState, stage plan.Stage, idx int, v verdict, changed []string) {
+	cfg := e.opts.Project.Config
+	ss.LastStatus, ss.LastHash, ss.Reason = v.Status, sp.Hash, v.Reason
+	ss.ModifiedFiles, ss.ChangedFiles = len(changed) > 0, append([]string{}, changed...)
+	ss.StageIterations++
+	switch {
+	case v.Accepted && idx < len(sp.Stages)-1:
+		ss.Stage, ss.StageIterations = sp.Stages[idx+1].Name, 0
+	case v.Accepted:
+		ss.Stage, ss.StageIterations, ss.StagesDone = stage.Name, 0, true
+	case ss.StageIterations >= stage.MaxIterations:
+		ss.Excluded = fmt.Sprintf("max iterations (%d) of stage %s reached without a verified completion", stage.MaxIterations, stage.Name)
+	}
+	if v.Status == state.StatusStuck {
+		ss.StuckCount++
+		if ss.StuckCount >= cfg.Loop.StuckAttempts {
+			ss.Excluded = fmt.Sprintf("returned STUCK %d times in a row", ss.StuckCount)
+		}
+	} else {
+		ss.StuckCount = 0
+	}
+
+	done := counter.IsDone(v.Status)
+	for i := range e.st.Specs {
+		other := &e.st.Specs[i]
+		if other.Path == sp.Path {
+			other.DoneCount = counter.Next(other.DoneCount, done, len(changed) > 0)
+			if !other.StagesDone {
+				other.DoneCount = min(other.DoneCount, counter.Max-1)
+			}
+		} else if len(changed) > 0 {
+			other.DoneCount = counter.Propagate(other.DoneCount)
+		}
+	}
+}
+
+// baseline is the snapshot the rotation is compared against.
+func (e *engine) baseline(ctx context.Context, pending *state.Rotation) (changes.Snapshot, error) {
+	if pending != nil {
+		var s changes.Snapshot
+		if err := json.Unmarshal(pending.Before, &s); err != nil {
+			return s, fmt.Errorf("%s: unreadable baseline (%v): delete it to start the rotation afresh", e.dir.RotationFile(), err)
+		}
+		return s, nil
+	}
+	if e.after != nil {
+		return *e.after, nil
+	}
+	return changes.Take(ctx, e.root)
+}
+
+// runAgent runs the stage's agent with the rotation's prompt, streaming
+// its output to the history log and current.log.
+func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, ss *state.SpecState, iteration int, history string) (agent.Result, string, error) {
+	cfg := e.opts.Project.Config
+	if len(stage.Agents) == 0 {
+		return agent.Result{}, "", fmt.Errorf("stage %s has no agent: define one in %s", stage.Name, cfg.File)
+	}
+	name := stage.Agents[0]
+	a := cfg.Agents[name]
+	in, err := e.promptInput(sp, stage, ss)
+	if err != nil {
+		return agent.Result{}, name, err
+	}
+	logf, err := os.Create(history)
+	if err != nil {
+		return agent.Result{}, name, fmt.Errorf("history log: %w", err)
+	}
+	defer logf.Close()
+	cur, err := os.Create(e.dir.CurrentLog())
+	if err != nil {
+		return agent.Result{}, name, fmt.Errorf("current log: %w", err)
+	}
+	defer cur.Close()
+
+	env := []string{
+		"RALPH_SPEC=" + sp.Path,
+		"RALPH_ITERATION=" + strconv.Itoa(iteration),
+		"RALPH_STAGE=" + stage.Name,
+		"RALPH_HANDOFF=" + e.relToRoot(e.dir.Handoff(sp.Key)),
+		"RALPH_GUARDRAILS=" + e.relToRoot(e.dir.Guardrails()),
+	}
+	for k, v := range a.Env {
+		env = append(env, k+"="+v)
+	}
+	watch := append([]string{stage.Criteria.Promise}, cfg.Layers.ContradictionPhrases...)
+	res, err := agent.Run(ctx, agent.Invocation{
+		Argv: a.Command, Dir: e.root, Env: env, Prompt: prompt.Build(in),
+		Timeout: a.Timeout.Std(), Format: a.Format, Output: io.MultiWriter(logf, cur), Watch: watch,
+	})
+	if err != nil && !res.Cancelled {
+		return res, name, fmt.Errorf("agent %s on %s: %w", name, sp.Path, err)
+	}
+	if res.TimedOut {
+		e.log.Warn().Str("spec", sp.Path).Str("agent", name).Dur("timeout", a.Timeout.Std()).Msg("agent timed out: its process group was stopped")
+	}
+	return res, name, nil
+}
+
+// promptInput gathers what the prompt is made of.
+func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState) (prompt.Input, error) {
+	src, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(sp.Path)))
+	if err != nil {
+		return prompt.Input{}, fmt.Errorf("read spec: %w", err)
+	}
+	_, body, _, _ := schema.SplitFrontMatter(sp.Path, src)
+	handoff, err := state.ReadOptional(e.dir.Handoff(sp.Key))
+	if err != nil {
+		return prompt.Input{}, err
+	}
+	guard, err := state.ReadOptional(e.dir.Guardrails())
+	if err != nil {
+		return prompt.Input{}, err
+	}
+	in := prompt.Input{
+		SpecPath: sp.Path, SpecBody: string(body), Stage: stage.Name,
+		Iteration: ss.StageIterations + 1, MaxIterations: stage.MaxIterations,
+		Criteria: sp.AcceptanceCriteria, Description: stage.Criteria.Description,
+		Promise: stage.Criteria.Promise, Method: stage.Criteria.VerificationMethod,
+		HandoffPath: e.relToRoot(e.dir.Handoff(sp.Key)), Handoff: string(handoff),
+		GuardrailPath: e.relToRoot(e.dir.Guardrails()), Guardrails: string(guard),
+	}
+	if c := sp.Front.Completion; c != nil {
+		in.Outcome, in.Criteria = c.Outcome, append(append([]string{}, c.AcceptanceCriteria...), sp.AcceptanceCriteria...)
+	}
+	if ss.Reason != "" {
+		in.Feedback = append(in.Feedback, "The last completion claim was rejected: "+ss.Reason)
+	}
+	return in, nil
+}
+
+// readStatus prefers the word the agent wrote to .ralph/status.
+func (e *engine) readStatus(fromOutput agent.Status) (agent.Status, error) {
+	b, err := state.ReadOptional(e.dir.StatusFile())
+	if err != nil || b == nil {
+		return fromOutput, err
+	}
+	switch s := agent.Status(strings.ToUpper(strings.TrimSpace(string(b)))); s {
+	case agent.StatusDone, agent.StatusContinue, agent.StatusRotate, agent.StatusStuck:
+		return s, nil
+	case "TASK_COMPLETE":
+		return agent.StatusDone, nil
+	}
+	e.log.Warn().Str("file", e.dir.StatusFile()).Str("content", string(b)).Msg("ignoring an unknown status word")
+	return fromOutput, nil
+}
+
+// noteHandoff appends ralph-ci's reason to the spec's handoff file, so
+// the next rotation (and a human) can see why the claim did not hold.
+func (e *engine) noteHandoff(sp plan.Spec, reason string) {
+	f, err := os.OpenFile(e.dir.Handoff(sp.Key), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err == nil {
+		_, err = fmt.Fprintf(f, "\n> ralph-ci: the last completion claim was rejected: %s\n", reason)
+		err = joinClose(err, f)
+	}
+	if err != nil {
+		e.log.Warn().Err(err).Msg("could not note the rejection in the handoff")
+	}
+}
+
+func joinClose(err error, c io.Closer) error {
+	if cerr := c.Close(); err == nil {
+		return cerr
+	}
+	return err
+}
+
+func (e *engine) relToRoot(p string) string {
+	rel, err := filepath.Rel(e.root, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
+// progress writes a live progress line ("" clears it).
+func (e *engine) progress(line string) {
+	if e.opts.Progress == nil {
+		return
+	}
+	if line == "" {
+		fmt.Fprint(e.opts.Progress, "\r\033[K")
+		return
+	}
+	fmt.Fprintf(e.opts.Progress, "\r\033[K⟳ %s", line)
+}

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+)
+
+// Row is one spec of the status matrix.
+type Row struct {
+	Path          string   `json:"path"`
+	Counter       string   `json:"counter"` // "2/3"
+	DoneCount     int      `json:"done_count"`
+	LastStatus    string   `json:"last_status"`
+	ModifiedFiles bool     `json:"modified_files"`
+	ChangedFiles  []string `json:"changed_files,omitempty"`
+	Stage         string   `json:"stage"`
+	Tier          string   `json:"tier"`
+	Rotations     int      `json:"rotations"`
+	Verified      bool     `json:"verified"`
+	Excluded      string   `json:"excluded,omitempty"`
+	Reason        string   `json:"reason,omitempty"`
+}
+
+// Rows is the status matrix of specs, in discovery order.
+func Rows(specs []plan.Spec, st state.State) []Row {
+	rows := make([]Row, 0, len(specs))
+	for _, sp := range specs {
+		r := Row{Path: sp.Path, Tier: sp.Tier, Counter: counter.String(0), LastStatus: "-"}
+		if len(sp.Stages) > 0 {
+			r.Stage = sp.Stages[0].Name
+		}
+		if ss := st.Spec(sp.Path); ss != nil {
+			r.DoneCount, r.Counter = ss.DoneCount, counter.String(ss.DoneCount)
+			if ss.LastStatus != "" {
+				r.LastStatus = ss.LastStatus
+			}
+			r.ModifiedFiles, r.ChangedFiles = ss.ModifiedFiles, ss.ChangedFiles
+			if ss.Stage != "" {
+				r.Stage = ss.Stage
+			}
+			r.Rotations, r.Excluded, r.Reason = ss.Rotations, ss.Excluded, ss.Reason
+			r.Verified = ss.DoneCount == counter.Max && ss.StagesDone && ss.Excluded == "" && ss.LastHash == sp.Hash
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
