@@ -24,9 +24,12 @@ type Config struct {
 	File string `json:"-"`
 }
 
-// Agent is one agent CLI.
+// Agent is one agent CLI. After loading, Command and Format are set:
+// from the preset when the user gave one and did not override them.
 type Agent struct {
+	Preset  string            `json:"preset,omitempty"`
 	Command []string          `json:"command"`
+	Args    []string          `json:"args,omitempty"`
 	Format  string            `json:"format"`
 	Timeout Duration          `json:"timeout"`
 	Env     map[string]string `json:"env"`
@@ -152,7 +155,13 @@ func LoadConfig(filename string, src []byte) (*Config, error) {
 		return nil, err
 	}
 	cfg.File = filename
-	if ps := s.crossCheck(&cfg, filename, format, src); len(ps) > 0 {
+	presets, err := s.presets()
+	if err != nil {
+		return nil, err
+	}
+	ps := applyPresets(&cfg, presets, s.locator(filename, format, src))
+	ps = append(ps, s.crossCheck(&cfg, filename, format, src)...)
+	if len(ps) > 0 {
 		return nil, ps
 	}
 	return &cfg, nil
@@ -164,7 +173,7 @@ func (s *Schema) crossCheck(cfg *Config, filename string, format Format, src []b
 	var ps Problems
 	at := s.locator(filename, format, src)
 	if len(cfg.Agents) == 0 {
-		ps = append(ps, at([]string{"agents"}, "define at least one agent, e.g. agents: {coder: {command: [sh, agent.sh]}}"))
+		return append(ps, at([]string{"agents"}, "define at least one agent, e.g. agents: {coder: {command: [sh, agent.sh]}} or agents: {coder: {preset: claude}}"))
 	}
 	for _, name := range StageNames {
 		st := cfg.Stages.Get(name)
@@ -174,9 +183,9 @@ func (s *Schema) crossCheck(cfg *Config, filename string, format Format, src []b
 					fmt.Sprintf("no agent named %q; defined agents: %s", a, strings.Join(agentNames(cfg), ", "))))
 			}
 		}
-		if st.Enabled && len(cfg.Agents) > 0 && len(cfg.StageAgents(name)) == 0 {
+		if st.Enabled && len(cfg.StageAgents(name)) == 0 {
 			ps = append(ps, at([]string{"stages", name},
-				fmt.Sprintf("no agent for stage %s: define an agent named %q or \"coder\", or set stages.%s.agents", name, name, name)))
+				fmt.Sprintf("no agent for stage %s: define an agent named %q or \"coder\", set stages.%s.agents, or disable the stage", name, name, name)))
 		}
 	}
 	return ps.sorted()

@@ -194,7 +194,13 @@ func TestLoadConfigProblems(t *testing.T) {
 			want: []string{`ralph.yaml:1:1: the top level must be a mapping of fields, not a list`}},
 		{name: "no agents", file: "ralph.yaml",
 			src:  "loop: {enabled: true}\n",
-			want: []string{`ralph.yaml:1:1: agents: define at least one agent, e.g. agents: {coder: {command: [sh, agent.sh]}}`}},
+			want: []string{`ralph.yaml:1:1: agents: define at least one agent, e.g. agents: {coder: {command: [sh, agent.sh]}} or agents: {coder: {preset: claude}}`}},
+		{name: "agent without command or preset", file: "ralph.yaml",
+			src:  "agents:\n  coder: {format: claude}\n",
+			want: []string{`ralph.yaml:2:3: agents.coder: give a command (an argv list) or a preset (claude, codex, gemini)`}},
+		{name: "unknown preset", file: "ralph.yaml",
+			src:  "agents:\n  coder: {preset: gpt}\n",
+			want: []string{`ralph.yaml:2:19: agents.coder.preset: "gpt" is not allowed; want one of "claude", "codex", "gemini"`}},
 		{name: "stage names a missing agent", file: "ralph.yaml",
 			src:  "agents: {coder: {command: [sh]}}\nstages:\n  reviewer:\n    agents: [coder, revewer]\n",
 			want: []string{`ralph.yaml:4:21: stages.reviewer.agents.1: no agent named "revewer"; defined agents: coder`}},
@@ -205,5 +211,38 @@ func TestLoadConfigProblems(t *testing.T) {
 			want: []string{`ralph.toml: unknown config format; name it ralph.yaml, ralph.json or ralph.cue`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestPresets(t *testing.T) {
+	src := `agents:
+  coder: {preset: claude, args: [--model, sonnet], env: {A: "1"}}
+  own: {preset: codex, command: [my-codex, exec, --json], timeout: 5m}
+stages:
+  reviewer: {agents: [gemini]}
+  tester: {agents: [codex]}
+  qa: {enabled: false}
+`
+	cfg, err := LoadConfig("ralph.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]struct{ argv, format, timeout string }{
+		"coder":  {"claude -p --output-format stream-json --verbose --permission-mode acceptEdits --model sonnet", "claude", "30m0s"},
+		"own":    {"my-codex exec --json", "codex", "5m0s"},
+		"gemini": {"gemini --output-format json --yolo", "gemini", "30m0s"},
+		"codex":  {"codex exec --json --sandbox workspace-write -", "codex", "30m0s"},
+	} {
+		a, ok := cfg.Agents[name]
+		if !ok {
+			t.Errorf("agent %s missing", name)
+			continue
+		}
+		if got := strings.Join(a.Command, " "); got != want.argv || a.Format != want.format || a.Timeout.Std().String() != want.timeout {
+			t.Errorf("%s = %q %s %s, want %+v", name, got, a.Format, a.Timeout.Std(), want)
+		}
+	}
+	if got := cfg.StageAgents("reviewer"); strings.Join(got, ",") != "gemini" {
+		t.Errorf("reviewer pool %v", got)
 	}
 }
