@@ -80,9 +80,11 @@ type Loop struct {
 
 // Budgets limit a run; zero values mean unlimited.
 type Budgets struct {
-	MaxRotations int      `json:"max_rotations,omitempty"`
-	WallTime     Duration `json:"wall_time,omitempty"`
-	CostUSD      float64  `json:"cost_usd,omitempty"`
+	MaxRotations     int      `json:"max_rotations,omitempty"`
+	WallTime         Duration `json:"wall_time,omitempty"`
+	CostUSD          float64  `json:"cost_usd,omitempty"`
+	MaxSpecRotations int      `json:"max_spec_rotations,omitempty"`
+	MaxWait          Duration `json:"max_wait"`
 }
 
 // Specs says where specs are found.

@@ -57,7 +57,7 @@ func TestLoadConfigMinimalFillsDefaults(t *testing.T) {
 	if cfg.Specs.Prompt != "PROMPT.md" || strings.Join(cfg.Specs.Dirs, ",") != ".ralph/specs,specs" || cfg.Specs.DefaultTier != "verify" {
 		t.Errorf("specs = %+v", cfg.Specs)
 	}
-	if cfg.Budgets != (Budgets{}) {
+	if cfg.Budgets != (Budgets{MaxWait: Duration(15 * time.Minute)}) {
 		t.Errorf("budgets = %+v, want unlimited", cfg.Budgets)
 	}
 	if cfg.GitHub.RequiredPermission != "write" || !cfg.GitHub.IgnorePRAuthor {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // The crash tests run the real binary on a scripted multi-spec run, kill it
@@ -34,6 +36,7 @@ specs/c.spec.md promise; status DONE
 // it does the line's work, then kills ralph-ci with SIGKILL mid-rotation.
 const crashAgent = `prompt=$(cat)
 line=$(sed -n "${RALPH_ITERATION}p" plan.txt)
+echo "$RALPH_ITERATION $RALPH_SPEC ${line%% *}" >> .ralph/calls.log
 promise() { printf '%s\n' "$prompt" | grep -o '^<promise>.*</promise>$' | head -n 1; }
 status() { echo "RALPH_STATUS: $1"; }
 if [ "$RALPH_ITERATION" = "${CRASH_AT:-}" ] && [ ! -f .ralph/crashed ]; then
@@ -96,7 +99,6 @@ func runToEnd(t *testing.T, bin, dir string, env []string, tries int) {
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		err := cmd.Run()
-		waitAgentsGone(t, dir)
 		if err == nil {
 			return
 		}
@@ -107,8 +109,9 @@ func runToEnd(t *testing.T, bin, dir string, env []string, tries int) {
 	t.Fatalf("no completion after %d runs", tries)
 }
 
-// waitAgentsGone waits until no agent of dir is still running: an agent
-// orphaned by kill -9 finishes on its own in milliseconds.
+// waitAgentsGone checks that no agent is left running once a run ended:
+// the kernel kills an agent whose ralph-ci died (asynchronously, hence
+// the short wait).
 func waitAgentsGone(t *testing.T, dir string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -144,6 +147,10 @@ func TestCrashAnywhereResumesToTheSameState(t *testing.T) {
 	if !strings.Contains(want, `"iteration": 11`) {
 		t.Fatalf("reference run:\n%s", want)
 	}
+	// The state file is versioned and follows its schema (#State).
+	if err := schema.ValidateJSON("#State", "state.json", []byte(want)); err != nil {
+		t.Fatalf("state.json does not follow #State: %v", err)
+	}
 
 	// Killed inside every rotation, after the agent changed files.
 	for at := 1; at <= 11; at++ {
@@ -175,11 +182,14 @@ func TestCrashAnywhereResumesToTheSameState(t *testing.T) {
 				time.Sleep(d * time.Millisecond)
 				_ = cmd.Process.Signal(syscall.SIGKILL)
 				_ = cmd.Wait()
-				waitAgentsGone(t, dir)
+				// No waiting for the agent: the next run must cope with
+				// whatever the killed one left running.
 			}
 			runToEnd(t, bin, dir, nil, 1)
+			waitAgentsGone(t, dir)
 			if got := readState(t, dir); got != want {
-				t.Errorf("state after kills:\n%s\nwant:\n%s", got, want)
+				calls, _ := os.ReadFile(filepath.Join(dir, ".ralph", "calls.log"))
+				t.Errorf("state after kills:\n%s\nwant:\n%s\ncalls (iteration, spec, planned spec):\n%s", got, want, calls)
 			}
 		})
 	}

@@ -11,10 +11,13 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/reporters/github"
+	"github.com/ralph-ci/ralph-ci/reporters/publish"
 )
 
 func newRunCommand(opts *globalOptions) *cobra.Command {
 	var maxRotations int
+	var junitPath, jsonPath string
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the Ralph loop over every spec until all are verified",
@@ -48,12 +51,23 @@ README's exit-code table).`,
 			}
 			out, err := engine.Run(ctx, o)
 			printRows(opts, engine.Rows(out.Specs, out.State))
-			if err != nil {
-				return err
-			}
 			code := out.Code
 			if code == exitcode.Interrupted {
 				code = sig.code()
+			}
+			if out.Report != nil {
+				out.Report.Exit.Code, out.Report.Exit.Class = int(code), code.Class()
+				targets := publish.Targets{Root: p.Root, JUnit: firstSet(junitPath, p.Config.Reporters.JUnit), JSON: firstSet(jsonPath, p.Config.Reporters.JSON), GitHub: true}
+				// Reports are written even for an interrupted run.
+				if werr := publish.Write(context.WithoutCancel(ctx), out.Report, targets, github.EnvFrom(os.Getenv), opts.stdout); werr != nil {
+					opts.log.Error().Err(werr).Msg("writing the reports failed")
+					if err == nil && code == exitcode.OK {
+						return exitcode.New(exitcode.Failure, werr)
+					}
+				}
+			}
+			if err != nil {
+				return err
 			}
 			ev := opts.log.Info()
 			if code != exitcode.OK {
@@ -67,7 +81,17 @@ README's exit-code table).`,
 		}),
 	}
 	cmd.Flags().IntVar(&maxRotations, "max-rotations", 0, "stop after `N` rotations (state saved); 0 uses budgets.max_rotations")
+	cmd.Flags().StringVar(&junitPath, "junit", "", "write the JUnit XML report to `FILE` (default: reporters.junit)")
+	cmd.Flags().StringVar(&jsonPath, "json", "", "write the JSON report to `FILE` (default: reporters.json)")
 	return cmd
+}
+
+// firstSet returns the flag's value when given, else the config's.
+func firstSet(flag, config string) string {
+	if flag != "" {
+		return flag
+	}
+	return config
 }
 
 // caughtSignal remembers which signal cancelled the run.

@@ -16,6 +16,7 @@ import (
 func setGroup(cmd *exec.Cmd) {
 	enableReaping()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // signalGroup sends SIGTERM, or SIGKILL if kill, to the agent's group.

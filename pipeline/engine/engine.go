@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -61,6 +63,8 @@ type engine struct {
 	// known are the spec paths of the previous scan; fresh the ones
 	// discovered since, which interrupt the current spec.
 	known, fresh map[string]bool
+	pool         pool
+	runID        string // RALPH_RUN_ID of this run's agents
 	// rotations are this run's rotations by spec, for the report.
 	rotations map[string][]reporters.Rotation
 	outcome   Outcome
@@ -84,13 +88,19 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	if err := e.dir.Ensure(); err != nil {
 		return Outcome{Code: exitcode.Failure}, err
 	}
-	lock, err := state.Acquire(e.dir, state.LockInfo{Command: "run", Version: opts.Version})
+	e.runID = newRunID()
+	lock, err := state.Acquire(e.dir, state.LockInfo{Command: "run", Version: opts.Version, RunID: e.runID})
 	if err != nil {
 		return Outcome{Code: exitcode.Failure}, err
 	}
 	defer lock.Release()
 	if lock.Recovered != nil {
 		e.log.Warn().Str("stale", lock.Recovered.String()).Msg("recovered a stale lock")
+		if h := lock.Recovered.Holder; h != nil {
+			if n := stopLeftovers(h.RunID); n > 0 {
+				e.log.Warn().Int("processes", n).Msg("stopped the agent processes the crashed run left behind")
+			}
+		}
 	}
 	_ = e.dir.CleanTemp()
 	if err := ensureGuardrails(e.dir); err != nil {
@@ -216,6 +226,13 @@ func (e *engine) finish() {
 	default:
 		e.outcome.Code, e.outcome.Message = exitcode.OK, "all specs verified 3/3"
 	}
+}
+
+// newRunID returns a random identifier for one run.
+func newRunID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // ensureGuardrails creates the shared guardrails file on first use.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -87,6 +88,9 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	e.apply(sp, ss, stage, idx, v, changed)
 	ss.Rotations = n
+	if max := e.opts.Project.Config.Budgets.MaxSpecRotations; max > 0 && n >= max && ss.Excluded == "" && !(ss.DoneCount == counter.Max && ss.StagesDone) {
+		ss.Excluded = fmt.Sprintf("budgets.max_spec_rotations (%d) reached without verification", max)
+	}
 	e.st.Iteration, e.st.Current = iteration, sp.Path
 	if err := state.Save(e.dir, e.st); err != nil {
 		return err
@@ -178,45 +182,49 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 	if len(stage.Agents) == 0 {
 		return agent.Result{}, "", fmt.Errorf("stage %s has no agent: define one in %s", stage.Name, cfg.File)
 	}
-	name := stage.Agents[0]
-	a := cfg.Agents[name]
 	in, err := e.promptInput(sp, stage, ss)
 	if err != nil {
-		return agent.Result{}, name, err
+		return agent.Result{}, "", err
 	}
 	logf, err := os.Create(history)
 	if err != nil {
-		return agent.Result{}, name, fmt.Errorf("history log: %w", err)
+		return agent.Result{}, "", fmt.Errorf("history log: %w", err)
 	}
 	defer logf.Close()
 	cur, err := os.Create(e.dir.CurrentLog())
 	if err != nil {
-		return agent.Result{}, name, fmt.Errorf("current log: %w", err)
+		return agent.Result{}, "", fmt.Errorf("current log: %w", err)
 	}
 	defer cur.Close()
-
+	out := io.MultiWriter(logf, cur)
+	text := prompt.Build(in)
 	env := []string{
 		"RALPH_SPEC=" + sp.Path,
 		"RALPH_ITERATION=" + strconv.Itoa(iteration),
 		"RALPH_STAGE=" + stage.Name,
 		"RALPH_HANDOFF=" + e.relToRoot(e.dir.Handoff(sp.Key)),
 		"RALPH_GUARDRAILS=" + e.relToRoot(e.dir.Guardrails()),
-	}
-	for k, v := range a.Env {
-		env = append(env, k+"="+v)
+		"RALPH_RUN_ID=" + e.runID,
 	}
 	watch := append([]string{stage.Criteria.Promise}, cfg.Layers.ContradictionPhrases...)
-	res, err := agent.Run(ctx, agent.Invocation{
-		Argv: a.Command, Dir: e.root, Env: env, Prompt: prompt.Build(in),
-		Timeout: a.Timeout.Std(), Format: a.Format, Output: io.MultiWriter(logf, cur), Watch: watch,
+	return e.runPool(ctx, stage.Agents, out, func(name string) (agent.Result, error) {
+		a := cfg.Agents[name]
+		agentEnv := slices.Clone(env)
+		for k, v := range a.Env {
+			agentEnv = append(agentEnv, k+"="+v)
+		}
+		res, err := agent.Run(ctx, agent.Invocation{
+			Argv: a.Command, Dir: e.root, Env: agentEnv, Prompt: text,
+			Timeout: a.Timeout.Std(), Format: a.Format, Output: out, Watch: watch,
+		})
+		if err != nil && !res.Cancelled {
+			return res, fmt.Errorf("agent %s on %s: %w", name, sp.Path, err)
+		}
+		if res.TimedOut {
+			e.log.Warn().Str("spec", sp.Path).Str("agent", name).Dur("timeout", a.Timeout.Std()).Msg("agent timed out: its process group was stopped")
+		}
+		return res, nil
 	})
-	if err != nil && !res.Cancelled {
-		return res, name, fmt.Errorf("agent %s on %s: %w", name, sp.Path, err)
-	}
-	if res.TimedOut {
-		e.log.Warn().Str("spec", sp.Path).Str("agent", name).Dur("timeout", a.Timeout.Std()).Msg("agent timed out: its process group was stopped")
-	}
-	return res, name, nil
 }
 
 // promptInput gathers what the prompt is made of.

@@ -23,6 +23,10 @@ type LockInfo struct {
 	// /proc/<pid>/stat), 0 if unknown. A live PID with another start time
 	// is a reused PID, so the lock is stale.
 	ProcStart uint64 `json:"proc_start,omitempty"`
+	// RunID identifies the holder's run; its agents carry it in their
+	// environment (RALPH_RUN_ID), so the processes a crashed run left
+	// behind can be found and stopped.
+	RunID string `json:"run_id,omitempty"`
 }
 
 // StaleLock describes a lock left by a crashed process that Acquire removed.

@@ -145,7 +145,7 @@ func Save(dir Dir, s State) error {
 	if err := validate(s); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w (this is a bug in ralph-ci)", err)
 	}
-	out := State{Version: Version, Iteration: s.Iteration, Specs: make([]SpecState, len(s.Specs))}
+	out := State{Version: Version, Iteration: s.Iteration, Specs: make([]SpecState, len(s.Specs)), Current: s.Current}
 	copy(out.Specs, s.Specs)
 	for i := range out.Specs {
 		if out.Specs[i].ChangedFiles == nil {
@@ -168,8 +168,8 @@ func Save(dir Dir, s State) error {
 
 // Reset implements "ralph-ci reset": it does NOT clear spec states, it only
 // resets counters and the iteration. Iteration, every DoneCount and every
-// StuckCount become 0 (and so do StageIterations and Excluded); Path, LastStatus, LastHash, ModifiedFiles and
-// ChangedFiles are kept. StuckCount is reset because a reset asks for a
+// StuckCount become 0 (and so do StageIterations and Excluded); Path,
+// LastStatus, LastHash, ModifiedFiles and ChangedFiles are kept. StuckCount is reset because a reset asks for a
 // fresh verification pass, in which a spec that was stuck gets a new chance.
 // Rotations is kept because it numbers the history logs, which are kept:
 // resetting it would overwrite history/{key}/001.log and so on.

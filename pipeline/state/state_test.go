@@ -213,3 +213,17 @@ func TestEnsureAndReadOptional(t *testing.T) {
 		t.Errorf("existing file: %q, %v", data, err)
 	}
 }
+
+// The spec of the last rotation survives a save and load: a resumed run
+// keeps its focus where an uninterrupted one would.
+func TestSaveKeepsCurrent(t *testing.T) {
+	dir := Dir(t.TempDir())
+	in := State{Version: Version, Iteration: 2, Current: "specs/b.spec.md", Specs: []SpecState{{Path: "specs/b.spec.md", LastStatus: StatusContinue}}}
+	if err := Save(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Load(dir)
+	if err != nil || out.Current != in.Current {
+		t.Fatalf("current = %q, %v; want %q", out.Current, err, in.Current)
+	}
+}

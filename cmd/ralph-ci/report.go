@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/reporters/github"
+	"github.com/ralph-ci/ralph-ci/reporters/jsonreport"
+	"github.com/ralph-ci/ralph-ci/reporters/publish"
+)
+
+func newReportCommand(opts *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Combine the reports of several jobs",
+		Long: `report works on the JSON reports that ralph-ci run writes
+(reporters.json in the config, .ralph/reports/report.json by default).`,
+		Example: `  ralph-ci report merge --json all.json --junit all.xml shard-*/report.json`,
+		Args:    cobra.NoArgs,
+	}
+	cmd.AddCommand(newReportMergeCommand(opts))
+	return cmd
+}
+
+func newReportMergeCommand(opts *globalOptions) *cobra.Command {
+	var junitOut, jsonOut string
+	var gh bool
+	cmd := &cobra.Command{
+		Use:   "merge [--json FILE] [--junit FILE] [--github] REPORT.json...",
+		Short: "Merge the JSON reports of several jobs into one JSON and/or JUnit report",
+		Long: `merge combines the JSON reports of several jobs, such as the shards of a
+GitHub Actions matrix, into one report, written as JSON (--json) and/or
+JUnit XML (--junit); with --github, in GitHub Actions, it also writes the job
+summary, the step outputs and the annotations of the merged report.
+
+Specs are unioned by path. A spec found in several reports is taken whole
+from the report that finished last (the latest finished_at; on a tie, the
+one named later). Totals are recomputed. The exit is the most severe one,
+from least to most: done, limits, awaiting_human, rejected, escalated,
+stuck, agents_exhausted, interrupted, usage, failure (an unknown class
+ranks just below failure). Every report must be of version 1 and of the
+same command; each is validated against the report schema first.
+
+Relative paths are relative to -C DIR. The exit code is 0 when the merged
+reports were written, whatever their exit class: read it from the report or
+the status step output.`,
+		Example: `  ralph-ci report merge --json merged/report.json --junit merged/junit.xml reports/*/report.json
+  ralph-ci report merge --github --junit junit.xml shard-1.json shard-2.json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if junitOut == "" && jsonOut == "" && !gh {
+				return &usageError{errors.New("report merge: nothing to write; give --json FILE, --junit FILE or --github")}
+			}
+			var inputs []*reporters.Report
+			for _, arg := range args {
+				r, err := readReport(inPath(opts.dir, arg))
+				if err != nil {
+					return err
+				}
+				inputs = append(inputs, r)
+			}
+			merged, err := reporters.Merge(inputs...)
+			if err != nil {
+				return exitcode.New(exitcode.Usage, err)
+			}
+			targets := publish.Targets{Root: opts.dir, JUnit: junitOut, JSON: jsonOut, GitHub: gh}
+			if err := publish.Write(cmd.Context(), merged, targets, github.EnvFrom(os.Getenv), opts.stdout); err != nil {
+				return err
+			}
+			t := merged.Totals
+			fmt.Fprintf(opts.stdout, "merged %d reports: %d specs, %d verified, %d pending, %d failed, %d stuck, %d awaiting; exit %s\n",
+				len(inputs), t.Specs, t.Verified, t.Pending, t.Failed, t.Stuck, t.Awaiting, merged.Exit.Class)
+			opts.log.Info().Int("reports", len(inputs)).Int("specs", t.Specs).Str("exit", merged.Exit.Class).Msg("reports merged")
+			return nil
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&jsonOut, "json", "", "write the merged JSON report to `FILE`")
+	f.StringVar(&junitOut, "junit", "", "write the merged report as JUnit XML to `FILE`")
+	f.BoolVar(&gh, "github", false, "in GitHub Actions, also write the job summary, step outputs and annotations")
+	return cmd
+}
+
+// readReport reads one input report: a missing file is a failure, a file
+// that is not a valid report a usage error.
+func readReport(path string) (*reporters.Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("report merge: %w", err)
+	}
+	defer f.Close()
+	r, err := jsonreport.Decode(f, path)
+	if err != nil {
+		return nil, exitcode.New(exitcode.Usage, err)
+	}
+	return r, nil
+}
+
+// inPath resolves a path given on the command line against -C DIR.
+func inPath(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}

@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+)
+
+// pool remembers, for the whole run, which agents are rate limited or out
+// of quota, and until when (zero: the CLI did not say).
+type pool struct {
+	limited map[string]time.Time
+}
+
+// pick returns the first agent of names that is usable now. When none is,
+// wait is the time until the earliest known reset (0 if none is known).
+func (p *pool) pick(names []string, now time.Time) (name string, wait time.Duration, ok bool) {
+	var earliest time.Time
+	for _, n := range names {
+		until, limited := p.limited[n]
+		if !limited || (!until.IsZero() && !now.Before(until)) {
+			delete(p.limited, n)
+			return n, 0, true
+		}
+		if !until.IsZero() && (earliest.IsZero() || until.Before(earliest)) {
+			earliest = until
+		}
+	}
+	if !earliest.IsZero() {
+		wait = earliest.Sub(now)
+	}
+	return "", wait, false
+}
+
+func (p *pool) mark(name string, until time.Time) {
+	if p.limited == nil {
+		p.limited = map[string]time.Time{}
+	}
+	p.limited[name] = until
+}
+
+// describe lists the limited agents of names with their reset times.
+func (p *pool) describe(names []string) string {
+	var parts []string
+	for _, n := range names {
+		if until := p.limited[n]; until.IsZero() {
+			parts = append(parts, n+" (reset time unknown)")
+		} else {
+			parts = append(parts, fmt.Sprintf("%s (resets %s)", n, until.UTC().Format(time.RFC3339)))
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// exhausted reports whether an agent run ended on a rate limit or an
+// exhausted quota: the CLI said so and produced no status (a CLI that
+// retried and finished its work is not exhausted).
+func exhausted(res agent.Result) bool {
+	return res.RateLimited && res.Status == agent.StatusNone && !res.Cancelled
+}
+
+// runPool runs the stage's agent pool: when an agent is rate limited the
+// next one takes the same rotation; when all are, it waits for the
+// earliest known reset if that fits budgets.max_wait (and the wall-time
+// budget), else the run stops with the agents-exhausted exit code and
+// the rotation is left to be run again by the next invocation.
+func (e *engine) runPool(ctx context.Context, names []string, out io.Writer, run func(name string) (agent.Result, error)) (agent.Result, string, error) {
+	b := e.opts.Project.Config.Budgets
+	for {
+		name, wait, ok := e.pool.pick(names, time.Now())
+		if !ok {
+			fits := wait > 0 && wait <= b.MaxWait.Std()
+			if b.WallTime > 0 && time.Since(e.started)+wait > b.WallTime.Std() {
+				fits = false
+			}
+			if !fits {
+				return agent.Result{}, "", exitcode.New(exitcode.Exhausted, fmt.Errorf(
+					"every agent of the pool is rate limited or out of quota: %s; the rotation runs again next time (budgets.max_wait is %s)",
+					e.pool.describe(names), b.MaxWait.Std()))
+			}
+			e.log.Warn().Dur("wait", wait).Str("agents", e.pool.describe(names)).Msg("every agent is rate limited: waiting for the earliest reset")
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return agent.Result{Report: agent.Report{}, Cancelled: true}, "", nil
+			}
+			continue
+		}
+		res, err := run(name)
+		if err != nil || !exhausted(res) {
+			return res, name, err
+		}
+		e.pool.mark(name, res.ResetAt)
+		ev := e.log.Warn().Str("agent", name).Str("limit", res.RateLimitMessage)
+		if !res.ResetAt.IsZero() {
+			ev = ev.Time("reset_at", res.ResetAt)
+		}
+		ev.Msg("agent rate limited: the next agent of the pool takes this rotation")
+		fmt.Fprintf(out, "\n--- ralph-ci: agent %s is rate limited (%s) ---\n", name, res.RateLimitMessage)
+	}
+}

@@ -1,0 +1,139 @@
+// Package jsonreport writes and reads the JSON report: reporters.Report
+// marshalled as is, with "version": 1. Its shape is defined by #Report in
+// schema/report.cue; Decode validates against it, so a report another job
+// wrote (for `ralph-ci report merge`) is checked field by field with file,
+// line and column.
+//
+// Encode normalises what the schema would refuse but Go allows: lists are
+// never null, and negative, NaN or infinite costs and durations become 0.
+package jsonreport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// maxSize bounds a report Decode reads (a report of thousands of
+// rotations is a few megabytes).
+const maxSize = 256 << 20
+
+// JSON is the Reporter that writes the JSON report file at Path.
+type JSON struct {
+	Path string
+}
+
+var _ reporters.Reporter = (*JSON)(nil)
+
+// Report writes r to j.Path atomically, creating its folder.
+func (j *JSON) Report(ctx context.Context, r *reporters.Report) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := reporters.WriteFile(j.Path, func(w io.Writer) error { return Encode(w, r) }); err != nil {
+		return fmt.Errorf("json report: %w", err)
+	}
+	return nil
+}
+
+// Encode writes r, normalised, as indented JSON to w. r is not modified.
+func Encode(w io.Writer, r *reporters.Report) error {
+	if r == nil {
+		return fmt.Errorf("json report: no report")
+	}
+	b, err := json.MarshalIndent(Normalize(r), "", "  ")
+	if err != nil {
+		return fmt.Errorf("json report: %w", err)
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("json report: %w", err)
+	}
+	return nil
+}
+
+// Decode reads a JSON report named name (for messages) from rd: it must
+// be of the current version and valid against #Report.
+func Decode(rd io.Reader, name string) (*reporters.Report, error) {
+	src, err := io.ReadAll(io.LimitReader(rd, maxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(src) > maxSize {
+		return nil, fmt.Errorf("%s: larger than %d MiB; not a ralph-ci report", name, maxSize>>20)
+	}
+	var head struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(src, &head); err != nil {
+		return nil, fmt.Errorf("%s: not a JSON report: %w", name, err)
+	}
+	switch {
+	case head.Version == nil:
+		return nil, fmt.Errorf("%s: no \"version\": not a ralph-ci JSON report", name)
+	case *head.Version != reporters.ReportVersion:
+		return nil, fmt.Errorf("%s: report version %d; this ralph-ci reads version %d", name, *head.Version, reporters.ReportVersion)
+	}
+	if err := schema.ValidateJSON("#Report", name, src); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.DisallowUnknownFields()
+	var r reporters.Report
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &r, nil
+}
+
+// ReadFile reads and decodes the JSON report at path.
+func ReadFile(path string) (*reporters.Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read report: %w", err)
+	}
+	defer f.Close()
+	return Decode(f, path)
+}
+
+// Normalize returns a copy of r that the schema accepts wherever r's
+// values allow it: the version set when it is 0, nil lists made empty,
+// and negative, NaN or infinite numbers of seconds and dollars made 0.
+func Normalize(r *reporters.Report) *reporters.Report {
+	out := *r
+	if out.Version == 0 {
+		out.Version = reporters.ReportVersion
+	}
+	out.Totals.CostUSD = finite(out.Totals.CostUSD)
+	out.Specs = make([]reporters.Spec, len(r.Specs))
+	for i, s := range r.Specs {
+		s.CostUSD, s.DurationSeconds = finite(s.CostUSD), finite(s.DurationSeconds)
+		s.Rotations = make([]reporters.Rotation, len(s.Rotations))
+		for j, rot := range r.Specs[i].Rotations {
+			rot.CostUSD, rot.DurationSeconds = finite(rot.CostUSD), finite(rot.DurationSeconds)
+			if rot.ChangedFiles == nil {
+				rot.ChangedFiles = []string{}
+			}
+			if rot.Layers == nil {
+				rot.Layers = []reporters.Layer{}
+			}
+			s.Rotations[j] = rot
+		}
+		out.Specs[i] = s
+	}
+	return &out
+}
+
+// finite is x, or 0 when x is negative, NaN or infinite.
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		return 0
+	}
+	return x
+}

@@ -1,0 +1,171 @@
+package junit
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ralph-ci/ralph-ci/reporters"
+)
+
+// maxMessage bounds the one-line message attribute of a failure.
+const maxMessage = 300
+
+// build turns a report into the XML document.
+func build(r *reporters.Report) testsuites {
+	doc := testsuites{Name: "ralph-ci " + reporters.OneLine(r.Command, 40)}
+	var sum float64
+	for _, s := range r.Specs {
+		ts := buildSuite(r, s)
+		doc.Tests += ts.Tests
+		doc.Failures += ts.Failures
+		doc.Suites = append(doc.Suites, ts)
+		sum += seconds(s.DurationSeconds)
+	}
+	if !r.StartedAt.IsZero() && r.FinishedAt.After(r.StartedAt) {
+		sum = r.FinishedAt.Sub(r.StartedAt).Seconds()
+	}
+	doc.Time = formatSeconds(sum)
+	return doc
+}
+
+// buildSuite is the testsuite of one spec.
+func buildSuite(r *reporters.Report, s reporters.Spec) testsuite {
+	p := reporters.OneLine(s.Path, 0)
+	ts := testsuite{
+		Name: p, File: p, Time: formatSeconds(s.DurationSeconds),
+		Properties: &properties{List: []property{
+			{"title", reporters.OneLine(s.Title, 0)},
+			{"tier", reporters.OneLine(s.Tier, 0)},
+			{"outcome", reporters.OneLine(s.Outcome, 0)},
+			{"counter", reporters.Counter(s.Counter)},
+			{"stage", reporters.OneLine(s.Stage, 0)},
+			{"rotations", strconv.Itoa(len(s.Rotations))},
+			{"total_rotations", strconv.Itoa(s.TotalRotations)},
+			{"cost_usd", strconv.FormatFloat(seconds(s.CostUSD), 'f', 4, 64)},
+		}},
+	}
+	if !r.StartedAt.IsZero() {
+		ts.Timestamp = r.StartedAt.UTC().Format(time.RFC3339)
+	}
+	class := classname(p)
+	verification := testcase{Name: "verification", Classname: class, Time: ts.Time}
+	verification.Failure, verification.Skipped = specResult(s)
+	if lines := reporters.RotationLog(s.Rotations, 0); len(lines) > 0 {
+		verification.SystemOut = &text{Text: strings.Join(lines, "\n") + "\n"}
+	}
+	ts.Cases = append(ts.Cases, verification)
+	for _, st := range stages(s.Rotations) {
+		tc := testcase{Name: reporters.OneLine(st.name, 40) + " stage", Classname: class, Time: formatSeconds(st.seconds)}
+		tc.Failure, tc.Skipped = stageResult(s, st.name)
+		ts.Cases = append(ts.Cases, tc)
+	}
+	for _, tc := range ts.Cases {
+		ts.Tests++
+		if tc.Failure != nil {
+			ts.Failures++
+		}
+		if tc.Skipped != nil {
+			ts.Skipped++
+		}
+	}
+	return ts
+}
+
+// classname is the folder of a spec path, "." at the root.
+func classname(specPath string) string {
+	return path.Dir(strings.ReplaceAll(specPath, `\`, "/"))
+}
+
+// specResult is the failure or skip of a spec's verification testcase.
+func specResult(s reporters.Spec) (failure, skipped *result) {
+	switch s.Outcome {
+	case reporters.SpecVerified:
+		return nil, nil
+	case reporters.SpecAwaiting:
+		return nil, &result{Message: "verified " + reporters.Counter(s.Counter) + "; awaiting the human checkpoint (" + reporters.OneLine(s.Tier, 40) + " tier)"}
+	}
+	kind := reporters.OneLine(s.Outcome, 40)
+	if kind == "" {
+		kind = "unknown"
+	}
+	where := fmt.Sprintf("at stage %s, counter %s", reporters.OneLine(s.Stage, 40), reporters.Counter(s.Counter))
+	msg := kind + ": " + where
+	if s.Outcome == reporters.SpecPending {
+		msg = "unverified: " + where
+	}
+	if s.Reason != "" {
+		msg += "; " + s.Reason
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s %s; %s in this run, %d in all\n",
+		reporters.OneLine(s.Path, 0), kind, where, plural(len(s.Rotations), "rotation"), s.TotalRotations)
+	if s.Reason != "" {
+		fmt.Fprintf(&b, "reason: %s\n", reporters.CleanText(s.Reason))
+	}
+	if n := len(s.Rotations); n > 0 {
+		fmt.Fprintf(&b, "last rotation: %s\n", reporters.RotationLine(s.Rotations[n-1]))
+	}
+	return &result{Type: kind, Message: reporters.OneLine(msg, maxMessage), Text: b.String()}, nil
+}
+
+// stageResult is the failure or skip of a stage testcase: only the spec's
+// current stage of a spec that is not done can have one.
+func stageResult(s reporters.Spec, stage string) (failure, skipped *result) {
+	if stage != s.Stage || s.Outcome == reporters.SpecVerified || s.Outcome == reporters.SpecAwaiting {
+		return nil, nil
+	}
+	if s.Outcome == reporters.SpecPending {
+		return nil, &result{Message: "unfinished: counter " + reporters.Counter(s.Counter)}
+	}
+	failure, _ = specResult(s)
+	failure.Message = reporters.OneLine(failure.Type+" in the "+stage+" stage", maxMessage)
+	return failure, nil
+}
+
+// plural is "1 rotation", "2 rotations".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// stageTime is one stage that ran and the agents' time spent in it.
+type stageTime struct {
+	name    string
+	seconds float64
+}
+
+// stages lists the stages of rots in the order they first ran.
+func stages(rots []reporters.Rotation) []stageTime {
+	var out []stageTime
+	for _, rot := range rots {
+		i := 0
+		for i < len(out) && out[i].name != rot.Stage {
+			i++
+		}
+		if i == len(out) {
+			out = append(out, stageTime{name: rot.Stage})
+		}
+		out[i].seconds += seconds(rot.DurationSeconds)
+	}
+	return out
+}
+
+// seconds is x, or 0 when x is negative, NaN or infinite.
+func seconds(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		return 0
+	}
+	return x
+}
+
+// formatSeconds writes a duration the way junit-10.xsd's SUREFIRE_TIME
+// accepts: digits, a dot, three decimals.
+func formatSeconds(x float64) string {
+	return strconv.FormatFloat(seconds(x), 'f', 3, 64)
+}

@@ -1,0 +1,124 @@
+package reporters_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/reporters/reportstest"
+)
+
+// shard is a report of the given specs (path:outcome), finished at
+// minute end, exiting with class.
+func shard(end int, class string, specs ...string) *reporters.Report {
+	r := &reporters.Report{
+		Version: reporters.ReportVersion, Command: "run", Tool: reporters.Tool{Name: "ralph-ci", Version: "v1"},
+		StartedAt:  reportstest.Start.Add(time.Duration(end-5) * time.Minute),
+		FinishedAt: reportstest.Start.Add(time.Duration(end) * time.Minute),
+		Exit:       reporters.Exit{Class: class, Message: class + " here"},
+	}
+	for _, s := range specs {
+		path, outcome, _ := strings.Cut(s, ":")
+		r.Specs = append(r.Specs, reporters.Spec{Path: path, Outcome: outcome, Rotations: make([]reporters.Rotation, end), CostUSD: 1})
+	}
+	return r
+}
+
+func TestMerge(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        []*reporters.Report
+		specs     string // path:outcome:rotations, in order
+		exit      string
+		message   string
+		start     int // minutes after reportstest.Start
+		totalsKey reporters.Totals
+	}{
+		{
+			name:  "disjoint shards",
+			in:    []*reporters.Report{shard(10, "done", "a:verified"), shard(20, "limits", "b:pending", "c:verified")},
+			specs: "a:verified:10 b:pending:20 c:verified:20", exit: "limits", message: "2 reports merged; limits here", start: 5,
+			totalsKey: reporters.Totals{Specs: 3, Verified: 2, Pending: 1, Rotations: 50, CostUSD: 3},
+		},
+		{
+			name:  "the latest report wins a shared spec",
+			in:    []*reporters.Report{shard(30, "stuck", "PROMPT.md:verified", "a:stuck"), shard(20, "done", "PROMPT.md:pending", "b:verified")},
+			specs: "PROMPT.md:verified:30 a:stuck:30 b:verified:20", exit: "stuck", message: "2 reports merged; stuck here", start: 15,
+			totalsKey: reporters.Totals{Specs: 3, Verified: 2, Stuck: 1, Rotations: 80, CostUSD: 3},
+		},
+		{
+			name:  "a tie goes to the later input",
+			in:    []*reporters.Report{shard(10, "done", "a:pending"), shard(10, "done", "a:verified")},
+			specs: "a:verified:10", exit: "done", message: "2 reports merged; done here", start: 5,
+			totalsKey: reporters.Totals{Specs: 1, Verified: 1, Rotations: 10, CostUSD: 1},
+		},
+		{
+			name:  "one report is kept as it is",
+			in:    []*reporters.Report{shard(10, "awaiting_human", "a:awaiting")},
+			specs: "a:awaiting:10", exit: "awaiting_human", message: "awaiting_human here", start: 5,
+			totalsKey: reporters.Totals{Specs: 1, Awaiting: 1, Rotations: 10, CostUSD: 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := reporters.Merge(tc.in...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var specs []string
+			for _, s := range got.Specs {
+				specs = append(specs, s.Path+":"+s.Outcome+":"+strconv.Itoa(len(s.Rotations)))
+			}
+			if strings.Join(specs, " ") != tc.specs {
+				t.Errorf("specs %v, want %s", specs, tc.specs)
+			}
+			if got.Exit.Class != tc.exit || got.Exit.Message != tc.message {
+				t.Errorf("exit %+v, want class %s message %q", got.Exit, tc.exit, tc.message)
+			}
+			if got.Totals != tc.totalsKey {
+				t.Errorf("totals %+v, want %+v", got.Totals, tc.totalsKey)
+			}
+			if want := reportstest.Start.Add(time.Duration(tc.start) * time.Minute); !got.StartedAt.Equal(want) {
+				t.Errorf("started_at %v, want %v", got.StartedAt, want)
+			}
+		})
+	}
+}
+
+func TestWorseExit(t *testing.T) {
+	order := append([]string{}, reporters.ExitSeverity...)
+	// An unknown class ranks between usage and failure.
+	order = append(order[:len(order)-1], "exit_42", "failure")
+	for i := 1; i < len(order); i++ {
+		worse, better := reporters.Exit{Class: order[i]}, reporters.Exit{Class: order[i-1]}
+		if !reporters.WorseExit(worse, better) || reporters.WorseExit(better, worse) {
+			t.Errorf("%s should be worse than %s", order[i], order[i-1])
+		}
+	}
+}
+
+func TestMergeErrors(t *testing.T) {
+	future := shard(1, "done")
+	future.Version = 2
+	check := shard(1, "done")
+	check.Command = "check"
+	tests := []struct {
+		name string
+		in   []*reporters.Report
+		want string
+	}{
+		{"nothing", nil, "no report to merge"},
+		{"nil", []*reporters.Report{shard(1, "done"), nil}, "report 2 is missing"},
+		{"version", []*reporters.Report{future}, "report 1 has version 2"},
+		{"commands", []*reporters.Report{shard(1, "done"), check}, `report 2 is of "check", report 1 of "run"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := reporters.Merge(tc.in...); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

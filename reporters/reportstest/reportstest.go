@@ -1,0 +1,105 @@
+// Package reportstest builds the reports the reporters' tests share: one
+// run with a spec of every outcome (verified, stuck, failed, pending,
+// awaiting), fixed timestamps, and text that needs escaping (control
+// characters, ANSI colours, Markdown and XML markup, workflow-command
+// separators).
+package reportstest
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ralph-ci/ralph-ci/reporters"
+)
+
+// Start is when the sample run started; it finished ten minutes later.
+var Start = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+
+// Report is a run of five specs, one per outcome, that ended with exit
+// class stuck. Every field of every type of the report model is set
+// (non-zero) somewhere in it, so a schema test over it covers them all.
+func Report() *reporters.Report {
+	specs := []reporters.Spec{
+		{
+			Path: "PROMPT.md", Key: "PROMPT-1a2b3c", Title: "Root prompt", Tier: "auto",
+			Outcome: reporters.SpecVerified, Counter: 3, Stage: "reviewer", TotalRotations: 5,
+			Rotations: []reporters.Rotation{
+				rot(1, "coder", "DONE", 1, []string{"main.go", "main_test.go"}, 61.5, 0.12),
+				rot(2, "coder", "DONE", 2, nil, 30, 0.08),
+				rot(3, "reviewer", "DONE", 3, nil, 12.25, 0.05),
+			},
+		},
+		{
+			Path: "specs/api/auth.spec.md", Key: "auth-4d5e6f", Title: "JWT authentication", Tier: "auto",
+			Outcome: reporters.SpecStuck, Reason: "returned STUCK 3 times in a row: \x1b[31mcannot reach db\x1b[0m\x00",
+			Counter: 0, Stage: "coder", TotalRotations: 3,
+			Rotations: []reporters.Rotation{
+				rot(4, "coder", "STUCK", 0, nil, 5, 0),
+				rot(5, "coder", "STUCK", 0, nil, 5, 0),
+				rot(6, "coder", "STUCK", 0, nil, 5, 0),
+			},
+		},
+		{
+			Path: "specs/api/users.spec.md", Key: "users-0a0b0c", Title: "Users API", Tier: "auto",
+			Outcome: reporters.SpecFailed, Reason: "out of iterations: coder 2/2",
+			Counter: 1, Stage: "coder", TotalRotations: 2,
+			Rotations: []reporters.Rotation{
+				rot(7, "coder", "DONE", 1, []string{"users.go"}, 40, 0.2),
+				rot(8, "coder", "CONTINUE", 1, []string{"users.go"}, 40, 0.2),
+			},
+		},
+		{
+			Path: "specs/web/ui.spec.md", Key: "ui-777777", Title: "UI: <b>forms</b> | tables, 100% done?", Tier: "auto",
+			Outcome: reporters.SpecPending, Counter: 1, Stage: "coder", TotalRotations: 1,
+			Rotations: []reporters.Rotation{rot(9, "coder", "DONE", 1, []string{"ui.tsx"}, 20, 0.1)},
+		},
+		{
+			Path: ".ralph/specs/billing.spec.md", Key: "billing-abcdef", Title: "Billing", Tier: "verify",
+			Outcome: reporters.SpecAwaiting, Counter: 3, Stage: "coder", TotalRotations: 3,
+			Rotations: []reporters.Rotation{},
+		},
+	}
+	// A rejected claim: the agent said DONE, verification said no.
+	rejected := &specs[2].Rotations[1]
+	rejected.AgentStatus, rejected.Status, rejected.Claimed, rejected.Accepted = "DONE", "REJECTED", true, false
+	rejected.Reason = "claim not verified:\nexternal: go test ./users/... exited 1\r\n--- FAIL: TestList"
+	rejected.ExitCode, rejected.TimedOut = 1, true
+	rejected.Layers = append(rejected.Layers, reporters.Layer{Name: "external", Passed: false, Detail: "exit status 1, want 0"})
+
+	for i := range specs {
+		s := &specs[i]
+		for _, r := range s.Rotations {
+			s.CostUSD += r.CostUSD
+			s.DurationSeconds += r.DurationSeconds
+		}
+	}
+	r := &reporters.Report{
+		Version:    reporters.ReportVersion,
+		Tool:       reporters.Tool{Name: "ralph-ci", Version: "v1.0.0-test"},
+		Command:    "run",
+		StartedAt:  Start,
+		FinishedAt: Start.Add(10 * time.Minute),
+		Exit:       reporters.Exit{Code: 4, Class: "stuck", Message: "stuck: [specs/api/auth.spec.md]"},
+		Specs:      specs,
+	}
+	r.Totals = reporters.ComputeTotals(r.Specs)
+	return r
+}
+
+// rot is a rotation whose claim, when it said DONE, was accepted.
+func rot(iteration int, stage, status string, counter int, changed []string, seconds, cost float64) reporters.Rotation {
+	done := status == "DONE"
+	r := reporters.Rotation{
+		Iteration: iteration, Stage: stage, Agent: "claude", AgentStatus: status, Status: status,
+		Claimed: done, Accepted: done, Counter: counter, ChangedFiles: changed,
+		DurationSeconds: seconds, CostUSD: cost, CostKnown: cost > 0,
+		Log: fmt.Sprintf(".ralph/history/%s/%03d.log", stage, iteration),
+	}
+	if r.ChangedFiles == nil {
+		r.ChangedFiles = []string{}
+	}
+	if done {
+		r.Layers = []reporters.Layer{{Name: "signal", Passed: true}, {Name: "string_match", Passed: true}}
+	}
+	return r
+}
