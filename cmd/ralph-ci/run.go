@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -46,6 +47,9 @@ README's exit-code table).`,
 				progress = f
 			}
 			o := engine.Options{Project: p, MaxRotations: maxRotations, Log: opts.log, Version: versionString()}
+			if github.EnvFrom(os.Getenv).Actions {
+				o.Echo = actionsEcho(opts.stdout)
+			}
 			if progress != nil {
 				o.Progress = progress
 			}
@@ -84,6 +88,28 @@ README's exit-code table).`,
 	cmd.Flags().StringVar(&junitPath, "junit", "", "write the JUnit XML report to `FILE` (default: reporters.junit)")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the JSON report to `FILE` (default: reporters.json)")
 	return cmd
+}
+
+// actionsEcho shows each rotation's agent output in the job log, folded
+// in a ::group:: and fenced with ::stop-commands:: so that an agent cannot
+// issue workflow commands.
+func actionsEcho(w io.Writer) func(string) (io.Writer, func()) {
+	return func(title string) (io.Writer, func()) {
+		end, err := github.Group(w, title)
+		if err != nil {
+			return io.Discard, func() {}
+		}
+		resume, err := github.StopCommands(w, nil)
+		if err != nil {
+			_ = end()
+			return io.Discard, func() {}
+		}
+		return w, func() {
+			fmt.Fprintln(w)
+			_ = resume()
+			_ = end()
+		}
+	}
 }
 
 // firstSet returns the flag's value when given, else the config's.

@@ -32,6 +32,10 @@ type Options struct {
 	Progress io.Writer
 	// Version is recorded in the lock file.
 	Version string
+	// Echo, when set, is called before each agent runs: the agent's output
+	// is also written to the writer it returns, and done is called after.
+	// In GitHub Actions it groups the output and fences workflow commands.
+	Echo func(title string) (w io.Writer, done func())
 }
 
 // Outcome is how a run ended.

@@ -197,6 +197,11 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 	}
 	defer cur.Close()
 	out := io.MultiWriter(logf, cur)
+	if e.opts.Echo != nil {
+		w, done := e.opts.Echo(fmt.Sprintf("%s · %s · iteration %d", sp.Path, stage.Name, iteration))
+		defer done()
+		out = io.MultiWriter(logf, cur, w)
+	}
 	text := prompt.Build(in)
 	env := []string{
 		"RALPH_SPEC=" + sp.Path,
