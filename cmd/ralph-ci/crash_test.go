@@ -195,13 +195,26 @@ func TestCrashAnywhereResumesToTheSameState(t *testing.T) {
 	}
 }
 
-func TestSIGTERMStopsTheAgentAndExits143(t *testing.T) {
+// Ctrl-C (SIGINT) and SIGTERM stop the agent's whole process group, keep
+// the interrupted rotation for the next run, release the lock and exit
+// 128+signal.
+func TestSignalsStopTheAgentAndExit128PlusSignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(tc.sig.String(), func(t *testing.T) { interruptRun(t, bin, tc.sig, tc.code) })
+	}
+}
+
+func interruptRun(t *testing.T, bin string, sig syscall.Signal, code int) {
 	dir := crashRepo(t)
-	slow := "touch .ralph/started; sleep 300 & wait\n"
+	marker := fmt.Sprintf("sleep 30%d", code) // unique: tells this agent's child apart
+	slow := "touch .ralph/started; " + marker + " & wait\n"
 	if err := os.WriteFile(filepath.Join(dir, "crash-agent.sh"), []byte(slow), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -222,13 +235,13 @@ func TestSIGTERMStopsTheAgentAndExits143(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Process.Signal(sig)
 	err := cmd.Wait()
 	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != 143 {
-		t.Fatalf("exit: %v, want 143\n%s", err, stderr.String())
+	if !ok || ee.ExitCode() != code {
+		t.Fatalf("exit: %v, want %d\n%s", err, code, stderr.String())
 	}
-	if exec.Command("pgrep", "-f", "sleep 300").Run() == nil {
+	if exec.Command("pgrep", "-f", marker).Run() == nil {
 		t.Error("the agent's child survived")
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".ralph", "rotation.json")); err != nil {

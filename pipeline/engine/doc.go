@@ -22,4 +22,12 @@
 //
 // A spec whose content changes (its hash differs from the one saved) is
 // re-verified from scratch: counter 0/3 and first stage.
+//
+// Restart. state.json records the spec of the last rotation, so a new
+// invocation (after a crash, or the next slice of --max-rotations)
+// selects by the runtime rules exactly where the last one stopped: the
+// spec it was focused on keeps the focus it would have kept, and the
+// priority order is the same. Only specs that appear while a run is going
+// interrupt the current spec; specs that were never processed when a run
+// starts are tier 1 (new) but do not interrupt.
 package engine
