@@ -106,7 +106,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	e.outcome.CostUSD += res.Usage.CostUSD
 	ev := e.log.Info().Str("spec", sp.Path).Int("iteration", iteration).Str("stage", stage.Name).
 		Str("status", v.Status).Str("counter", counter.String(ss.DoneCount)).Int("changed", len(changed)).
-		Dur("duration", res.Duration)
+		Dur("duration_ms", res.Duration)
 	if res.Usage.CostKnown {
 		ev = ev.Float64("cost_usd", res.Usage.CostUSD)
 	}

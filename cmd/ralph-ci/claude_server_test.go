@@ -1,0 +1,326 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// messagesServer is a scripted Anthropic Messages API for the real Claude
+// Code CLI (ANTHROPIC_BASE_URL points at it). It plays one scenario:
+//
+//   - a conversation that starts while the file does not exist yet: turn 1
+//     answers with a tool_use of Claude Code's Write tool (the CLI writes the
+//     file itself), turn 2, once the tool_result is in the request, answers
+//     with the completion promise and a last line "RALPH_STATUS: DONE";
+//   - a conversation that starts when the file is there (the later rotations
+//     of the loop) answers with the promise and DONE at once.
+//
+// Every request is logged (Requests). Routes the CLI is known to call and
+// that do not matter are answered; anything else is answered 404 and kept
+// in Unexpected, which the test turns into a failure.
+type messagesServer struct {
+	srv     *httptest.Server
+	path    string // absolute path of the file to write
+	content string
+	promise string
+
+	requestLog
+
+	mu         sync.Mutex
+	prompts    []string // the first user text of each conversation
+	toolOK     []string // tool_result texts of successful writes
+	toolErrors []string // tool_result texts flagged is_error
+	turns      int      // requests of the agent's conversations
+	replies    int      // messages answered
+}
+
+func newMessagesServer(t *testing.T, path, content, promise string) *messagesServer {
+	t.Helper()
+	s := &messagesServer{path: path, content: content, promise: promise}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// URL is the base URL for ANTHROPIC_BASE_URL (http://127.0.0.1:PORT).
+func (s *messagesServer) URL() string { return s.srv.URL }
+
+// requestLog logs the requests a scripted server gets (for the real-CLI
+// tests of Claude Code, Codex and Gemini CLI).
+type requestLog struct {
+	logMu      sync.Mutex
+	requests   []string // "METHOD /path?query -> what was answered"
+	unexpected []string
+}
+
+func (l *requestLog) note(r *http.Request, what string, unexpected bool) {
+	l.logMu.Lock()
+	defer l.logMu.Unlock()
+	line := fmt.Sprintf("%s %s -> %s", r.Method, r.URL.RequestURI(), what)
+	l.requests = append(l.requests, line)
+	if unexpected {
+		l.unexpected = append(l.unexpected, line)
+	}
+}
+
+// Requests returns the log of every request, in order.
+func (l *requestLog) Requests() []string {
+	l.logMu.Lock()
+	defer l.logMu.Unlock()
+	return append([]string(nil), l.requests...)
+}
+
+// Unexpected returns the requests answered 404 because the script does not
+// know them.
+func (l *requestLog) Unexpected() []string {
+	l.logMu.Lock()
+	defer l.logMu.Unlock()
+	return append([]string(nil), l.unexpected...)
+}
+
+// unknownRoute answers a route the script does not know: 404, and noted as
+// unexpected, which fails the test.
+func (l *requestLog) unknownRoute(w http.ResponseWriter, r *http.Request) {
+	l.note(r, "404 (unexpected route)", true)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusNotFound)
+	fmt.Fprintf(w, `{"error":{"type":"not_found_error","code":404,"status":"NOT_FOUND","message":"scripted test server: no route %s %s"}}`, r.Method, r.URL.Path)
+}
+
+func (s *messagesServer) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		s.note(r, "unreadable body: "+err.Error(), true)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	switch {
+	case r.URL.Path == "/" && (r.Method == http.MethodHead || r.Method == http.MethodGet):
+		// The CLI probes the base URL (HEAD /) before its first call.
+		s.note(r, "200 (connectivity probe)", false)
+		w.WriteHeader(http.StatusOK)
+	case r.URL.Path == "/v1/messages" && r.Method == http.MethodPost:
+		s.messages(w, r, body)
+	case r.URL.Path == "/v1/messages/count_tokens" && r.Method == http.MethodPost:
+		s.note(r, "token count", false)
+		writeJSON(w, map[string]any{"input_tokens": estimateTokens(len(body))})
+	case r.URL.Path == "/v1/models" && r.Method == http.MethodGet:
+		s.note(r, "model list", false)
+		writeJSON(w, map[string]any{"data": []any{}, "has_more": false, "first_id": nil, "last_id": nil})
+	default:
+		s.unknownRoute(w, r)
+	}
+}
+
+// messagesRequest holds what the script reads of a Messages API request.
+type messagesRequest struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"` // a string or a list of blocks
+	} `json:"messages"`
+	Tools []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+type contentBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   bool            `json:"is_error"`
+	Content   json.RawMessage `json:"content"` // tool_result: a string or blocks
+}
+
+func blocks(raw json.RawMessage) []contentBlock {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []contentBlock{{Type: "text", Text: s}}
+	}
+	var bs []contentBlock
+	_ = json.Unmarshal(raw, &bs)
+	return bs
+}
+
+func blockText(raw json.RawMessage) string {
+	var parts []string
+	for _, b := range blocks(raw) {
+		if b.Text != "" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+const toolUseID = "toolu_01RalphWriteHello"
+
+func (s *messagesServer) messages(w http.ResponseWriter, r *http.Request, body []byte) {
+	var req messagesRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		s.note(r, "bad JSON: "+err.Error(), true)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	hasWrite := false
+	for _, t := range req.Tools {
+		hasWrite = hasWrite || t.Name == "Write"
+	}
+	if !hasWrite {
+		// Not the agent's conversation (a title or summary on a small
+		// model, say): a short answer is enough.
+		s.note(r, "aux text ("+req.Model+")", false)
+		s.reply(w, req, body, []any{textBlock("OK")}, "end_turn")
+		return
+	}
+
+	// The tool_result of our Write, if this is turn 2.
+	var result *contentBlock
+	for _, m := range req.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		for _, b := range blocks(m.Content) {
+			if b.Type == "tool_result" && b.ToolUseID == toolUseID {
+				b := b
+				result = &b
+			}
+		}
+	}
+	_, statErr := os.Stat(s.path)
+	done := fmt.Sprintf("I wrote %s.\n\n<promise>%s</promise>\n\nRALPH_STATUS: DONE", filepath.Base(s.path), s.promise)
+
+	s.mu.Lock()
+	s.turns++
+	if result == nil && len(req.Messages) > 0 {
+		s.prompts = append(s.prompts, userText(req))
+	}
+	if result != nil {
+		text := blockText(result.Content)
+		if result.IsError {
+			s.toolErrors = append(s.toolErrors, text)
+		} else {
+			s.toolOK = append(s.toolOK, text)
+		}
+	}
+	s.mu.Unlock()
+
+	switch {
+	case result != nil && result.IsError:
+		s.note(r, "text STUCK (the Write failed)", false)
+		s.reply(w, req, body, []any{textBlock("The write failed: " + blockText(result.Content) + "\n\nRALPH_STATUS: STUCK")}, "end_turn")
+	case result != nil:
+		s.note(r, "text promise+DONE (turn 2, after the tool_result)", false)
+		s.reply(w, req, body, []any{textBlock(done)}, "end_turn")
+	case os.IsNotExist(statErr):
+		s.note(r, "tool_use Write "+filepath.Base(s.path)+" (turn 1)", false)
+		s.reply(w, req, body, []any{
+			textBlock("I'll create the file."),
+			map[string]any{"type": "tool_use", "id": toolUseID, "name": "Write",
+				"input": map[string]any{"file_path": s.path, "content": s.content}},
+		}, "tool_use")
+	default:
+		s.note(r, "text promise+DONE (the file is already there)", false)
+		s.reply(w, req, body, []any{textBlock(done)}, "end_turn")
+	}
+}
+
+// userText is the text of the first user message (Claude Code puts the
+// prompt there, after a system-reminder block).
+func userText(req messagesRequest) string {
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			return blockText(m.Content)
+		}
+	}
+	return ""
+}
+
+func textBlock(s string) map[string]any { return map[string]any{"type": "text", "text": s} }
+
+// estimateTokens is a rough count (4 bytes a token), so the usage, and the
+// cost the CLI computes from it, look like a real call's.
+func estimateTokens(n int) int { return n/4 + 1 }
+
+// reply answers with content as a Messages API response: an SSE stream
+// when the request asked for one (it always does for Claude Code), else
+// one JSON message.
+func (s *messagesServer) reply(w http.ResponseWriter, req messagesRequest, body []byte, content []any, stop string) {
+	model := req.Model
+	if model == "" {
+		model = "claude-sonnet-4-5"
+	}
+	in := estimateTokens(len(body))
+	outBytes, _ := json.Marshal(content)
+	out := estimateTokens(len(outBytes))
+	s.mu.Lock()
+	s.replies++
+	id := fmt.Sprintf("msg_ralph%04d", s.replies)
+	s.mu.Unlock()
+	if !req.Stream {
+		writeJSON(w, map[string]any{
+			"id": id, "type": "message", "role": "assistant", "model": model, "content": content,
+			"stop_reason": stop, "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": in, "output_tokens": out},
+		})
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	event := func(name string, v map[string]any) {
+		v["type"] = name
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	event("message_start", map[string]any{"message": map[string]any{
+		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": in, "output_tokens": 1,
+			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+	}})
+	event("ping", map[string]any{})
+	for i, c := range content {
+		b := c.(map[string]any)
+		switch b["type"] {
+		case "text":
+			event("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": "text", "text": ""}})
+			// Streamed in two pieces, as the API does.
+			text := b["text"].(string)
+			half := len(text) / 2
+			for _, piece := range []string{text[:half], text[half:]} {
+				event("content_block_delta", map[string]any{"index": i, "delta": map[string]any{"type": "text_delta", "text": piece}})
+			}
+		case "tool_use":
+			event("content_block_start", map[string]any{"index": i, "content_block": map[string]any{
+				"type": "tool_use", "id": b["id"], "name": b["name"], "input": map[string]any{}}})
+			input, _ := json.Marshal(b["input"])
+			half := len(input) / 2
+			for _, piece := range []string{string(input[:half]), string(input[half:])} {
+				event("content_block_delta", map[string]any{"index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": piece}})
+			}
+		}
+		event("content_block_stop", map[string]any{"index": i})
+	}
+	event("message_delta", map[string]any{
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": out},
+	})
+	event("message_stop", map[string]any{})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The Codex end-to-end test: ralph-ci with the real Codex CLI (npm
+// @openai/codex, installed by .ci/run) as its coder agent, through the
+// preset (codex exec --json --sandbox workspace-write -), pointed at a
+// scripted Responses API server in this process (codex_server_test.go).
+// Codex itself runs the shell command that writes hello.txt, in its
+// workspace-write sandbox.
+//
+// Pointing Codex at a local server (checked with 0.169.0): a custom model
+// provider in $CODEX_HOME/config.toml with base_url http://127.0.0.1:PORT/v1
+// and wire_api = "responses" (the only wire API current Codex speaks);
+// env_key names the variable holding the API key. The model is one Codex
+// has metadata for (gpt-5.5): an unknown one works too but adds an "error"
+// item ("Model metadata for … not found") to the JSONL. Codex reports
+// tokens but no cost, so no cost_usd is expected.
+
+const codexConfig = `model = "gpt-5.5"
+model_provider = "ralph_test"
+
+[model_providers.ralph_test]
+name = "ralph-ci test server"
+base_url = %q
+wire_api = "responses"
+env_key = "RALPH_TEST_CODEX_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+`
+
+func TestCodexEndToEnd(t *testing.T) {
+	if testing.Short() && os.Getenv("CI") != "true" {
+		t.Skip("builds the binary and runs the real Codex CLI")
+	}
+	codex := requireAgentCLI(t, "codex", "@openai/codex")
+	if out, err := exec.Command(codex, "--version").CombinedOutput(); err != nil {
+		t.Fatalf("%s --version: %v\n%s", codex, err, out)
+	} else {
+		t.Logf("%s", bytes.TrimSpace(out))
+	}
+	bin := buildBinary(t)
+	start := time.Now()
+
+	home := t.TempDir()
+	codexHome := filepath.Join(home, ".codex")
+	repoDir := filepath.Join(t.TempDir(), "repo")
+	const content = "hello from codex\n"
+	hello := filepath.Join(repoDir, "hello.txt")
+	srv := newResponsesServer(t, hello, "hello.txt", content, "IMPLEMENTATION_COMPLETE")
+	if err := os.MkdirAll(codexHome, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(fmt.Sprintf(codexConfig, srv.URL())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	config := fmt.Sprintf(`agents:
+  coder:
+    preset: codex
+    timeout: 1m
+    env:
+      CODEX_HOME: %q
+      RALPH_TEST_CODEX_KEY: sk-test-not-a-real-key
+stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
+specs: {default_tier: auto}
+`, codexHome)
+	prompt := "# Hello\n\nCreate hello.txt at the repository root containing exactly \"hello from codex\".\n"
+	dir := writeRepoAt(t, repoDir, map[string]string{
+		"ralph.yaml": config, "PROMPT.md": prompt, ".gitignore": ".ralph/\n",
+	})
+
+	// OPENAI_* (a key, OPENAI_BASE_URL) and CODEX_* of the developer's
+	// environment would change what the CLI does.
+	env := agentEnv(home, "OPENAI_", "CODEX_")
+	code, stdout, stderr := runRalph(t, bin, dir, env, 90*time.Second)
+	t.Logf("ralph-ci run took %v", time.Since(start).Round(time.Millisecond))
+	checkRoutes(t, &srv.requestLog, "codex_server_test.go")
+	srv.mu.Lock()
+	toolErrors, toolOK, users := srv.toolErrors, srv.toolOK, srv.userTexts
+	srv.mu.Unlock()
+	if len(toolErrors) > 0 {
+		t.Errorf("Codex's shell call did not exit 0: %q", toolErrors)
+	}
+	if len(toolOK) != 1 {
+		t.Errorf("want exactly one successful shell call, got %q", toolOK)
+	}
+	if len(users) == 0 || !strings.Contains(users[0], "hello from codex") || !strings.Contains(users[0], "<promise>IMPLEMENTATION_COMPLETE</promise>") {
+		t.Errorf("the first conversation's prompt does not carry PROMPT.md and the promise ralph-ci asks for:\n%.2000s", strings.Join(users, "\n---\n"))
+	}
+	checkVerifiedLoop(t, loopRun{
+		code: code, stdout: stdout, stderr: stderr, dir: dir,
+		file: hello, content: content, agent: "Codex",
+		history: []string{`"type":"thread.started"`, `"type":"command_execution"`, `"exit_code":0`, `"type":"turn.completed"`, `<promise>IMPLEMENTATION_COMPLETE</promise>`},
+	})
+}
