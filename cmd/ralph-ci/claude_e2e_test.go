@@ -260,6 +260,7 @@ func checkVerifiedLoop(t *testing.T, r loopRun) {
 	if r.code != 0 {
 		failf("ralph-ci run exited %d, want 0", r.code)
 	}
+	captureHistory(t, r.dir)
 	got, err := os.ReadFile(r.file)
 	if err != nil || string(got) != r.content {
 		failf("%s = %q, %v; want %q written by %s", filepath.Base(r.file), got, err, r.content, r.agent)
@@ -340,4 +341,25 @@ func writeRepoAt(t *testing.T, dir string, files map[string]string) string {
 	git(t, dir, "add", "-A")
 	git(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init")
 	return dir
+}
+
+// captureHistory copies the history log of rotation 1 (the CLI's real
+// output) to $RALPH_CAPTURE_DIR when set: that is how the fixtures in
+// pipeline/agent/testdata/captured were made.
+func captureHistory(t *testing.T, dir string) {
+	out := os.Getenv("RALPH_CAPTURE_DIR")
+	if out == "" {
+		return
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, ".ralph", "history", "*", "001.log"))
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err == nil {
+			name := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()) + ".log"
+			err = os.WriteFile(filepath.Join(out, name), b, 0o644)
+		}
+		if err != nil {
+			t.Errorf("capture: %v", err)
+		}
+	}
 }

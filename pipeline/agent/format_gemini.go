@@ -54,8 +54,9 @@ type geminiDoc struct {
 	Status  string `json:"status"`
 }
 
-// geminiStats covers both stats shapes: per model (json) and flat
-// (stream-json result).
+// geminiStats covers both stats shapes: per model with nested tokens
+// (json) and flat totals with flat per-model counts (stream-json result,
+// as gemini-cli 0.61 writes it; see testdata/captured).
 type geminiStats struct {
 	Models map[string]struct {
 		Tokens struct {
@@ -127,7 +128,7 @@ func (f *geminiFormat) assistant(content string, delta bool) {
 // tokens sums the token counts. Gemini's prompt count includes the cached
 // tokens; thoughts are billed as output.
 func (s *geminiStats) tokens() Tokens {
-	if len(s.Models) == 0 {
+	if len(s.Models) == 0 || s.InputTokens+s.OutputTokens > 0 {
 		return Tokens{Input: s.InputTokens, CachedInput: s.Cached, Output: s.OutputTokens}
 	}
 	var t Tokens

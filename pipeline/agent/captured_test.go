@@ -1,0 +1,55 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestCapturedOutput parses the real output of each CLI, captured from the
+// end-to-end tests of cmd/ralph-ci (claude 2.1.197, codex 0.169.0,
+// gemini-cli 0.61.0 against their scripted API servers; see
+// captureHistory there): the status, the promise and what each CLI
+// reports about usage must come out as the CLI meant them.
+func TestCapturedOutput(t *testing.T) {
+	for _, tc := range []struct {
+		file, format string
+		cost         bool // the CLI reports a cost in USD
+		tokens       bool // ... or at least token counts
+	}{
+		{"claude-json.log", "claude", true, true},
+		{"claude-stream-json.log", "claude", true, true},
+		{"codex-exec-json.log", "codex", false, true},
+		{"gemini-json.log", "gemini", false, true},
+		{"gemini-stream-json.log", "gemini", false, true},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join("testdata", "captured", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, chunk := range []int{len(raw), 7} { // whole, and in small chunks
+				sc, err := NewScanner(tc.format, []string{"IMPLEMENTATION_COMPLETE"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < len(raw); i += chunk {
+					_, _ = sc.Write(raw[i:min(i+chunk, len(raw))])
+				}
+				r := sc.Report()
+				if r.Status != StatusDone || !r.PromiseFound || r.Promise != "IMPLEMENTATION_COMPLETE" || len(r.Phrases) != 1 {
+					t.Errorf("chunk %d: status %q, promise %q (%v), phrases %q", chunk, r.Status, r.Promise, r.PromiseFound, r.Phrases)
+				}
+				if tc.cost && (!r.Usage.CostKnown || r.Usage.CostUSD <= 0) {
+					t.Errorf("chunk %d: cost %v (known %v), want > 0", chunk, r.Usage.CostUSD, r.Usage.CostKnown)
+				}
+				if tc.tokens && r.Usage.Tokens.Input+r.Usage.Tokens.Output == 0 {
+					t.Errorf("chunk %d: no token counts: %+v", chunk, r.Usage)
+				}
+				if r.Usage.IsError || r.RateLimited {
+					t.Errorf("chunk %d: error %v, rate limited %v", chunk, r.Usage.IsError, r.RateLimited)
+				}
+			}
+		})
+	}
+}
