@@ -206,6 +206,30 @@ func benchTake(b *testing.B, dir string) {
 	})
 }
 
+// BenchmarkWatcherTakeUnchanged20k is one snapshot per rotation by a
+// Watcher when the rotation changed nothing: a barrier, no git.
+func BenchmarkWatcherTakeUnchanged20k(b *testing.B) {
+	dir := benchRepo(b)
+	ctx := context.Background()
+	w, err := NewWatcher(ctx, dir, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	if on, why := w.FastPath(); !on {
+		b.Logf("fast path off: %s", why)
+	}
+	loop(b, func() {
+		s, err := w.Take(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(s.Files) != 9 {
+			b.Fatalf("snapshot lists %d files, want 9", len(s.Files))
+		}
+	})
+}
+
 // BenchmarkTakeChanged20k is the whole per-rotation cost: one snapshot and
 // its comparison with the previous one, including one blob look-up.
 func BenchmarkTakeChanged20k(b *testing.B) {

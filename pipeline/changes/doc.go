@@ -75,6 +75,47 @@
 // caller can persist it before starting the agent and compare against that
 // baseline again after a crash.
 //
+// # Skipping unchanged rotations
+//
+// A Watcher (NewWatcher) takes the same snapshots as Take, but on Linux it
+// watches the root with inotify and, when no relevant event arrived since its
+// previous snapshot, returns that snapshot again without running git. It
+// watches every directory of the work tree except .ralph, including ignored
+// ones (an event there costs one real Take, which then finds no change), and
+// in a repository the .git directory itself (HEAD, index, packed-refs,
+// config), .git/info, .git/reftable and everything under .git/refs, so that
+// commits, resets, checkouts and branch moves are seen; the .git directories
+// of untracked nested repositories likewise. Outside git it also watches the
+// directories above the root for a new .git, which would turn the root into
+// part of a repository. Git itself writes nothing there while Take runs,
+// since its optional locks are off.
+//
+// Events are ordered by a barrier: at each Take the Watcher renames a file
+// of its own in a barrier directory it watches through the same inotify
+// instance (ralph-ci's .ralph/watch) and waits for that event; inotify queues
+// an event within the system call that causes it, in order, so every earlier
+// change has then been handled. The wait is bounded (two seconds), and on any
+// doubt the Watcher takes a real snapshot: a lost barrier, an event queue
+// overflow, an error from inotify, a moved directory (its watches would
+// report stale paths), a .git appearing or vanishing, or the root or barrier
+// directory replaced all start the watches anew.
+//
+// The fast path is off for good (every Take is real; see Watcher.FastPath)
+// on other systems (kqueue needs a descriptor per file), when configured off
+// (WithFastPath), past DefaultMaxWatchedDirs directories, when the system
+// refuses a watch (fs.inotify.max_user_watches), and for layouts whose
+// changes are not all under the root: a root below the top of its work tree,
+// a .git file (a linked worktree, or a submodule anywhere in the tree), or a
+// repository chosen by GIT_DIR and the like.
+//
+// No event, and so no new snapshot, comes from a write through a shared
+// memory mapping (mmap), from a change made by another machine to a network
+// or cluster file system (NFS, SMB, FUSE file systems whose changes come
+// from elsewhere), from a write to a file in the tree through a hard link in
+// an unwatched directory, or from a change to git's configuration or
+// excludes outside the repository (the global core.excludesFile or
+// ~/.gitconfig). Where agents work like that, turn the fast path off.
+//
 // # Limits
 //
 // Files under a git clean filter (such as text=auto line-ending conversion or

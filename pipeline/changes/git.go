@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // errNotRepo means the root is not inside a git work tree.
@@ -38,10 +39,15 @@ func (e *gitError) Unwrap() error { return e.err }
 // Is makes errors.Is(err, errNotRepo) true when git found no repository.
 func (e *gitError) Is(target error) bool { return target == errNotRepo && e.notRepo }
 
+// gitRuns counts the git processes started, so that tests can tell that a
+// Watcher's Take ran none.
+var gitRuns atomic.Int64
+
 // runGit runs git with args in dir and returns its standard output. Optional
 // locks are off, so that a status never writes the index under a concurrent
 // git, and messages are in English, so that errNotRepo can be recognised.
 func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	gitRuns.Add(1)
 	full := append([]string{"-c", "core.quotepath=off"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = dir
