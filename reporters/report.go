@@ -72,6 +72,33 @@ type Spec struct {
 	TotalRotations  int     `json:"total_rotations"`
 	CostUSD         float64 `json:"cost_usd"`
 	DurationSeconds float64 `json:"duration_seconds"`
+	// Checkpoint is the human checkpoint of a verify-tier spec, once
+	// presented.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+}
+
+// Checkpoint is where a verify-tier spec's human checkpoint stands.
+type Checkpoint struct {
+	// Status is pending, approved, rework, escalated or skipped.
+	Status string `json:"status"`
+	// SHA is the head commit it was presented or decided for.
+	SHA            string      `json:"sha"`
+	RejectionCount int         `json:"rejection_count"`
+	RejectionLog   []Rejection `json:"rejection_log"`
+	// Text is the checkpoint (or escalation) text, exactly as shown.
+	Text string `json:"text"`
+	// Note says where it stands and what is expected.
+	Note string `json:"note"`
+	// Skip is the skip log entry, after escalation option 3.
+	Skip string `json:"skip,omitempty"`
+}
+
+// Rejection is one entry of a checkpoint's rejection log.
+type Rejection struct {
+	Attempt        int    `json:"attempt"`
+	Feedback       string `json:"feedback"`
+	Classification string `json:"classification"`
+	ActionTaken    string `json:"action_taken"`
 }
 
 // Rotation is one agent process on one spec.

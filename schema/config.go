@@ -76,6 +76,7 @@ type Loop struct {
 	DefaultMaxIterations int    `json:"default_max_iterations"`
 	DefaultVerification  string `json:"default_verification"`
 	StuckAttempts        int    `json:"stuck_attempts"`
+	Watch                bool   `json:"watch"`
 }
 
 // Budgets limit a run; zero values mean unlimited.
@@ -97,7 +98,9 @@ type Specs struct {
 // Layers configures the verification layers.
 type Layers struct {
 	ContradictionPhrases []string `json:"contradiction_phrases"`
-	Review               Review   `json:"review"`
+	// Judge is the default semantic judge agent ("" = none).
+	Judge  string `json:"judge,omitempty"`
+	Review Review `json:"review"`
 }
 
 // Review configures the artifact review loop.
@@ -105,6 +108,26 @@ type Review struct {
 	Enabled       bool `json:"enabled"`
 	MaxIterations int  `json:"max_iterations"`
 	Every         int  `json:"every"`
+	// Agent is the reviewer agent ("" = the reviewer stage's, see
+	// ReviewAgent).
+	Agent string `json:"agent,omitempty"`
+}
+
+// ReviewAgent is the agent of the artifact review: layers.review.agent,
+// else the first of stages.reviewer.agents, else an agent named
+// "reviewer"; "" when there is none (the review is then skipped). The
+// coder is never its own reviewer by default.
+func (c *Config) ReviewAgent() string {
+	switch {
+	case c.Layers.Review.Agent != "":
+		return c.Layers.Review.Agent
+	case len(c.Stages.Reviewer.Agents) > 0:
+		return c.Stages.Reviewer.Agents[0]
+	}
+	if _, ok := c.Agents["reviewer"]; ok {
+		return "reviewer"
+	}
+	return ""
 }
 
 // Reporters names the report files ("" = not written).
@@ -188,6 +211,14 @@ func (s *Schema) crossCheck(cfg *Config, filename string, format Format, src []b
 		if st.Enabled && len(cfg.StageAgents(name)) == 0 {
 			ps = append(ps, at([]string{"stages", name},
 				fmt.Sprintf("no agent for stage %s: define an agent named %q or \"coder\", set stages.%s.agents, or disable the stage", name, name, name)))
+		}
+	}
+	for _, ref := range []struct {
+		path []string
+		name string
+	}{{[]string{"layers", "judge"}, cfg.Layers.Judge}, {[]string{"layers", "review", "agent"}, cfg.Layers.Review.Agent}} {
+		if _, ok := cfg.Agents[ref.name]; ref.name != "" && !ok {
+			ps = append(ps, at(ref.path, fmt.Sprintf("no agent named %q; defined agents: %s", ref.name, strings.Join(agentNames(cfg), ", "))))
 		}
 	}
 	return ps.sorted()

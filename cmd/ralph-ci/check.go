@@ -1,26 +1,44 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/tiers/gate"
 )
 
 func newCheckCommand(opts *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	var wait time.Duration
+	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Validate the config and every spec's front matter",
 		Long: `check validates the config file and the front matter of every discovered
 spec against the schemas built into ralph-ci. Every problem is printed as
 file:line:col: field: message, and the exit code is 2. When all is valid it
-prints one line per spec: its verification tier, stages and methods.`,
+prints one line per spec: its verification tier, stages and methods.
+
+Then it is the merge gate of the verify tier: it reads the answers given to
+the checkpoints (reply comments and reactions on the pull request of the
+GitHub Actions event, from authorized people only; on a laptop, the answers
+given with ralph-ci answer), records the decisions, posts escalations and
+updates the commit statuses. It exits 0 only when every verify-tier spec is
+approved for the current head commit (or its verification was skipped
+after an escalation); 6 while a checkpoint waits, 7 when one was rejected
+(the spec is back at work), 8 when one escalated. --wait polls for answers
+until then, at most for the given duration.`,
 		Example: `  ralph-ci check
   ralph-ci check --config ci/ralph.yaml
-  ralph-ci -C examples/quickstart check`,
+  ralph-ci -C examples/quickstart check
+  ralph-ci check --wait 10m          # the merge gate: wait for the human answers`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			p, err := loadProject(opts)
@@ -32,9 +50,11 @@ prints one line per spec: its verification tier, stages and methods.`,
 					s.Path, s.Tier, strings.Join(s.StageNames(), ","), strings.Join(s.Methods(), ","))
 			}
 			opts.log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
-			return nil
+			return checkGate(cmd.Context(), opts, p, wait)
 		}),
 	}
+	cmd.Flags().DurationVar(&wait, "wait", 0, "poll for checkpoint answers for at most `DURATION` (e.g. 10m) while any is pending")
+	return cmd
 }
 
 // runE adapts a command body so that every error it returns carries an
@@ -49,4 +69,98 @@ func runE(f func(*cobra.Command, []string) error) func(*cobra.Command, []string)
 		}
 		return err
 	}
+}
+
+// pollInterval is how often check --wait reads the answers again.
+var pollInterval = 15 * time.Second
+
+// checkGate is the merge-gate part of check: without verify-tier specs it
+// does nothing; else it syncs the checkpoints (polling up to wait) and
+// maps where they stand to the exit code.
+func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wait time.Duration) error {
+	verify := false
+	for _, sp := range p.Specs {
+		verify = verify || sp.Tier == plan.TierVerify
+	}
+	if !verify {
+		return nil
+	}
+	ch, err := checkpointChannel(ctx, opts, p)
+	if err != nil {
+		return err
+	}
+	dir := state.At(p.Root)
+	if _, local := ch.(gate.Local); local && !presented(dir, p) {
+		return nil // a laptop with no checkpoint yet: check only validates
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		res, err := syncOnce(ctx, ch, p, dir, opts)
+		if err != nil {
+			return err
+		}
+		code, msg := gateCode(res)
+		if code != exitcode.AwaitHuman || !time.Now().Add(pollInterval).Before(deadline) {
+			for _, s := range res.Passed {
+				fmt.Fprintf(opts.stdout, "%s\tcheckpoint=passed\n", s)
+			}
+			for _, group := range []struct {
+				name  string
+				specs []string
+			}{{"pending", res.Pending}, {"rejected", res.Rework}, {"escalated", res.Escalated}} {
+				for _, s := range group.specs {
+					fmt.Fprintf(opts.stdout, "%s\tcheckpoint=%s\n", s, group.name)
+				}
+			}
+			if code == exitcode.OK {
+				opts.log.Info().Msg(msg)
+				return nil
+			}
+			opts.log.Warn().Str("exit", code.Class()).Msg(msg)
+			return exitcode.Printed(code, fmt.Errorf("%s", msg))
+		}
+		opts.log.Info().Dur("every", pollInterval).Time("until", deadline).Msg("waiting for checkpoint answers")
+		select {
+		case <-ctx.Done():
+			return exitcode.New(exitcode.Interrupted, ctx.Err())
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+// syncOnce syncs the checkpoints under the state lock and saves.
+func syncOnce(ctx context.Context, ch gate.Channel, p *project.Project, dir state.Dir, opts *globalOptions) (gate.Result, error) {
+	if err := dir.Ensure(); err != nil {
+		return gate.Result{}, err
+	}
+	lock, err := state.Acquire(dir, state.LockInfo{Command: "check", Version: versionString()})
+	if err != nil {
+		return gate.Result{}, err
+	}
+	defer lock.Release()
+	st, err := state.Load(dir)
+	if err != nil {
+		return gate.Result{}, err
+	}
+	res, err := gate.Sync(ctx, ch, p.Specs, &st, opts.log)
+	if err != nil {
+		return res, err
+	}
+	return res, state.Save(dir, st)
+}
+
+// presented tells whether a checkpoint of a verify-tier spec was ever
+// presented (state.json has its record). Without a pull request, check is
+// a gate only from then on; in a pull request it always is.
+func presented(dir state.Dir, p *project.Project) bool {
+	st, err := state.Load(dir)
+	if err != nil {
+		return true // let the sync report it
+	}
+	for _, sp := range p.Specs {
+		if ss := st.Spec(sp.Path); sp.Tier == plan.TierVerify && ss != nil && ss.Checkpoint != nil {
+			return true
+		}
+	}
+	return false
 }

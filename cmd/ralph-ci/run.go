@@ -53,6 +53,9 @@ README's exit-code table).`,
 			if progress != nil {
 				o.Progress = progress
 			}
+			if o.Checkpoints, err = checkpointChannel(ctx, opts, p); err != nil {
+				return err
+			}
 			out, err := engine.Run(ctx, o)
 			printRows(opts, engine.Rows(out.Specs, out.State))
 			code := out.Code

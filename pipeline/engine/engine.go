@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -18,6 +19,8 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/scheduler"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
+	"github.com/ralph-ci/ralph-ci/pipeline/tiers/gate"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
@@ -36,6 +39,9 @@ type Options struct {
 	// is also written to the writer it returns, and done is called after.
 	// In GitHub Actions it groups the output and fences workflow commands.
 	Echo func(title string) (w io.Writer, done func())
+	// Checkpoints, when set, is where verify-tier checkpoints are
+	// presented and answered (a pull request, or the terminal); see tiers.go.
+	Checkpoints gate.Channel
 }
 
 // Outcome is how a run ended.
@@ -61,8 +67,9 @@ type engine struct {
 	log    zerolog.Logger
 
 	// after is the snapshot taken after the last rotation: the baseline
-	// of the next one.
+	// of the next one, unless the watcher can tell cheaply.
 	after   *changes.Snapshot
+	watch   *changes.Watcher
 	started time.Time
 	// known are the spec paths of the previous scan; fresh the ones
 	// discovered since, which interrupt the current spec.
@@ -73,6 +80,8 @@ type engine struct {
 	rotations map[string][]reporters.Rotation
 	outcome   Outcome
 	maxRotns  int
+	// checkpoints is the result of the last checkpoint sync.
+	checkpoints *gate.Result
 }
 
 // Run works through the specs until all are verified, a limit stops it,
@@ -85,9 +94,6 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	e.maxRotns = opts.MaxRotations
 	if e.maxRotns == 0 {
 		e.maxRotns = p.Config.Budgets.MaxRotations
-	}
-	if err := checkSupported(p); err != nil {
-		return Outcome{Code: exitcode.Usage}, exitcode.New(exitcode.Usage, err)
 	}
 	if err := e.dir.Ensure(); err != nil {
 		return Outcome{Code: exitcode.Failure}, err
@@ -113,6 +119,14 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	if e.st, err = state.Load(e.dir); err != nil {
 		return Outcome{Code: exitcode.Failure}, err
 	}
+	e.watch, err = changes.NewWatcher(ctx, e.root, filepath.Join(state.DirName, "watch"), changes.WithFastPath(p.Config.Loop.Watch))
+	if err != nil {
+		return Outcome{Code: exitcode.Failure}, err
+	}
+	defer e.watch.Close()
+	if on, why := e.watch.FastPath(); !on {
+		e.log.Debug().Str("reason", why).Msg("change detection runs git status every rotation")
+	}
 	err = e.loop(ctx)
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -121,6 +135,7 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		e.outcome.Code, e.outcome.Message = exitcode.Of(err), err.Error()
 	}
 	e.outcome.State, e.outcome.Specs, e.outcome.Report = e.st, e.specs, e.report()
+	e.reportCheckpoints(e.outcome.Report)
 	return e.outcome, err
 }
 
@@ -128,6 +143,12 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 func (e *engine) loop(ctx context.Context) error {
 	pending, err := state.PendingRotation(e.dir, e.st)
 	if err != nil {
+		return err
+	}
+	if err := e.rescan(); err != nil {
+		return err
+	}
+	if _, err := e.syncCheckpoints(ctx); err != nil { // answers first
 		return err
 	}
 	for {
@@ -150,6 +171,12 @@ func (e *engine) loop(ctx context.Context) error {
 		} else {
 			path, ok := e.next()
 			if !ok {
+				if back, err := e.syncCheckpoints(ctx); err != nil || back {
+					if err != nil {
+						return err
+					}
+					continue // a rejection sent a spec back to work
+				}
 				e.finish()
 				return nil
 			}
@@ -207,7 +234,7 @@ func (e *engine) limitReached() (bool, string) {
 
 // finish sets the outcome once no spec needs work.
 func (e *engine) finish() {
-	var stuck, exhausted, awaiting []string
+	var stuck, exhausted, awaiting, escalated []string
 	for _, sp := range e.specs {
 		ss := e.st.Spec(sp.Path)
 		switch {
@@ -216,6 +243,9 @@ func (e *engine) finish() {
 			stuck = append(stuck, sp.Path)
 		case ss.Excluded != "":
 			exhausted = append(exhausted, sp.Path)
+		case sp.Tier == plan.TierVerify && e.checkpointPassed(sp.Path):
+		case sp.Tier == plan.TierVerify && e.checkpointOf(sp.Path).Status == tiers.StatusEscalated:
+			escalated = append(escalated, sp.Path)
 		case sp.Tier == plan.TierVerify:
 			awaiting = append(awaiting, sp.Path)
 		}
@@ -225,6 +255,8 @@ func (e *engine) finish() {
 		e.outcome.Code, e.outcome.Message = exitcode.Stuck, fmt.Sprintf("stuck: %v", stuck)
 	case len(exhausted) > 0:
 		e.outcome.Code, e.outcome.Message = exitcode.Limits, fmt.Sprintf("out of iterations: %v", exhausted)
+	case len(escalated) > 0:
+		e.outcome.Code, e.outcome.Message = exitcode.Escalated, fmt.Sprintf("checkpoint rejected 3 times; escalated, waiting for a decision (1/2/3): %v", escalated)
 	case len(awaiting) > 0:
 		e.outcome.Code, e.outcome.Message = exitcode.AwaitHuman, fmt.Sprintf("verified 3/3; awaiting the human checkpoint of the verify tier: %v", awaiting)
 	default:

@@ -72,7 +72,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	if err != nil {
 		return err
 	}
-	after, err := changes.Take(ctx, e.root)
+	after, err := e.watch.Take(ctx)
 	if err != nil {
 		return err
 	}
@@ -82,9 +82,9 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	e.after = &after
 
-	v := judge(status, res.Report, stage, e.opts.Project.Config.Layers.ContradictionPhrases)
-	if strings.HasPrefix(v.Reason, contradictionLog) {
-		e.log.Warn().Str("spec", sp.Path).Msg(contradictionLog)
+	v, err := e.verdictOf(ctx, sp, ss, stage, status, res, changed, history)
+	if err != nil {
+		return err
 	}
 	e.apply(sp, ss, stage, idx, v, changed)
 	ss.Rotations = n
@@ -169,10 +169,10 @@ func (e *engine) baseline(ctx context.Context, pending *state.Rotation) (changes
 		}
 		return s, nil
 	}
-	if e.after != nil {
-		return *e.after, nil
+	if on, _ := e.watch.FastPath(); on || e.after == nil {
+		return e.watch.Take(ctx) // also sees what changed between rotations
 	}
-	return changes.Take(ctx, e.root)
+	return *e.after, nil
 }
 
 // runAgent runs the stage's agent with the rotation's prompt, streaming
@@ -211,7 +211,7 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 		"RALPH_GUARDRAILS=" + e.relToRoot(e.dir.Guardrails()),
 		"RALPH_RUN_ID=" + e.runID,
 	}
-	watch := append([]string{stage.Criteria.Promise}, cfg.Layers.ContradictionPhrases...)
+	watch := e.claimWatch(sp, stage, ss)
 	return e.runPool(ctx, stage.Agents, out, func(name string) (agent.Result, error) {
 		a := cfg.Agents[name]
 		agentEnv := slices.Clone(env)
@@ -261,6 +261,7 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 	if ss.Reason != "" {
 		in.Feedback = append(in.Feedback, "The last completion claim was rejected: "+ss.Reason)
 	}
+	in.Feedback = append(in.Feedback, e.checkpointFeedback(sp, stage.Name)...)
 	return in, nil
 }
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
-	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
@@ -24,55 +24,70 @@ type verdict struct {
 	Layers []reporters.Layer
 }
 
-// judge decides whether a rotation's completion claim holds. A claim is a
-// DONE/TASK_COMPLETE status or a promise; it is accepted only when both
-// are there (an explicit signal: silent completion is not valid), no
-// contradiction phrase sits beside it, and the stage's verification method
-// confirms the promise. A rejected claim counts as non-DONE.
-func judge(status agent.Status, rep agent.Report, stage plan.Stage, phrases []string) verdict {
-	v := verdict{Status: statusWord(status)}
+// pass records a layer that passed.
+func (v *verdict) pass(layer, detail string) {
+	v.Layers = append(v.Layers, reporters.Layer{Name: layer, Passed: true, Detail: detail})
+}
+
+// reject records a layer that rejected the claim: the claim counts as
+// non-DONE and reason goes to the handoff and the next prompt.
+func (v *verdict) reject(layer, reason string) {
+	v.Status, v.Reason, v.Accepted = state.StatusRejected, reason, false
+	v.Layers = append(v.Layers, reporters.Layer{Name: layer, Detail: reason})
+}
+
+// judge runs the layers that need no process on a rotation's output. A
+// claim is a DONE/TASK_COMPLETE status or a promise; it passes only when
+// both are there (an explicit signal: silent completion is not valid), no
+// contradiction phrase sits beside it, and the stage's promise appears in
+// the output (string_match; for the other methods a "promise" layer
+// before the method). ok tells that the claim passed so far: the
+// verifier guard, the method and the artifact review follow (claim.go).
+func judge(status agent.Status, rep agent.Report, stage plan.Stage, phrases []string) (v verdict, ok bool) {
+	v = verdict{Status: statusWord(status)}
 	v.Claimed = status == agent.StatusDone || rep.PromiseFound
 	if !v.Claimed {
-		return v
+		return v, false
 	}
-	reject := func(layer, reason string) verdict {
-		v.Status, v.Reason = state.StatusRejected, reason
-		v.Layers = append(v.Layers, reporters.Layer{Name: layer, Detail: reason})
-		return v
-	}
-	pass := func(layer string) { v.Layers = append(v.Layers, reporters.Layer{Name: layer, Passed: true}) }
 	if found := intersect(rep.Phrases, phrases); len(found) > 0 {
-		return reject("contradiction", fmt.Sprintf("%s (%s)", contradictionLog, strings.Join(found, ", ")))
+		v.reject("contradiction", fmt.Sprintf("%s (%s)", contradictionLog, strings.Join(found, ", ")))
+		return v, false
 	}
-	pass("contradiction")
+	v.pass("contradiction", "")
 	want := stage.Criteria.Promise
 	switch {
 	case status != agent.StatusDone:
-		return reject("signal", fmt.Sprintf("a promise without an explicit DONE status: end with RALPH_STATUS: DONE when the %s stage is complete", stage.Name))
+		v.reject("signal", fmt.Sprintf("a promise without an explicit DONE status: end with RALPH_STATUS: DONE when the %s stage is complete", stage.Name))
+		return v, false
 	case !rep.PromiseFound:
-		return reject("signal", fmt.Sprintf("DONE without the completion promise: print <promise>%s</promise> when the %s stage is complete", want, stage.Name))
+		v.reject("signal", fmt.Sprintf("DONE without the completion promise: print <promise>%s</promise> when the %s stage is complete", want, stage.Name))
+		return v, false
 	}
-	pass("signal")
-	// string_match: the promise text must appear in the output.
+	v.pass("signal", "")
+	layer := verify.StringMatch
+	if stage.Criteria.VerificationMethod != verify.StringMatch {
+		layer = "promise"
+	}
 	if !contains(rep.Phrases, want) {
-		return reject("string_match", fmt.Sprintf("Promise '%s' not found in output (got <promise>%s</promise>)", want, rep.Promise))
+		v.reject(layer, fmt.Sprintf("Promise '%s' not found in output (got <promise>%s</promise>)", want, rep.Promise))
+		return v, false
 	}
-	pass("string_match")
-	v.Accepted = true
-	return v
+	v.pass(layer, "Promise found in output")
+	return v, true
 }
 
-// checkSupported refuses, before anything runs, specs whose verification
-// this version cannot perform yet, rather than pretending to verify them.
-func checkSupported(p *project.Project) error {
-	for _, sp := range p.Specs {
-		for _, st := range sp.Stages {
-			if m := st.Criteria.VerificationMethod; m != "string_match" {
-				return fmt.Errorf("%s: stage %s uses verification method %q, which this ralph-ci version cannot run yet; use string_match or disable the stage (stages.%s.enabled: false)", sp.Path, st.Name, m, st.Name)
-			}
+// methodLayers turns a method's result into report layers: one for the
+// method, then one per multi_stage stage ("multi_stage/NAME").
+func methodLayers(method string, r verify.Result) []reporters.Layer {
+	out := []reporters.Layer{{Name: method, Passed: r.Passed, Detail: r.Reason}}
+	for _, s := range r.Stages {
+		d := s.Reason
+		if !s.Required {
+			d = "optional: " + d
 		}
+		out = append(out, reporters.Layer{Name: method + "/" + s.Name, Passed: s.Passed, Detail: d})
 	}
-	return nil
+	return out
 }
 
 func statusWord(s agent.Status) string {

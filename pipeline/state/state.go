@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
 
 // Version is the state.json format version this package reads and writes.
@@ -65,6 +67,36 @@ type SpecState struct {
 	// Excluded says why the spec was taken out of the loop (stuck, out of
 	// iterations); "" while it is in.
 	Excluded string `json:"excluded,omitempty"`
+	// Checkpoint is the human checkpoint of a verify-tier spec: its
+	// decision, rejection counter and log (also kept in the checkpoint
+	// comment's marker).
+	Checkpoint *tiers.Record `json:"checkpoint,omitempty"`
+
+	// TaskKey is the spec hash the task fields below belong to; a changed
+	// spec starts its tasks (accepted claims) and review loop over.
+	TaskKey string `json:"task_key,omitempty"`
+	// TaskIndex is the number of tasks (accepted completion claims) of the
+	// spec so far: the index of the next one.
+	TaskIndex int `json:"task_index,omitempty"`
+	// TaskStage is the stage (the "phase") of the last accepted task.
+	TaskStage string `json:"task_stage,omitempty"`
+	// ReviewIteration is the iteration of a pending artifact review loop
+	// (a fix rotation is due); 0 when none is pending.
+	ReviewIteration int `json:"review_iteration,omitempty"`
+	// ReviewFindings are the findings of the last REVIEW_FAIL of the
+	// pending review loop.
+	ReviewFindings string `json:"review_findings,omitempty"`
+	// ReviewFixFailures counts failed fix rotations of the pending loop.
+	ReviewFixFailures int `json:"review_fix_failures,omitempty"`
+	// VerifierKey identifies what VerifierHashes were recorded for (stage,
+	// spec hash, guarded files).
+	VerifierKey string `json:"verifier_key,omitempty"`
+	// VerifierHashes are the sha256 of the guarded verifier files when the
+	// stage started ("" for a missing file).
+	VerifierHashes map[string]string `json:"verifier_hashes,omitempty"`
+	// VerifierSeen are their hashes after the last rotation, to tell a
+	// change made by a rotation from one made between runs.
+	VerifierSeen map[string]string `json:"verifier_seen,omitempty"`
 }
 
 // CorruptError reports a state file that cannot be parsed. It is never

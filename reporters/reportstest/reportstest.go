@@ -57,6 +57,10 @@ func Report() *reporters.Report {
 			Path: ".ralph/specs/billing.spec.md", Key: "billing-abcdef", Title: "Billing", Tier: "verify",
 			Outcome: reporters.SpecAwaiting, Counter: 3, Stage: "coder", TotalRotations: 3,
 			Rotations: []reporters.Rotation{},
+			Checkpoint: &reporters.Checkpoint{Status: "skipped", SHA: "0123456789abcdef0123456789abcdef01234567", RejectionCount: 3,
+				RejectionLog: []reporters.Rejection{{Attempt: 3, Feedback: "totals <b>round</b> wrong", Classification: "implementation_gap", ActionTaken: "sent back to work"}},
+				Text: "ESCALATION -- Billing\n", Note: "Verification skipped by user. Mismatch acknowledged and deferred.",
+				Skip: "Verification skipped by user. Mismatch acknowledged and deferred."},
 		},
 	}
 	// A rejected claim: the agent said DONE, verification said no.

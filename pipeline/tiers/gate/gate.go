@@ -1,0 +1,177 @@
+// Package gate runs the verify tier's checkpoints against a channel (a
+// pull request, or the terminal of a laptop): it reads the answers given
+// since the last look, applies them to each spec's record (tiers), sends
+// rejected specs back to work in the state, presents the checkpoint of
+// every verify-tier spec that is verified 3/3, and updates the comments
+// and commit statuses. `ralph-ci run` calls it before scheduling and when
+// it finishes, `ralph-ci check` as the merge gate.
+package gate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
+)
+
+// Channel is where checkpoints are shown and answered.
+type Channel interface {
+	// Read returns the pull request, its head commit, the checkpoint
+	// comments and the authorized answers.
+	Read(ctx context.Context) (Snapshot, error)
+	// Publish shows the checkpoint of spec as rec says (creating or
+	// editing its one comment) and returns the comment id (0 if none).
+	Publish(ctx context.Context, spec string, s tiers.Slice, rec tiers.Record) (int64, error)
+	// Status sets the commit status of spec: pending, success or failure.
+	Status(ctx context.Context, spec, state, description string) error
+}
+
+// Snapshot is what a channel read.
+type Snapshot struct {
+	PR   int    // 0 outside a pull request
+	Head string // the commit approvals are for
+	// Comments are the tool's own checkpoint comments, by spec.
+	Comments map[string]Comment
+	// Replies are authorized reply comments, oldest first.
+	Replies []tiers.Answer
+	// Reactions are authorized reactions, by the comment they are on.
+	Reactions map[int64][]tiers.Answer
+	// LastComment is the highest comment id seen.
+	LastComment int64
+}
+
+// Comment is a checkpoint comment and its marker.
+type Comment struct {
+	ID     int64
+	Marker tiers.Marker
+	Err    error // the marker's record could not be read
+}
+
+// Result says where the verify-tier checkpoints stand.
+type Result struct {
+	Passed, Pending, Rework, Escalated []string
+	// SentBack lists the specs this call sent back to work.
+	SentBack []string
+}
+
+// Sync reads the answers, applies them, presents the checkpoints of the
+// verify-tier specs verified 3/3, and publishes what changed. st is
+// updated in place; the caller saves it.
+func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, log zerolog.Logger) (Result, error) {
+	snap, err := ch.Read(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("read the checkpoint answers: %w", err)
+	}
+	var res Result
+	recs := map[string]*tiers.Record{}
+	var targets []tiers.Target
+	for _, sp := range specs {
+		if sp.Tier != plan.TierVerify {
+			continue
+		}
+		rec := load(sp, st, snap, log)
+		recs[sp.Path] = &rec
+		if rec.Open() {
+			targets = append(targets, tiers.Target{Spec: sp.Path, ID: sp.ID, Header: header(sp, rec), CommentID: rec.CommentID})
+		}
+	}
+	before := map[string]tiers.Record{}
+	for k, r := range recs {
+		before[k] = clone(*r)
+	}
+	for _, a := range snap.Replies {
+		var open []tiers.Target
+		for _, tg := range targets {
+			if r := recs[tg.Spec]; r.Open() && a.ID > r.AfterComment {
+				open = append(open, tg)
+			}
+		}
+		if len(open) == 0 {
+			continue
+		}
+		tg, text, ok := tiers.Route(a.Text, open)
+		if !ok {
+			log.Warn().Int64("comment", a.ID).Str("author", a.Author).Str("reason", "several checkpoints are open: quote one or start the reply with its spec path and a colon").Msg("answer ignored")
+			continue
+		}
+		a.Text = text
+		apply(tg.Spec, recs[tg.Spec], a, snap.Head, log)
+	}
+	for spec, r := range recs {
+		for _, a := range snap.Reactions[r.CommentID] {
+			if r.CommentID != 0 && a.ID > r.AfterReaction && r.Open() {
+				apply(spec, r, a, snap.Head, log)
+			}
+		}
+	}
+	for _, sp := range specs {
+		r, ok := recs[sp.Path]
+		if !ok {
+			continue
+		}
+		for _, a := range snap.Reactions[r.CommentID] {
+			r.AfterReaction = max(r.AfterReaction, a.ID)
+		}
+		r.AfterComment = max(r.AfterComment, snap.LastComment)
+		ss := st.Spec(sp.Path)
+		if r.Status == tiers.StatusRework && before[sp.Path].Status != tiers.StatusRework {
+			sendBack(sp, st, *r)
+			res.SentBack = append(res.SentBack, sp.Path)
+		}
+		if verified(sp, ss) {
+			*r = tiers.Present(*r, snap.PR, snap.Head)
+		}
+		if r.Status == tiers.StatusEscalated && len(r.RejectionLog) == 0 {
+			log.Warn().Str("spec", sp.Path).Msg(tiers.HistoryUnavailable)
+		}
+		if err := publish(ctx, ch, sp, r, before[sp.Path], log); err != nil {
+			return res, err
+		}
+		if ss != nil || r.Status != tiers.StatusNone {
+			if ss == nil {
+				st.Specs = append(st.Specs, state.SpecState{Path: sp.Path})
+				ss = st.Spec(sp.Path)
+			}
+			cp := clone(*r)
+			ss.Checkpoint = &cp
+		}
+		switch {
+		case r.Passed(snap.Head):
+			res.Passed = append(res.Passed, sp.Path)
+		case r.Status == tiers.StatusEscalated:
+			res.Escalated = append(res.Escalated, sp.Path)
+		case r.Status == tiers.StatusRework:
+			res.Rework = append(res.Rework, sp.Path)
+		default:
+			res.Pending = append(res.Pending, sp.Path)
+		}
+	}
+	return res, nil
+}
+
+// verified tells whether the spec is 3/3 with its last stage passed.
+func verified(sp plan.Spec, ss *state.SpecState) bool {
+	return ss != nil && ss.DoneCount == counter.Max && ss.StagesDone && ss.LastHash == sp.Hash && ss.Excluded == ""
+}
+
+func header(sp plan.Spec, r tiers.Record) string {
+	if r.Status == tiers.StatusEscalated {
+		return "ESCALATION -- " + sp.Title
+	}
+	return fmt.Sprintf("ALL TESTS PASSING -- Slice %s: %s", sp.ID, sp.Title)
+}
+
+// SliceOf is what the checkpoint of sp shows.
+func SliceOf(sp plan.Spec) tiers.Slice {
+	return tiers.Slice{ID: sp.ID, Name: sp.Title, Criteria: sp.AcceptanceCriteria, Steps: sp.Steps}
+}
+
+func clone(r tiers.Record) tiers.Record {
+	r.RejectionLog = append([]tiers.Rejection{}, r.RejectionLog...)
+	return r
+}
