@@ -59,7 +59,7 @@ func Report() *reporters.Report {
 			Rotations: []reporters.Rotation{},
 			Checkpoint: &reporters.Checkpoint{Status: "skipped", SHA: "0123456789abcdef0123456789abcdef01234567", RejectionCount: 3,
 				RejectionLog: []reporters.Rejection{{Attempt: 3, Feedback: "totals <b>round</b> wrong", Classification: "implementation_gap", ActionTaken: "sent back to work"}},
-				Text: "ESCALATION -- Billing\n", Note: "Verification skipped by user. Mismatch acknowledged and deferred.",
+				Text:         "ESCALATION -- Billing\n", Note: "Verification skipped by user. Mismatch acknowledged and deferred.",
 				Skip: "Verification skipped by user. Mismatch acknowledged and deferred."},
 		},
 	}
