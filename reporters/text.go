@@ -151,3 +151,18 @@ func RotationLog(rots []Rotation, max int) []string {
 	}
 	return lines
 }
+
+// CodeFence returns a Markdown code fence that text cannot close: three
+// backquotes, or one more than the longest run of backquotes in text.
+func CodeFence(text string) string {
+	best, n := 0, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return strings.Repeat("`", max(3, best+1))
+}

@@ -85,3 +85,16 @@ func TestRotationLogKeepsTheLast(t *testing.T) {
 		t.Errorf("RotationLog(nil) = %q", got)
 	}
 }
+
+func TestCodeFenceCannotBeClosedByTheText(t *testing.T) {
+	for text, want := range map[string]string{
+		"plain":              "```",
+		"a ``` fence inside": "````",
+		"````` five, ` one":  "``````",
+		"":                   "```",
+	} {
+		if got := reporters.CodeFence(text); got != want {
+			t.Errorf("CodeFence(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

@@ -46,18 +46,11 @@ rejections the checkpoint escalates and 1, 2 or 3 chooses: re-scope, pair
 				return &usageError{fmt.Errorf("%s is of the %s tier: it has no human checkpoint", sp.Path, sp.Tier)}
 			}
 			dir := state.At(p.Root)
-			if err := dir.Ensure(); err != nil {
-				return err
-			}
-			lock, err := state.Acquire(dir, state.LockInfo{Command: "answer", Version: versionString()})
+			lock, st, err := state.Open(dir, state.LockInfo{Command: "answer", Version: versionString()})
 			if err != nil {
 				return err
 			}
 			defer lock.Release()
-			st, err := state.Load(dir)
-			if err != nil {
-				return err
-			}
 			eff, err := gate.Answer(cmd.Context(), gate.Local{Root: p.Root, Out: opts.stdout}, sp, &st, localUser(), strings.Join(args[1:], " "), opts.log)
 			if err != nil {
 				return exitcode.New(exitcode.Usage, err)

@@ -64,18 +64,11 @@ content hash, changed-files flag, stage and history.`,
 		Args:    cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			dir := state.At(opts.dir)
-			if err := dir.Ensure(); err != nil {
-				return err
-			}
-			lock, err := state.Acquire(dir, state.LockInfo{Command: "reset", Version: versionString()})
+			lock, st, err := state.Open(dir, state.LockInfo{Command: "reset", Version: versionString()})
 			if err != nil {
 				return err
 			}
 			defer lock.Release()
-			st, err := state.Load(dir)
-			if err != nil {
-				return err
-			}
 			if err := state.Save(dir, state.Reset(st)); err != nil {
 				return err
 			}

@@ -298,3 +298,22 @@ func (l *Lock) Release() error {
 	l.released = true
 	return nil
 }
+
+// Open prepares dir, takes the lock for info's command and loads the
+// state: what every command that changes state does first. Release the
+// lock when done.
+func Open(dir Dir, info LockInfo) (*Lock, State, error) {
+	if err := dir.Ensure(); err != nil {
+		return nil, State{}, err
+	}
+	lock, err := Acquire(dir, info)
+	if err != nil {
+		return nil, State{}, err
+	}
+	st, err := Load(dir)
+	if err != nil {
+		_ = lock.Release()
+		return nil, State{}, err
+	}
+	return lock, st, nil
+}

@@ -246,3 +246,16 @@ func TestReleaseLeavesForeignLock(t *testing.T) {
 		t.Fatal("foreign run.json was removed")
 	}
 }
+
+func TestOpenEnsuresLocksAndLoads(t *testing.T) {
+	dir := At(t.TempDir())
+	lock, st, err := Open(dir, LockInfo{Command: "reset"})
+	if err != nil || st.Version != Version || st.Iteration != 0 {
+		t.Fatalf("Open: %+v, %v", st, err)
+	}
+	defer lock.Release()
+	var locked *LockedError
+	if _, _, err := Open(dir, LockInfo{Command: "answer"}); !errors.As(err, &locked) {
+		t.Fatalf("second Open: %v, want LockedError", err)
+	}
+}

@@ -3,6 +3,8 @@ package tiers
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
 // MaxCommentChars is GitHub's limit on a comment body.
@@ -46,7 +48,7 @@ func CommentBody(spec string, s Slice, r Record) string {
 	if len(text) > maxBody {
 		text = strings.ToValidUTF8(text[:maxBody], "") + "\n[... cut: the full text is in the ralph-ci report]\n"
 	}
-	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+	fence := reporters.CodeFence(text)
 	var b strings.Builder
 	marker := FormatMarker(Marker{Spec: spec, Record: trimmed(r, 2000)})
 	if len(marker) > MaxCommentChars-maxBody-2000 {
@@ -81,15 +83,3 @@ func trimmed(r Record, maxFeedback int) Record {
 	return r
 }
 
-func longestRun(s string, c byte) int {
-	best, n := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			n++
-			best = max(best, n)
-		} else {
-			n = 0
-		}
-	}
-	return best
-}

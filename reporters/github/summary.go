@@ -108,7 +108,7 @@ func writeDetails(b *strings.Builder, s reporters.Spec) {
 		return
 	}
 	log := strings.Join(lines, "\n")
-	fence := strings.Repeat("`", max(3, longestRun(log, '`')+1))
+	fence := reporters.CodeFence(log)
 	fmt.Fprintf(b, "%stext\n%s\n%s\n\n</details>\n\n", fence, log, fence)
 }
 
@@ -120,19 +120,6 @@ func mdText(s string) string {
 		"[", `\[`, "]", `\]`, "~", `\~`, "#", `\#`).Replace(s)
 }
 
-// longestRun is the length of the longest run of c in s.
-func longestRun(s string, c byte) int {
-	best, n := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			n++
-			best = max(best, n)
-		} else {
-			n = 0
-		}
-	}
-	return best
-}
 
 // plural is "1 rotation", "2 rotations".
 func plural(n int, noun string) string {
