@@ -17,7 +17,7 @@ import (
 )
 
 func newCheckCommand(opts *globalOptions) *cobra.Command {
-	var wait time.Duration
+	var wait, every time.Duration
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Validate the config and every spec's front matter",
@@ -33,8 +33,10 @@ given with ralph-ci answer), records the decisions, posts escalations and
 updates the commit statuses. It exits 0 only when every verify-tier spec is
 approved for the current head commit (or its verification was skipped
 after an escalation); 6 while a checkpoint waits, 7 when one was rejected
-(the spec is back at work), 8 when one escalated. --wait polls for answers
-until then, at most for the given duration.`,
+(the spec is back at work), 8 when one escalated. --wait reads the
+answers again every 15 seconds while a checkpoint waits for one (pending
+or escalated), at most for the given duration; the exit code is then
+where they stand.`,
 		Example: `  ralph-ci check
   ralph-ci check --config ci/ralph.yaml
   ralph-ci -C examples/quickstart check
@@ -50,10 +52,19 @@ until then, at most for the given duration.`,
 					s.Path, s.Tier, strings.Join(s.StageNames(), ","), strings.Join(s.Methods(), ","))
 			}
 			opts.log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
-			return checkGate(cmd.Context(), opts, p, wait)
+			ctx, sig := signalContext(cmd.Context())
+			err = checkGate(ctx, opts, p, wait, every)
+			if exitcode.Of(err) == exitcode.Interrupted {
+				return exitcode.New(sig.code(), err)
+			}
+			return err
 		}),
 	}
-	cmd.Flags().DurationVar(&wait, "wait", 0, "poll for checkpoint answers for at most `DURATION` (e.g. 10m) while any is pending")
+	cmd.Flags().DurationVar(&wait, "wait", 0, "poll for checkpoint answers for at most `DURATION` (e.g. 10m) while any waits for one")
+	// Internal, for tests: how often --wait reads the answers again. Hidden
+	// because a shorter interval only spends the API's rate limit.
+	cmd.Flags().DurationVar(&every, "poll-interval", defaultPollInterval, "internal: how often --wait reads the answers")
+	_ = cmd.Flags().MarkHidden("poll-interval")
 	return cmd
 }
 
@@ -71,13 +82,16 @@ func runE(f func(*cobra.Command, []string) error) func(*cobra.Command, []string)
 	}
 }
 
-// pollInterval is how often check --wait reads the answers again.
-var pollInterval = 15 * time.Second
+// defaultPollInterval is how often check --wait reads the answers again.
+const defaultPollInterval = 15 * time.Second
 
 // checkGate is the merge-gate part of check: without verify-tier specs it
 // does nothing; else it syncs the checkpoints (polling up to wait) and
 // maps where they stand to the exit code.
-func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wait time.Duration) error {
+func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wait, every time.Duration) error {
+	if every <= 0 {
+		return &usageError{fmt.Errorf("--poll-interval %v: want a positive duration", every)}
+	}
 	verify := false
 	for _, sp := range p.Specs {
 		verify = verify || sp.Tier == plan.TierVerify
@@ -100,7 +114,10 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 			return err
 		}
 		code, msg := gateCode(res)
-		if code != exitcode.AwaitHuman || !time.Now().Add(pollInterval).Before(deadline) {
+		// Poll while a checkpoint waits for an answer (pending, or
+		// escalated: waiting for 1/2/3), never past the deadline.
+		waiting := code == exitcode.AwaitHuman || code == exitcode.Escalated
+		if !waiting || !time.Now().Add(every).Before(deadline) {
 			for _, s := range res.Passed {
 				fmt.Fprintf(opts.stdout, "%s\tcheckpoint=passed\n", s)
 			}
@@ -119,11 +136,11 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 			opts.log.Warn().Str("exit", code.Class()).Msg(msg)
 			return exitcode.Printed(code, fmt.Errorf("%s", msg))
 		}
-		opts.log.Info().Dur("every", pollInterval).Time("until", deadline).Msg("waiting for checkpoint answers")
+		opts.log.Info().Dur("every", every).Time("until", deadline).Msg("waiting for checkpoint answers")
 		select {
 		case <-ctx.Done():
 			return exitcode.New(exitcode.Interrupted, ctx.Err())
-		case <-time.After(pollInterval):
+		case <-time.After(every):
 		}
 	}
 }

@@ -82,4 +82,3 @@ func trimmed(r Record, maxFeedback int) Record {
 	}
 	return r
 }
-

@@ -120,7 +120,6 @@ func mdText(s string) string {
 		"[", `\[`, "]", `\]`, "~", `\~`, "#", `\#`).Replace(s)
 }
 
-
 // plural is "1 rotation", "2 rotations".
 func plural(n int, noun string) string {
 	if n == 1 {

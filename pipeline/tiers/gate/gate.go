@@ -118,11 +118,11 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 			r.AfterReaction = max(r.AfterReaction, a.ID)
 		}
 		r.AfterComment = max(r.AfterComment, snap.LastComment)
-		ss := st.Spec(sp.Path)
 		if r.Status == tiers.StatusRework && before[sp.Path].Status != tiers.StatusRework {
-			sendBack(sp, st, *r)
+			sendBack(sp, st, *r) // may add the spec's state
 			res.SentBack = append(res.SentBack, sp.Path)
 		}
+		ss := st.Spec(sp.Path)
 		if verified(sp, ss) {
 			*r = tiers.Present(*r, snap.PR, snap.Head)
 		}

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -61,6 +62,9 @@ type Fault struct {
 	Method, Path string // Path is a regexp
 	Code         int
 	Count        int
+	// Done carries the request out before failing: the server did the
+	// write, then answered Code (a 5xx after the comment was created).
+	Done bool
 }
 
 // Server is the fake GitHub.
@@ -129,6 +133,29 @@ func (s *Server) SetHead(sha string) {
 	s.Head = sha
 }
 
+// SetReadOnly makes writes fail with 403, as with a token that may not
+// write (or lifts that).
+func (s *Server) SetReadOnly(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ReadOnly = on
+}
+
+// Seen counts the requests so far whose method is method and whose path
+// matches the regexp path.
+func (s *Server) Seen(method, path string) int {
+	re := regexp.MustCompile(path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.Requests {
+		if m, p, _ := strings.Cut(r, " "); m == method && re.MatchString(p) {
+			n++
+		}
+	}
+	return n
+}
+
 // Inject adds a fault.
 func (s *Server) Inject(f Fault) {
 	s.mu.Lock()
@@ -154,6 +181,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		f := &s.Faults[i]
 		if f.Count > 0 && f.Method == r.Method && regexp.MustCompile(f.Path).MatchString(r.URL.Path) {
 			f.Count--
+			if f.Done {
+				s.route(httptest.NewRecorder(), r)
+			}
 			if f.Code == http.StatusTooManyRequests {
 				w.Header().Set("Retry-After", "0")
 			}
@@ -161,6 +191,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	s.route(w, r)
+}
+
+// route answers a request as GitHub would; s.mu is held.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Authorization") != "Bearer test-token" {
 		s.error(w, http.StatusUnauthorized, "Bad credentials")
 		return
