@@ -68,6 +68,9 @@ type Stage struct {
 	MaxIterations      int      `json:"max_iterations"`
 	Promise            string   `json:"promise"`
 	VerificationMethod string   `json:"verification_method"`
+	// VerificationConfig, when set, verifies the stage of every spec that
+	// does not define its own criteria with VerificationMethod.
+	VerificationConfig *VerificationConfig `json:"verification_config,omitempty"`
 }
 
 // Loop holds the global loop settings.

@@ -45,6 +45,9 @@ func configKeys(v cue.Value, prefix string) []string {
 		switch key {
 		case "agents": // a map of #Agent, listed by the caller
 			continue
+		case "stages.STAGE.verification_config": // the methods table documents its options
+			keys = append(keys, key)
+			continue
 		case "stages":
 			keys = append(keys, configKeys(child.LookupPath(cue.ParsePath("coder")), "stages.STAGE.")...)
 			continue

@@ -99,11 +99,18 @@ func resolveTier(def string, contracts []schema.Contract) (tier string, criteria
 // defaultCriteria is the spec's _build_default_criteria: the stage's
 // default promise, verified semantically against the acceptance criteria.
 // A spec without a completion spec falls back to the configured default
-// verification (string_match unless changed).
+// verification (string_match unless changed). When the config gives the
+// stage a verification_config, that method and config verify it instead:
+// completion criteria from the config.
 func defaultCriteria(cfg *schema.Config, stage, title string, c *schema.Completion) schema.Criteria {
+	st := cfg.Stages.Get(stage)
 	crit := schema.Criteria{
-		Promise:     cfg.Stages.Get(stage).Promise,
+		Promise:     st.Promise,
 		Description: fmt.Sprintf("Complete %s stage for: %s", stage, title),
+	}
+	if st.VerificationConfig != nil { // the config's criteria for this stage
+		crit.VerificationMethod, crit.VerificationConfig = st.VerificationMethod, *st.VerificationConfig
+		return crit
 	}
 	if c == nil {
 		crit.VerificationMethod = cfg.Loop.DefaultVerification

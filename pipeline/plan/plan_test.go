@@ -102,3 +102,26 @@ func TestLoopDisabledMeansSinglePass(t *testing.T) {
 		}
 	}
 }
+
+// Completion criteria may come from the config: a stage's
+// verification_config verifies every spec that does not define that
+// stage, with the stage's method.
+func TestStageCriteriaFromTheConfig(t *testing.T) {
+	cfg := config(t, "stages:\n  coder: {verification_method: external, verification_config: {command: 'go test ./...', timeout: 60}}\n  reviewer: {enabled: false}\n  tester: {enabled: false}\n  qa: {enabled: false}\n")
+	for name, fm := range map[string]*schema.FrontMatter{
+		"no completion spec":      nil,
+		"completion without coder": front(t, "completion: {outcome: o, acceptance_criteria: [a]}"),
+	} {
+		s := Resolve(cfg, ds, fm)
+		c := s.Stages[0].Criteria
+		if !s.Stages[0].Default || c.VerificationMethod != "external" || c.VerificationConfig.Command == nil ||
+			c.VerificationConfig.Command.Shell != "go test ./..." || c.VerificationConfig.Timeout.Std().Seconds() != 60 {
+			t.Errorf("%s: %+v", name, c)
+		}
+	}
+	// A spec's own criteria still win.
+	s := Resolve(cfg, ds, front(t, "completion: {outcome: o, acceptance_criteria: [a], coder: {promise: P, description: d, verification_method: string_match}}"))
+	if s.Stages[0].Default || s.Stages[0].Criteria.VerificationMethod != "string_match" {
+		t.Errorf("spec criteria: %+v", s.Stages[0])
+	}
+}
