@@ -109,7 +109,7 @@ func TestLoopDisabledMeansSinglePass(t *testing.T) {
 func TestStageCriteriaFromTheConfig(t *testing.T) {
 	cfg := config(t, "stages:\n  coder: {verification_method: external, verification_config: {command: 'go test ./...', timeout: 60}}\n  reviewer: {enabled: false}\n  tester: {enabled: false}\n  qa: {enabled: false}\n")
 	for name, fm := range map[string]*schema.FrontMatter{
-		"no completion spec":      nil,
+		"no completion spec":       nil,
 		"completion without coder": front(t, "completion: {outcome: o, acceptance_criteria: [a]}"),
 	} {
 		s := Resolve(cfg, ds, fm)
