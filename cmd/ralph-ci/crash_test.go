@@ -244,8 +244,8 @@ func interruptRun(t *testing.T, bin string, sig syscall.Signal, code int) {
 	if exec.Command("pgrep", "-f", marker).Run() == nil {
 		t.Error("the agent's child survived")
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".ralph", "rotation.json")); err != nil {
-		t.Errorf("the interrupted rotation was not kept for the next run: %v", err)
+	if b, err := os.ReadFile(filepath.Join(dir, ".ralph", "state.json")); err != nil || !strings.Contains(string(b), `"pending"`) {
+		t.Errorf("the interrupted rotation was not kept for the next run: %v\n%s", err, b)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".ralph", "run.json")); err == nil {
 		t.Error("the lock was not released")

@@ -72,9 +72,6 @@ content hash, changed-files flag, stage and history.`,
 			if err := state.Save(dir, state.Reset(st)); err != nil {
 				return err
 			}
-			if err := state.EndRotation(dir); err != nil {
-				return err
-			}
 			opts.log.Info().Int("specs", len(st.Specs)).Msg("counters and iteration reset; spec states kept")
 			return nil
 		}),

@@ -128,6 +128,12 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		e.log.Debug().Str("reason", why).Msg("change detection runs git status every rotation")
 	}
 	err = e.loop(ctx)
+	// The last rotation's result (and a rotation left pending by an
+	// interruption) is written here; every earlier one went with the
+	// record of the rotation after it.
+	if serr := state.Save(e.dir, e.st); serr != nil && err == nil {
+		err = serr
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		e.outcome.Code, e.outcome.Message, err = exitcode.Interrupted, "interrupted: state saved; the interrupted rotation runs again next time", nil
@@ -141,10 +147,7 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 
 // loop runs rotations until the run ends. It sets e.outcome.
 func (e *engine) loop(ctx context.Context) error {
-	pending, err := state.PendingRotation(e.dir, e.st)
-	if err != nil {
-		return err
-	}
+	pending := e.st.Pending
 	if err := e.rescan(); err != nil {
 		return err
 	}
@@ -160,10 +163,7 @@ func (e *engine) loop(ctx context.Context) error {
 			found, ok := e.spec(pending.Spec)
 			if !ok { // the spec went away while its rotation was interrupted
 				e.log.Info().Str("spec", pending.Spec).Msg("dropping the interrupted rotation of a removed spec")
-				if err := state.EndRotation(e.dir); err != nil {
-					return err
-				}
-				pending = nil
+				e.st.Pending, pending = nil, nil
 				continue
 			}
 			e.log.Info().Str("spec", pending.Spec).Int("iteration", pending.Iteration).Msg("re-running the interrupted rotation")

@@ -52,7 +52,9 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	if err != nil {
 		return err
 	}
-	if err := state.BeginRotation(e.dir, state.Rotation{Iteration: iteration, Spec: sp.Path, Stage: stage.Name, History: rel, StartedAt: time.Now().UTC(), Before: raw}); err != nil {
+	// One write: the previous rotation's result and this one's record.
+	e.st.Pending = &state.Rotation{Iteration: iteration, Spec: sp.Path, Stage: stage.Name, History: rel, StartedAt: time.Now().UTC(), Before: raw}
+	if err := state.Save(e.dir, e.st); err != nil {
 		return err
 	}
 	if err := os.Remove(e.dir.StatusFile()); err != nil && !os.IsNotExist(err) {
@@ -91,13 +93,8 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	if max := e.opts.Project.Config.Budgets.MaxSpecRotations; max > 0 && n >= max && ss.Excluded == "" && !(ss.DoneCount == counter.Max && ss.StagesDone) {
 		ss.Excluded = fmt.Sprintf("budgets.max_spec_rotations (%d) reached without verification", max)
 	}
-	e.st.Iteration, e.st.Current = iteration, sp.Path
-	if err := state.Save(e.dir, e.st); err != nil {
-		return err
-	}
-	if err := state.EndRotation(e.dir); err != nil {
-		return err
-	}
+	// Saved with the next rotation's record, or at the end of the run.
+	e.st.Iteration, e.st.Current, e.st.Pending = iteration, sp.Path, nil
 	if v.Reason != "" {
 		e.noteHandoff(sp, v.Reason)
 	}
@@ -165,7 +162,7 @@ func (e *engine) baseline(ctx context.Context, pending *state.Rotation) (changes
 	if pending != nil {
 		var s changes.Snapshot
 		if err := json.Unmarshal(pending.Before, &s); err != nil {
-			return s, fmt.Errorf("%s: unreadable baseline (%v): delete it to start the rotation afresh", e.dir.RotationFile(), err)
+			return s, fmt.Errorf("%s: the pending rotation's baseline is unreadable (%v): run ralph-ci reset to discard it", e.dir.StatePath(), err)
 		}
 		return s, nil
 	}

@@ -45,6 +45,26 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
+// writeFileOrdered replaces path with data like WriteFileAtomic, except that
+// it does not flush the directory: the new content is on disk before the
+// rename, so a reader (even after a power loss) sees the old or the new
+// complete file, but a power loss may undo the rename. state.json is
+// written this way, once per rotation: an undone rename brings back the
+// previous state with its pending rotation, which is then run again, so
+// no rotation is lost or counted twice, and each rotation saves a
+// directory flush.
+func writeFileOrdered(path string, data []byte, perm os.FileMode) error {
+	tmp, err := writeTemp(filepath.Dir(path), "."+filepath.Base(path)+tmpInfix+"*", data, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 // writeTemp writes data to a new, fsynced temporary file in dir whose name
 // matches pattern (as for os.CreateTemp) and returns its name. On failure
 // nothing is left behind.

@@ -18,7 +18,6 @@ const (
 	guardrailsFile = "guardrails.md"
 	runFile        = "run.json"
 	currentLogFile = "current.log"
-	rotationFile   = "rotation.json"
 	statusFile     = "status"
 	handoffsDir    = "handoffs"
 	historyDir     = "history"
@@ -51,10 +50,6 @@ func (d Dir) RunFile() string { return d.join(runFile) }
 // CurrentLog returns the path of current.log, the running rotation's output.
 func (d Dir) CurrentLog() string { return d.join(currentLogFile) }
 
-// RotationFile returns the path of rotation.json, the in-flight rotation
-// record.
-func (d Dir) RotationFile() string { return d.join(rotationFile) }
-
 // StatusFile returns the path of the file the agent may write its status
 // word to; the caller clears it before each rotation.
 func (d Dir) StatusFile() string { return d.join(statusFile) }
@@ -75,7 +70,7 @@ func (d Dir) HistoryLog(key string, n int) string {
 }
 
 // Rel returns path relative to the .ralph directory, with forward slashes,
-// as recorded in rotation.json (e.g. "history/api.spec-d4e5f6/003.log").
+// as recorded in a pending rotation (e.g. "history/api.spec-d4e5f6/003.log").
 // It fails if path is not inside the directory.
 func (d Dir) Rel(path string) (string, error) {
 	rel, err := filepath.Rel(string(d), path)

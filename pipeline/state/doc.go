@@ -9,7 +9,6 @@
 //	  guardrails.md           shared notes between agents
 //	  run.json                the one-instance lock (Acquire, Lock.Release)
 //	  current.log             output of the running rotation
-//	  rotation.json           the in-flight rotation record (BeginRotation)
 //	  status                  status word written by the agent
 //	  handoffs/{key}.md       per spec
 //	  history/{key}/NNN.log   per spec, one log per rotation of that spec
@@ -22,20 +21,24 @@
 // the old or the new complete file. Leftover temporary files (named
 // ".<name>.tmp-*") are never read; [Dir.CleanTemp] removes them.
 //
-// A rotation is made crash-safe by a write-ahead record, rotation.json:
+// A rotation is made crash-safe by a write-ahead record in state.json
+// itself, [State.Pending], so that each rotation costs one write:
 //
-//  1. [BeginRotation] records iteration N+1, the spec and the change
-//     detection baseline ("before") before the agent starts;
+//  1. before the agent of rotation N+1 starts, [Save] writes the result of
+//     rotation N together with the record of N+1: the spec, the stage and
+//     the change-detection baseline ("before");
 //  2. the agent runs;
-//  3. [Save] writes state.json with iteration N+1;
-//  4. [EndRotation] removes rotation.json.
+//  3. the result of N+1 is written by the next rotation's step 1, or by a
+//     final Save (without a pending record) when the run ends.
 //
-// On start-up [PendingRotation] compares the record with state.json: if the
-// record is one ahead the rotation was interrupted before step 3 and must be
-// re-run against the recorded baseline (so edits made before the crash still
-// count as changes of that rotation); if it is not ahead, step 3 had completed
-// and the record is simply removed. A crash can thus neither lose a rotation
-// nor count one twice.
+// A run that finds a pending record re-runs that rotation against the
+// recorded baseline (so edits made before the crash still count as changes
+// of that rotation). A crash can thus neither lose a rotation nor count
+// one twice; at worst a rotation that had finished in the last moments is
+// run again. state.json is written with the file flushed before the rename
+// but without flushing the directory (see writeFileOrdered): a power loss
+// that undoes a rename brings back an older state and its pending
+// rotation, with the same guarantee.
 //
 // # One instance per repository
 //

@@ -10,143 +10,68 @@ import (
 	"time"
 )
 
-func sampleRotation(iteration int) Rotation {
-	return Rotation{
-		Iteration: iteration, Spec: "specs/api.spec.md", Stage: "coder",
-		History:   "history/api.spec-d4e5f6/003.log",
-		StartedAt: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC),
-		Before:    json.RawMessage(`{"files":{"a.go":"abc"},"head":"deadbeef"}`),
-	}
+func pendingState() State {
+	return State{Version: Version, Iteration: 4, Current: "specs/a.spec.md",
+		Specs: []SpecState{{Path: "specs/a.spec.md", DoneCount: 1, LastStatus: StatusDone}},
+		Pending: &Rotation{Iteration: 5, Spec: "specs/a.spec.md", Stage: "coder", History: "history/a.spec-123456/003.log",
+			StartedAt: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC), Before: json.RawMessage(`{"kind":"git","head":"abc"}`)}}
 }
 
-func TestPendingRotationNone(t *testing.T) {
-	r, err := PendingRotation(newDir(t), State{Version: 1, Iteration: 4})
-	if r != nil || err != nil {
-		t.Fatalf("got %+v, %v", r, err)
-	}
-}
-
-func TestPendingRotationInterrupted(t *testing.T) {
-	d := newDir(t)
-	st := State{Version: 1, Iteration: 11}
-	if err := Save(d, st); err != nil {
+// The pending rotation travels with the state in one write: what was
+// saved before the agent started is what a restarted run finds.
+func TestPendingRotationRoundTrip(t *testing.T) {
+	dir := Dir(t.TempDir())
+	in := pendingState()
+	if err := Save(dir, in); err != nil {
 		t.Fatal(err)
 	}
-	want := sampleRotation(12)
-	if err := BeginRotation(d, want); err != nil {
-		t.Fatal(err)
-	}
-	// Crash: neither Save nor EndRotation happened.
-	loaded, err := Load(d)
+	out, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := PendingRotation(d, loaded)
-	if err != nil {
+	var before, after map[string]any
+	_ = json.Unmarshal(in.Pending.Before, &before)
+	_ = json.Unmarshal(out.Pending.Before, &after)
+	if out.Pending == nil || out.Pending.Iteration != 5 || out.Pending.Spec != in.Pending.Spec || out.Pending.History != in.Pending.History ||
+		!out.Pending.StartedAt.Equal(in.Pending.StartedAt) || !reflect.DeepEqual(before, after) {
+		t.Errorf("pending = %+v, want %+v", out.Pending, in.Pending)
+	}
+	// The write recording the rotation's result clears it.
+	out.Iteration, out.Pending = 5, nil
+	if err := Save(dir, out); err != nil {
 		t.Fatal(err)
 	}
-	if got == nil || !reflect.DeepEqual(*got, want) {
-		t.Fatalf("pending:\n got %+v\nwant %+v", got, want)
-	}
-	if _, err := os.Stat(d.RotationFile()); err != nil {
-		t.Error("the record of an interrupted rotation must stay until EndRotation")
-	}
-	// The re-run completes normally.
-	if err := Save(d, State{Version: 1, Iteration: 12}); err != nil {
-		t.Fatal(err)
-	}
-	if err := EndRotation(d); err != nil {
-		t.Fatal(err)
-	}
-	if r, err := PendingRotation(d, State{Version: 1, Iteration: 12}); r != nil || err != nil {
-		t.Fatalf("after EndRotation: %+v, %v", r, err)
+	if again, _ := Load(dir); again.Pending != nil {
+		t.Errorf("pending after the result was saved: %+v", again.Pending)
 	}
 }
 
-func TestPendingRotationAlreadySaved(t *testing.T) {
-	for _, iteration := range []int{12, 5} { // == state, < state
-		d := newDir(t)
-		if err := BeginRotation(d, sampleRotation(iteration)); err != nil {
-			t.Fatal(err)
-		}
-		// Crash after Save(iteration 12) but before EndRotation.
-		r, err := PendingRotation(d, State{Version: 1, Iteration: 12})
-		if r != nil || err != nil {
-			t.Fatalf("iteration %d: got %+v, %v", iteration, r, err)
-		}
-		if _, err := os.Stat(d.RotationFile()); !os.IsNotExist(err) {
-			t.Errorf("iteration %d: stale rotation.json not removed", iteration)
-		}
+// A pending record that does not follow the saved iteration is a bug when
+// saving and corruption when loading (a hand-edited or restored file).
+func TestPendingRotationMustFollowTheIteration(t *testing.T) {
+	dir := Dir(t.TempDir())
+	bad := pendingState()
+	bad.Pending.Iteration = 7
+	if err := Save(dir, bad); err == nil || !strings.Contains(err.Error(), "does not follow iteration 4") {
+		t.Fatalf("Save: %v", err)
+	}
+	if err := os.WriteFile(dir.StatePath(), []byte(`{"version":1,"iteration":4,"specs":[],"pending":{"iteration":9,"spec":"a"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(dir)
+	var ce *CorruptError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "pending rotation 9") {
+		t.Fatalf("Load: %v", err)
+	}
+	bad = pendingState()
+	bad.Pending.Before = json.RawMessage(`{not json`)
+	if err := Save(dir, bad); err == nil {
+		t.Fatal("Save accepted a baseline that is not JSON")
 	}
 }
 
-func TestPendingRotationAhead(t *testing.T) {
-	d := newDir(t)
-	if err := BeginRotation(d, sampleRotation(13)); err != nil {
-		t.Fatal(err)
-	}
-	_, err := PendingRotation(d, State{Version: 1, Iteration: 0}) // e.g. after a reset
-	var me *RotationMismatchError
-	if !errors.As(err, &me) || !strings.Contains(err.Error(), "delete "+d.RotationFile()) {
-		t.Fatalf("want *RotationMismatchError, got %v", err)
-	}
-	if _, err := os.Stat(d.RotationFile()); err != nil {
-		t.Error("rotation.json removed despite the mismatch")
-	}
-}
-
-func TestPendingRotationCorrupt(t *testing.T) {
-	for name, content := range map[string]string{
-		"empty":     "",
-		"garbage":   "{\"iteration\": 1",
-		"no spec":   `{"iteration": 3}`,
-		"wrong tpe": `{"iteration": "3", "spec": "a"}`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			d := newDir(t)
-			if err := os.WriteFile(d.RotationFile(), []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, err := PendingRotation(d, State{Version: 1, Iteration: 2})
-			var ce *CorruptError
-			if !errors.As(err, &ce) {
-				t.Fatalf("want *CorruptError, got %T %v", err, err)
-			}
-			for _, want := range []string{d.RotationFile(), "delete " + d.RotationFile(), "interrupted rotation"} {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("message %q lacks %q", err, want)
-				}
-			}
-		})
-	}
-}
-
-func TestBeginRotationValidatesAndOverwrites(t *testing.T) {
-	d := newDir(t)
-	if err := BeginRotation(d, Rotation{Spec: "a"}); err == nil {
-		t.Error("iteration 0 accepted")
-	}
-	bad := sampleRotation(1)
-	bad.Before = json.RawMessage("{not json")
-	if err := BeginRotation(d, bad); err == nil {
-		t.Error("invalid snapshot accepted")
-	}
-	r := sampleRotation(1)
-	if err := BeginRotation(d, r); err != nil {
-		t.Fatal(err)
-	}
-	r.Stage = "verifier"
-	if err := BeginRotation(d, r); err != nil {
-		t.Fatal(err)
-	}
-	got, err := PendingRotation(d, State{Version: 1})
-	if err != nil || got == nil || got.Stage != "verifier" {
-		t.Fatalf("got %+v, %v", got, err)
-	}
-	if err := EndRotation(d); err != nil {
-		t.Fatal(err)
-	}
-	if err := EndRotation(d); err != nil {
-		t.Errorf("EndRotation without a record: %v", err)
+func TestResetDiscardsThePendingRotation(t *testing.T) {
+	if r := Reset(pendingState()); r.Pending != nil || r.Iteration != 0 {
+		t.Errorf("reset: %+v", r)
 	}
 }

@@ -35,6 +35,10 @@ type State struct {
 	// Current is the spec of the last rotation: a resumed run keeps its
 	// focus on it exactly as an uninterrupted run would.
 	Current string `json:"current,omitempty"`
+	// Pending is the rotation under way (iteration Iteration+1), written
+	// before its agent starts; a run that finds it re-runs that rotation
+	// against its recorded baseline. See the package documentation.
+	Pending *Rotation `json:"pending,omitempty"`
 }
 
 // SpecState is the saved state of one spec.
@@ -177,7 +181,7 @@ func Save(dir Dir, s State) error {
 	if err := validate(s); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w (this is a bug in ralph-ci)", err)
 	}
-	out := State{Version: Version, Iteration: s.Iteration, Specs: make([]SpecState, len(s.Specs)), Current: s.Current}
+	out := State{Version: Version, Iteration: s.Iteration, Specs: make([]SpecState, len(s.Specs)), Current: s.Current, Pending: s.Pending}
 	copy(out.Specs, s.Specs)
 	for i := range out.Specs {
 		if out.Specs[i].ChangedFiles == nil {
@@ -192,7 +196,7 @@ func Save(dir Dir, s State) error {
 	if err := enc.Encode(out); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w", err)
 	}
-	if err := WriteFileAtomic(dir.StatePath(), buf.Bytes(), 0o644); err != nil {
+	if err := writeFileOrdered(dir.StatePath(), buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w", err)
 	}
 	return nil
@@ -206,10 +210,10 @@ func Save(dir Dir, s State) error {
 // Rotations is kept because it numbers the history logs, which are kept:
 // resetting it would overwrite history/{key}/001.log and so on.
 //
-// The reset command should also discard a pending rotation ([EndRotation]):
-// its iteration number refers to the state before the reset.
+// A pending rotation is discarded: its iteration refers to the state
+// before the reset.
 func Reset(s State) State {
-	out := State{Version: Version, Iteration: 0, Specs: slices.Clone(s.Specs), Current: s.Current}
+	out := State{Version: Version, Iteration: 0, Specs: slices.Clone(s.Specs), Current: s.Current} // the pending rotation is discarded
 	for i := range out.Specs {
 		out.Specs[i].DoneCount = 0
 		out.Specs[i].StuckCount = 0
@@ -233,6 +237,14 @@ func (s *State) Spec(path string) *SpecState {
 func validate(s State) error {
 	if s.Iteration < 0 {
 		return fmt.Errorf("negative iteration %d", s.Iteration)
+	}
+	if r := s.Pending; r != nil {
+		if r.Iteration != s.Iteration+1 || r.Spec == "" {
+			return fmt.Errorf("pending rotation %d of %q does not follow iteration %d", r.Iteration, r.Spec, s.Iteration)
+		}
+		if len(r.Before) > 0 && !json.Valid(r.Before) {
+			return fmt.Errorf("pending rotation %d: its baseline is not valid JSON", r.Iteration)
+		}
 	}
 	seen := make(map[string]bool, len(s.Specs))
 	for _, sp := range s.Specs {

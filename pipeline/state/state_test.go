@@ -167,7 +167,6 @@ func TestDirPaths(t *testing.T) {
 		d.Guardrails():                  "/repo/.ralph/guardrails.md",
 		d.RunFile():                     "/repo/.ralph/run.json",
 		d.CurrentLog():                  "/repo/.ralph/current.log",
-		d.RotationFile():                "/repo/.ralph/rotation.json",
 		d.StatusFile():                  "/repo/.ralph/status",
 		d.Handoff("api.spec-d4e5f6"):    "/repo/.ralph/handoffs/api.spec-d4e5f6.md",
 		d.HistoryLog("api.spec-abc", 3): "/repo/.ralph/history/api.spec-abc/003.log",
