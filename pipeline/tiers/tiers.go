@@ -21,6 +21,8 @@
 // the rejection flow must keep the counter.
 package tiers
 
+import "encoding/json"
+
 // Status is where a checkpoint stands.
 type Status string
 
@@ -100,4 +102,15 @@ func (r Record) Passed(head string) bool {
 // Open tells whether the checkpoint waits for an answer.
 func (r Record) Open() bool {
 	return r.Status == StatusPending || r.Status == StatusEscalated
+}
+
+// MarshalJSON writes the record with its rejection log always a list
+// (never null), as the state and report schemas require, even for a
+// record read without one.
+func (r Record) MarshalJSON() ([]byte, error) {
+	type plain Record
+	if r.RejectionLog == nil {
+		r.RejectionLog = []Rejection{}
+	}
+	return json.Marshal(plain(r))
 }

@@ -179,6 +179,12 @@ func isNoPermission(err error) bool {
 	return false
 }
 
+// isNotFound tells a 404.
+func isNotFound(err error) bool {
+	var er *gh.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound
+}
+
 // isServerError tells a 5xx.
 func isServerError(err error) bool {
 	var er *gh.ErrorResponse

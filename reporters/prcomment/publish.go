@@ -31,10 +31,15 @@ func (c *Client) Publish(ctx context.Context, spec string, s tiers.Slice, rec ti
 			c.bodies[id] = body
 			return id, nil
 		}
-		if !isNoPermission(err) {
+		switch {
+		case isNotFound(err):
+			// Deleted since it was read: post it again.
+			c.log.Info().Int64("comment", id).Str("spec", spec).Msg("the checkpoint comment is gone; posting it again")
+		case isNoPermission(err):
+			return 0, c.denied(spec, s, rec, err)
+		default:
 			return 0, fmt.Errorf("edit comment %d: %w", id, err)
 		}
-		return 0, c.denied(spec, s, rec, err)
 	}
 	cm, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, c.pr, &gh.IssueComment{Body: &body})
 	if err != nil && isServerError(err) {

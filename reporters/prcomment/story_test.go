@@ -235,7 +235,7 @@ func TestRetriesAndPagination(t *testing.T) {
 // annotation and the job summary, with a clear message.
 func TestNoPermissionFallback(t *testing.T) {
 	w := newWorld(t)
-	w.srv.ReadOnly = true
+	w.srv.SetReadOnly(true)
 	w.sync()
 	if !strings.Contains(w.logs.String(), "may not write") {
 		t.Errorf("no clear message:\n%s", w.logs)

@@ -10,6 +10,7 @@ package gate
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/rs/zerolog"
 
@@ -69,13 +70,17 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 	}
 	var res Result
 	recs := map[string]*tiers.Record{}
+	dirty := map[string]bool{} // records to publish even if no answer changes them
 	var targets []tiers.Target
 	for _, sp := range specs {
 		if sp.Tier != plan.TierVerify {
 			continue
 		}
-		rec := load(sp, st, snap, log)
+		rec, repaired := load(sp, st, snap, log)
 		recs[sp.Path] = &rec
+		if repaired {
+			dirty[sp.Path] = true
+		}
 		if rec.Open() {
 			targets = append(targets, tiers.Target{Spec: sp.Path, ID: sp.ID, Header: header(sp, rec), CommentID: rec.CommentID})
 		}
@@ -86,12 +91,19 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 	}
 	for _, a := range snap.Replies {
 		var open []tiers.Target
+		fresh := false
 		for _, tg := range targets {
-			if r := recs[tg.Spec]; r.Open() && a.ID > r.AfterComment {
-				open = append(open, tg)
+			if r := recs[tg.Spec]; a.ID > r.AfterComment {
+				fresh = true
+				if r.Open() {
+					open = append(open, tg)
+				}
 			}
 		}
 		if len(open) == 0 {
+			if fresh { // an earlier answer of this read decided it
+				log.Warn().Int64("id", a.ID).Str("author", a.Author).Str("kind", a.Kind).Str("reason", "the checkpoint was already answered by an earlier reply").Msg("answer ignored")
+			}
 			continue
 		}
 		tg, text, ok := tiers.Route(a.Text, open)
@@ -118,7 +130,10 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 			r.AfterReaction = max(r.AfterReaction, a.ID)
 		}
 		r.AfterComment = max(r.AfterComment, snap.LastComment)
-		if r.Status == tiers.StatusRework && before[sp.Path].Status != tiers.StatusRework {
+		// A rejection this state has not seen yet sends the spec back to
+		// work: one read now, or one another job (check on a comment)
+		// recorded in the comment while this state still says 3/3.
+		if r.Status == tiers.StatusRework && !reworkSeen(st.Spec(sp.Path), *r) {
 			sendBack(sp, st, *r) // may add the spec's state
 			res.SentBack = append(res.SentBack, sp.Path)
 		}
@@ -129,7 +144,8 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 		if r.Status == tiers.StatusEscalated && len(r.RejectionLog) == 0 {
 			log.Warn().Str("spec", sp.Path).Msg(tiers.HistoryUnavailable)
 		}
-		if err := publish(ctx, ch, sp, r, before[sp.Path], log); err != nil {
+		changed := dirty[sp.Path] || !reflect.DeepEqual(*r, before[sp.Path])
+		if err := publish(ctx, ch, sp, r, changed, log); err != nil {
 			return res, err
 		}
 		if ss != nil || r.Status != tiers.StatusNone {
@@ -152,6 +168,16 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 		}
 	}
 	return res, nil
+}
+
+// reworkSeen tells whether the state already sent the spec back for the
+// rejection r records (its saved record is that same rework).
+func reworkSeen(ss *state.SpecState, r tiers.Record) bool {
+	if ss == nil || ss.Checkpoint == nil {
+		return false
+	}
+	c := ss.Checkpoint
+	return c.Status == tiers.StatusRework && c.RejectionCount == r.RejectionCount && c.Route == r.Route && c.PR == r.PR
 }
 
 // verified tells whether the spec is 3/3 with its last stage passed.

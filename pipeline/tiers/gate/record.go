@@ -3,7 +3,6 @@ package gate
 import (
 	"context"
 	"fmt"
-	"reflect"
 
 	"github.com/rs/zerolog"
 
@@ -15,14 +14,17 @@ import (
 // load finds the record of a spec: the checkpoint comment's marker (it
 // survives across workflow runs), else state.json. A marker whose record
 // cannot be read is LogCorruption: the log is reset, the count of the
-// state kept.
-func load(sp plan.Spec, st *state.State, snap Snapshot, log zerolog.Logger) tiers.Record {
+// state kept. repaired tells that the record differs from what the
+// comment shows (an unreadable marker, or tiers.Check changed it), so
+// that it is published again.
+func load(sp plan.Spec, st *state.State, snap Snapshot, log zerolog.Logger) (rec tiers.Record, repaired bool) {
 	var saved tiers.Record
 	if ss := st.Spec(sp.Path); ss != nil && ss.Checkpoint != nil {
 		saved = clone(*ss.Checkpoint)
 	}
-	rec := saved
+	rec = saved
 	if c, ok := snap.Comments[sp.Path]; ok {
+		repaired = c.Err != nil
 		if c.Err != nil {
 			log.Warn().Str("spec", sp.Path).Err(c.Err).Int("rejection_count", saved.RejectionCount).
 				Msg("LogCorruption: the checkpoint marker is unreadable; the rejection log is reset to [] and the rejection count kept")
@@ -31,11 +33,14 @@ func load(sp plan.Spec, st *state.State, snap Snapshot, log zerolog.Logger) tier
 			rec = clone(c.Marker.Record)
 		}
 		rec.CommentID = c.ID
+	} else if snap.PR != 0 && rec.PR == snap.PR {
+		rec.CommentID = 0 // deleted on the pull request: post it again
 	}
 	for _, w := range tiers.Check(&rec) {
 		log.Warn().Str("spec", sp.Path).Msg(w)
+		repaired = true
 	}
-	return rec
+	return rec, repaired
 }
 
 // apply applies one answer and logs what it did.
@@ -81,12 +86,13 @@ func sendBack(sp plan.Spec, st *state.State, r tiers.Record) {
 	ss.Reason = fmt.Sprintf("human checkpoint rejected (%s)", r.Route)
 }
 
-// publish shows the record when it changed, and sets the commit status.
-func publish(ctx context.Context, ch Channel, sp plan.Spec, r *tiers.Record, before tiers.Record, log zerolog.Logger) error {
+// publish shows the record when it changed (or has no comment yet), and
+// sets the commit status.
+func publish(ctx context.Context, ch Channel, sp plan.Spec, r *tiers.Record, changed bool, log zerolog.Logger) error {
 	if r.Status == tiers.StatusNone {
 		return nil
 	}
-	if reflect.DeepEqual(*r, before) && r.CommentID != 0 {
+	if !changed && r.CommentID != 0 {
 		return nil
 	}
 	id, err := ch.Publish(ctx, sp.Path, SliceOf(sp), *r)

@@ -111,6 +111,30 @@ func (s *Server) add(user User, body string) int64 {
 	return s.nextID
 }
 
+// Edit replaces a comment's body (as a person with admin rights may).
+func (s *Server) Edit(id int64, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.Comments {
+		if s.Comments[i].ID == id {
+			s.Comments[i].Body = body
+		}
+	}
+}
+
+// Delete deletes a comment (as a person may, in the web interface).
+func (s *Server) Delete(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, c := range s.Comments {
+		if c.ID == id {
+			s.Comments = append(s.Comments[:i:i], s.Comments[i+1:]...)
+			delete(s.Reactions, id)
+			return
+		}
+	}
+}
+
 // React adds a reaction by user on a comment.
 func (s *Server) React(comment int64, user User, content string) {
 	s.mu.Lock()
