@@ -9,6 +9,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/parser"
 )
 
 //go:embed *.cue
@@ -46,7 +47,11 @@ func compile() (*Schema, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := inst.AddFile("schema/"+name, src); err != nil {
+		f, err := parser.ParseFile("schema/"+name, src, parser.ParseComments)
+		if err != nil {
+			return nil, fmt.Errorf("embedded schema %s: %w", name, err)
+		}
+		if err := inst.AddSyntax(f); err != nil {
 			return nil, fmt.Errorf("embedded schema %s: %w", name, err)
 		}
 	}
