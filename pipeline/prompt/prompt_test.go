@@ -20,8 +20,8 @@ func TestBuildGolden(t *testing.T) {
 		"full": {
 			SpecPath: "specs/auth.spec.md", SpecBody: "# JWT auth\n\nAdd JWT authentication.\n",
 			Stage: "coder", Iteration: 2, MaxIterations: 15,
-			Outcome:  "All API endpoints require valid JWT tokens",
-			Criteria: []string{"Login returns a JWT", "Invalid tokens return 401"},
+			Outcome:     "All API endpoints require valid JWT tokens",
+			Criteria:    []string{"Login returns a JWT", "Invalid tokens return 401"},
 			Description: "Authentication code complete", Promise: "AUTH_IMPLEMENTED", Method: "external",
 			HandoffPath: ".ralph/handoffs/auth.spec-123abc.md", Handoff: "Middleware written; routes next.",
 			GuardrailPath: ".ralph/guardrails.md", Guardrails: "Run go test ./... before DONE.",
