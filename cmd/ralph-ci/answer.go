@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -99,8 +101,67 @@ func checkpointChannel(ctx context.Context, opts *globalOptions, p *project.Proj
 	if !ok {
 		return gate.Local{Root: p.Root, Out: opts.stdout}, nil
 	}
-	return prcomment.New(prcomment.Options{Env: env, PR: pr, Config: p.Config.GitHub, Log: opts.log,
-		Actions: github.EnvFrom(os.Getenv), Stdout: opts.stdout})
+	files, trusted := approvalConfig(p.Root, p.ConfigPath, opts.config == "")
+	if trusted {
+		opts.log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
+	}
+	return prcomment.New(prcomment.Options{Env: env, PR: pr, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
+		Log: opts.log, Actions: github.EnvFrom(os.Getenv), Stdout: opts.stdout})
+}
+
+// approvalConfig says where, on a pull request, the github section that
+// decides who may approve comes from. The checked-out repository is the
+// pull request's, so a config in it is read again from the base commit:
+// files are its paths relative to the repository root (the nearest
+// directory above root with a .git), the one loaded first, then, when it
+// was found at the root rather than named (discovered), the other names it
+// may have there, so that renaming it in the pull request does not lose
+// the base's settings. A config outside the repository (not under its
+// root, or inside another git checkout within it, as the base branch
+// checked out beside the head in .ralph-base/) did not come from the pull
+// request and is trusted as given. git never checks out a .git entry from
+// a commit, so a pull request cannot make its files look like another
+// checkout.
+func approvalConfig(root, configPath string, discovered bool) (files []string, trusted bool) {
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, false
+	}
+	file := configPath
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(absRoot, file)
+	}
+	file = filepath.Clean(file)
+	top := absRoot
+	for d := absRoot; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			top = d
+			break
+		}
+		if filepath.Dir(d) == d {
+			break // no repository above root: root is its top
+		}
+	}
+	rel, err := filepath.Rel(top, file)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, true // outside the repository
+	}
+	for d := filepath.Dir(file); d != top && strings.HasPrefix(d, top); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return nil, true // another checkout inside it
+		}
+	}
+	rel = filepath.ToSlash(rel)
+	files = []string{rel}
+	if discovered {
+		dir := path.Dir(rel)
+		for _, name := range project.ConfigNames {
+			if f := path.Join(dir, name); f != rel {
+				files = append(files, f)
+			}
+		}
+	}
+	return files, false
 }
 
 // gateCode is the exit code of the checkpoints' result.

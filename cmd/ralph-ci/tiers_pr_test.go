@@ -98,7 +98,9 @@ type prWorld struct {
 }
 
 // newPRWorld makes the repository (prRepoFiles, then extra files) and the
-// fake GitHub with its pull request at the repository's head.
+// fake GitHub with its pull request at the repository's head. The pull
+// request's base has prRepoFiles' ralph.yaml: who may approve is read
+// from there (extra files are the pull request's changes).
 func newPRWorld(t *testing.T, bin string, extra ...map[string]string) *prWorld {
 	t.Helper()
 	w := &prWorld{t: t, bin: bin, dir: t.TempDir()}
@@ -130,6 +132,7 @@ func newPRWorld(t *testing.T, bin string, extra ...map[string]string) *prWorld {
 	// opened by Codertocat.
 	w.srv = fake.New(t, "Codertocat", "Hello-World", 2, w.head, prAuthor.Login)
 	w.srv.Perms["alice"], w.srv.Perms["mallory"], w.srv.Perms["Codertocat"] = "write", "read", "admin"
+	w.srv.SetFile(w.srv.BaseSHA, "ralph.yaml", prRepoFiles["ralph.yaml"])
 	return w
 }
 

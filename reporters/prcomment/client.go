@@ -11,6 +11,9 @@
 // github.required_permission (never by author_association). Bots, the
 // tool's own comments and, when github.ignore_pr_author is set, the pull
 // request's author are ignored; every ignored answer is logged with why.
+// Those github settings come from the config on the pull request's base
+// commit, not from the pull request's own (see trust.go), unless the
+// config file did not come from the pull request (Options.TrustConfig).
 //
 // A token that may not write (403/404 on a comment or a status) falls
 // back to a workflow annotation and the job summary, with a clear message.
@@ -36,7 +39,11 @@ type Client struct {
 	gh          *gh.Client
 	owner, repo string
 	pr          int
-	cfg         schema.GitHub
+	cfg         schema.GitHub  // who may approve: the base commit's, once trusted is set
+	trustGiven  bool           // cfg did not come from the pull request
+	files       []string       // the config's paths on the base commit, tried in order
+	trusted     bool           // cfg is settled
+	prOwn       *schema.GitHub // the pull request's own section, when it differs from the base's
 	log         zerolog.Logger
 	actions     rgithub.Env
 	annotations interface{ Write(p []byte) (int, error) }
@@ -51,10 +58,25 @@ type Client struct {
 
 // Options configure New.
 type Options struct {
-	Env    Env
-	PR     int
+	Env Env
+	PR  int
+	// Config is the github section of the loaded config. On a pull
+	// request that config is the pull request's own, so unless
+	// TrustConfig is set it is only compared with the section read from
+	// the base commit's config (at ConfigFiles), which decides who may
+	// approve.
 	Config schema.GitHub
-	Log    zerolog.Logger
+	// ConfigFiles are the config's paths relative to the repository
+	// root (slash-separated), looked for in this order on the pull
+	// request's base commit: the file loaded, then, for a config found at
+	// the root rather than named, the other names it may have had there.
+	// Empty (and not TrustConfig): the defaults decide, with a warning.
+	ConfigFiles []string
+	// TrustConfig takes Config as given: the file did not come from the
+	// pull request (it lies outside the repository's checkout, e.g. the
+	// base branch checked out beside it).
+	TrustConfig bool
+	Log         zerolog.Logger
 	// Actions and Stdout receive the fallback (job summary, annotations).
 	Actions rgithub.Env
 	Stdout  interface{ Write(p []byte) (int, error) }
@@ -89,7 +111,7 @@ func New(o Options) (*Client, error) {
 		}
 		c.BaseURL = u
 	}
-	return &Client{gh: c, owner: owner, repo: repo, pr: o.PR, cfg: o.Config, log: o.Log, actions: o.Actions,
+	return &Client{gh: c, owner: owner, repo: repo, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, log: o.Log, actions: o.Actions,
 		annotations: o.Stdout, perms: map[string]string{}, bodies: map[int64]string{}}, nil
 }
 
@@ -141,17 +163,30 @@ func (c *Client) permission(ctx context.Context, login string) (string, error) {
 }
 
 // authorize says why an answer by user does not count ("" when it does).
+// When the pull request's own github section, which is ignored, would
+// have let it count, the reason says so.
 func (c *Client) authorize(ctx context.Context, u *gh.User) (string, error) {
+	why, err := c.authorizeWith(ctx, u, c.cfg)
+	if err != nil || why == "" || c.prOwn == nil {
+		return why, err
+	}
+	if own, err := c.authorizeWith(ctx, u, *c.prOwn); err == nil && own == "" {
+		why += "; the pull request's own config would let it count, but a pull request may not decide who approves it: the github section is read from the config on its base commit"
+	}
+	return why, nil
+}
+
+func (c *Client) authorizeWith(ctx context.Context, u *gh.User, cfg schema.GitHub) (string, error) {
 	login := u.GetLogin()
 	switch {
 	case u.GetType() == "Bot" || strings.HasSuffix(login, "[bot]"):
 		return "a bot", nil
 	case c.self != "" && strings.EqualFold(login, c.self):
 		return "ralph-ci's own comment", nil
-	case c.cfg.IgnorePRAuthor && strings.EqualFold(login, c.prAuthor):
+	case cfg.IgnorePRAuthor && strings.EqualFold(login, c.prAuthor):
 		return "the pull request's author (github.ignore_pr_author)", nil
 	}
-	for _, a := range c.cfg.Approvers {
+	for _, a := range cfg.Approvers {
 		if strings.EqualFold(a, login) {
 			return "", nil
 		}
@@ -160,7 +195,7 @@ func (c *Client) authorize(ctx context.Context, u *gh.User) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	need := c.cfg.RequiredPermission
+	need := cfg.RequiredPermission
 	if need == "" {
 		need = "write"
 	}

@@ -22,6 +22,7 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 		return gate.Snapshot{}, fmt.Errorf("pull request #%d: %w", c.pr, err)
 	}
 	c.head, c.prAuthor = pr.GetHead().GetSHA(), pr.GetUser().GetLogin()
+	c.trust(ctx, pr)
 	if c.self == "" {
 		if u, _, err := c.gh.Users.Get(ctx, ""); err == nil {
 			c.self = u.GetLogin()

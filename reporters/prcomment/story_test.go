@@ -40,6 +40,9 @@ type world struct {
 	logs  *bytes.Buffer
 	out   *bytes.Buffer
 	env   rgithub.Env
+	// options, when set, changes the client's options (trusted config
+	// carol is an approver of, by default).
+	options func(*prcomment.Options)
 }
 
 func newWorld(t *testing.T) *world {
@@ -74,9 +77,13 @@ func (w *world) sync() gate.Result {
 	if err != nil || !ok || pr != 2 {
 		w.t.Fatalf("pull request from the event: %d %v %v", pr, ok, err)
 	}
-	c, err := prcomment.New(prcomment.Options{Env: env, PR: pr, Log: zerolog.New(w.logs),
-		Config:  schema.GitHub{RequiredPermission: "write", IgnorePRAuthor: true, Approvers: []string{"carol"}},
-		Actions: w.env, Stdout: w.out, Retry: prcomment.Retry{Attempts: 4, Base: time.Millisecond, Max: time.Second}})
+	o := prcomment.Options{Env: env, PR: pr, Log: zerolog.New(w.logs),
+		Config: schema.GitHub{RequiredPermission: "write", IgnorePRAuthor: true, Approvers: []string{"carol"}}, TrustConfig: true,
+		Actions: w.env, Stdout: w.out, Retry: prcomment.Retry{Attempts: 4, Base: time.Millisecond, Max: time.Second}}
+	if w.options != nil {
+		w.options(&o)
+	}
+	c, err := prcomment.New(o)
 	if err != nil {
 		w.t.Fatal(err)
 	}

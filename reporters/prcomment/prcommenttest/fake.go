@@ -1,12 +1,16 @@
 // Package prcommenttest is an in-process fake of the GitHub REST API
 // endpoints ralph-ci's checkpoints use, speaking GitHub's documented JSON:
 // pulls, issue comments (paginated with Link headers), comment reactions
-// (paginated), collaborator permission, commit statuses and /user. It
+// (paginated), collaborator permission, commit statuses, /user and the
+// repository contents of a file at a ref (the base commit's config). It
 // keeps state, fails the test on any unexpected route, and can inject
 // faults (429, 5xx) and refuse writes (a read-only token).
 package prcommenttest
 
 import (
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -77,7 +81,10 @@ type Server struct {
 	PR         int
 	Head       string
 	Author     string
-	Perms      map[string]string // login -> role_name; missing: 404
+	BaseSHA    string                       // the pull request's base commit, base.sha
+	BaseRef    string                       // its branch, base.ref
+	Files      map[string]map[string]string // ref (a sha or a branch) -> path -> content
+	Perms      map[string]string            // login -> role_name; missing: 404
 	Comments   []Comment
 	Reactions  map[int64][]Reaction
 	Statuses   []Status
@@ -88,9 +95,18 @@ type Server struct {
 	nextReactn int64
 }
 
-// New starts a fake for owner/repo with one open pull request.
+// The base of the pull request of New, as in the webhook examples of
+// reporters/prcomment/testdata/events.
+const (
+	BaseSHA = "f95f852bd8fca8fcc58a9a2d6c842781e32a215e"
+	BaseRef = "master"
+)
+
+// New starts a fake for owner/repo with one open pull request, whose base
+// is BaseRef at BaseSHA (with no files until SetFile).
 func New(t testing.TB, owner, repo string, pr int, head, author string) *Server {
 	s := &Server{t: t, Owner: owner, Repo: repo, PR: pr, Head: head, Author: author, Perms: map[string]string{},
+		BaseSHA: BaseSHA, BaseRef: BaseRef, Files: map[string]map[string]string{},
 		Reactions: map[int64][]Reaction{}, nextID: 1000, nextReactn: 5000}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
@@ -157,6 +173,25 @@ func (s *Server) SetHead(sha string) {
 	s.Head = sha
 }
 
+// SetFile puts a file with content at path on ref (a commit sha or a
+// branch), as the contents API serves it; SetFile(s.BaseSHA, "ralph.yaml",
+// ...) gives the pull request's base a config.
+func (s *Server) SetFile(ref, path, content string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Files[ref] == nil {
+		s.Files[ref] = map[string]string{}
+	}
+	s.Files[ref][path] = content
+}
+
+// RemoveFile removes path from ref: the contents API answers 404.
+func (s *Server) RemoveFile(ref, path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.Files[ref], path)
+}
+
 // SetReadOnly makes writes fail with 403, as with a token that may not
 // write (or lifts that).
 func (s *Server) SetReadOnly(on bool) {
@@ -194,6 +229,7 @@ var (
 	rePull       = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)$`)
 	rePermission = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/collaborators/([^/]+)/permission$`)
 	reStatus     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/statuses/([0-9a-f]+)$`)
+	reContents   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/contents/(.+)$`)
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -235,7 +271,31 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.error(w, http.StatusForbidden, "Resource not accessible by integration")
 	case r.Method == "GET" && m(rePull) != nil && s.repo(m(rePull)) && atoi(m(rePull)[3]) == s.PR:
 		s.json(w, 200, map[string]any{"number": s.PR, "state": "open", "head": map[string]any{"sha": s.Head, "ref": "feature"},
-			"user": User{Login: s.Author, ID: 1, Type: "User"}})
+			"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef}, "user": User{Login: s.Author, ID: 1, Type: "User"}})
+	case r.Method == "GET" && m(reContents) != nil && s.repo(m(reContents)):
+		// GET /repos/{owner}/{repo}/contents/{path}?ref=: a file is
+		// {"type":"file","encoding":"base64","content":...}; without ref,
+		// the default branch (BaseRef).
+		ref, p := r.URL.Query().Get("ref"), m(reContents)[3]
+		if ref == "" {
+			ref = s.BaseRef
+		}
+		content, ok := s.Files[ref][p]
+		if !ok {
+			s.error(w, 404, "Not Found")
+			return
+		}
+		name := p[strings.LastIndex(p, "/")+1:]
+		b64 := base64.StdEncoding.EncodeToString([]byte(content))
+		var wrapped strings.Builder // GitHub breaks the base64 into lines of 60
+		for len(b64) > 0 {
+			n := min(60, len(b64))
+			wrapped.WriteString(b64[:n] + "\n")
+			b64 = b64[n:]
+		}
+		blob := sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(content), content)))
+		s.json(w, 200, map[string]any{"type": "file", "encoding": "base64", "size": len(content), "name": name, "path": p,
+			"sha": hex.EncodeToString(blob[:]), "content": wrapped.String()})
 	case r.Method == "GET" && m(reComments) != nil && s.repo(m(reComments)) && atoi(m(reComments)[3]) == s.PR:
 		page := max(1, atoi(r.URL.Query().Get("page")))
 		lo, hi := min((page-1)*PageSize, len(s.Comments)), min(page*PageSize, len(s.Comments))

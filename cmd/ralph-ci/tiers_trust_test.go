@@ -1,0 +1,172 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
+)
+
+// Who may approve a checkpoint on a pull request, end to end through the
+// built binary: the github section comes from the config on the pull
+// request's base commit (read through the contents API of the fake
+// GitHub), never from the pull request's own, unless the config file lies
+// outside the repository's checkout.
+
+// prConfig is prRepoFiles' config with another github section.
+func prConfig(github string) string {
+	return strings.Replace(prRepoFiles["ralph.yaml"], "github: {approvers: [carol]}\n", github, 1)
+}
+
+const contentsPath = `^/repos/Codertocat/Hello-World/contents/`
+
+func TestTrustOnPullRequest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	t.Run("a pull request that makes its author an approver cannot approve itself", func(t *testing.T) {
+		t.Parallel()
+		w := newPRWorld(t, bin, map[string]string{"ralph.yaml": prConfig("github: {approvers: [carol, Codertocat], ignore_pr_author: false, required_permission: admin}\n")})
+		_, stderr := w.ralph(6, "run")
+		contains(t, "the log", stderr, `"config":"ralph.yaml"`, `"base":"`+fake.BaseSHA+`"`,
+			`"ignored":["github.approvers: [carol Codertocat] (base: [carol])","github.required_permission: \"admin\" (base: \"write\")","github.ignore_pr_author: false (base: true)"]`,
+			"the pull request's own github settings are ignored: who may approve its checkpoints is read from the config on the pull request's base commit, so that a pull request cannot approve itself")
+		cp := w.checkpoint()
+		w.srv.AddComment(prAuthor, "yes")
+		w.srv.React(cp.ID, prAuthor, "+1")
+		stdout, stderr := w.ralph(6, "check")
+		contains(t, "check", stdout, specA+"\tcheckpoint=pending")
+		why := `"author":"Codertocat","reason":"the pull request's author (github.ignore_pr_author); the pull request's own config would let it count, but a pull request may not decide who approves it: the github section is read from the config on its base commit"`
+		contains(t, "the log", stderr, `"kind":"reply",`+why, `"kind":"reaction",`+why)
+		if r := w.record(); r.Status != "pending" {
+			t.Fatalf("the author approved their own pull request: %+v", r)
+		}
+		// A collaborator with write permission (the base's
+		// required_permission; the pull request asked for admin) still
+		// approves, and so does the base's approver.
+		w.srv.AddComment(alice, "yes")
+		stdout, _ = w.ralph(0, "check")
+		contains(t, "check", stdout, specA+"\tcheckpoint=passed")
+		contains(t, "the checkpoint comment", w.checkpoint().Body, "Approved by @alice for commit "+w.head[:7])
+		w.wantStatus("success")
+	})
+	t.Run("an approver of the base config counts, though the pull request removes them", func(t *testing.T) {
+		t.Parallel()
+		w := newPRWorld(t, bin, map[string]string{"ralph.yaml": prConfig("")})
+		w.ralph(6, "run")
+		w.srv.AddComment(carol, "yes") // no permission; in the base's github.approvers
+		stdout, stderr := w.ralph(0, "check")
+		contains(t, "check", stdout, specA+"\tcheckpoint=passed")
+		contains(t, "the log", stderr, `"ignored":["github.approvers: [] (base: [carol])"]`)
+		contains(t, "the checkpoint comment", w.checkpoint().Body, "Approved by @carol")
+	})
+	t.Run("no config on the base: the defaults", func(t *testing.T) {
+		t.Parallel()
+		w := newPRWorld(t, bin)
+		w.srv.RemoveFile(w.srv.BaseSHA, "ralph.yaml")
+		before := w.srv.Seen("GET", contentsPath)
+		_, stderr := w.ralph(6, "run")
+		// The config was found at the root: its other names are looked
+		// for too (a pull request may not shed the base's settings by
+		// renaming the file).
+		for _, name := range []string{"ralph.yaml", "ralph.cue", "ralph.yml", "ralph.json"} {
+			if w.srv.Seen("GET", contentsPath+strings.ReplaceAll(name, ".", `\.`)+"$") != 1 {
+				t.Errorf("%s was not looked for once on the base", name)
+			}
+		}
+		if n := w.srv.Seen("GET", contentsPath) - before; n != 4 {
+			t.Errorf("%d contents requests, want 4", n)
+		}
+		contains(t, "the log", stderr, "no config on the pull request's base commit: who may approve follows the defaults",
+			`"ignored":["github.approvers: [carol] (base: [])"]`)
+		w.srv.AddComment(carol, "yes")
+		w.srv.AddComment(prAuthor, "yes")
+		_, stderr = w.ralph(6, "check")
+		contains(t, "the log", stderr,
+			`"author":"carol","reason":"permission \"none\" is below github.required_permission \"write\" and not in github.approvers; the pull request's own config would let it count`,
+			`"author":"Codertocat","reason":"the pull request's author (github.ignore_pr_author)"`)
+		w.srv.AddComment(alice, "yes")
+		w.ralph(0, "check")
+	})
+	t.Run("an invalid or unreadable base config fails closed", func(t *testing.T) {
+		t.Parallel()
+		w := newPRWorld(t, bin, map[string]string{"ralph.yaml": prConfig("github: {ignore_pr_author: false}\n")})
+		w.srv.SetFile(w.srv.BaseSHA, "ralph.yaml", prConfig("github: {approvers: carol}\n")) // not a list
+		_, stderr := w.ralph(6, "run")
+		contains(t, "the log", stderr, `"config":"ralph.yaml"`, "the config ralph.yaml on the pull request's base commit is invalid: using the defaults for who may approve",
+			`"ignored":["github.ignore_pr_author: false (base: true)"]`)
+		w.srv.AddComment(prAuthor, "yes")
+		w.srv.AddComment(carol, "yes")
+		_, stderr = w.ralph(6, "check")
+		contains(t, "the log", stderr, `"author":"Codertocat","reason":"the pull request's author (github.ignore_pr_author); the pull request's own config would let it count`,
+			`"author":"carol","reason":"permission \"none\"`)
+
+		// A token that may not read the contents (403, not retried): the
+		// defaults too.
+		w.srv.SetFile(w.srv.BaseSHA, "ralph.yaml", prRepoFiles["ralph.yaml"])
+		w.srv.Inject(fake.Fault{Method: "GET", Path: contentsPath, Code: 403, Count: 1})
+		w.srv.AddComment(carol, "yes")
+		_, stderr = w.ralph(6, "check")
+		contains(t, "the log", stderr, "cannot read the config on the pull request's base commit (the job needs `contents: read`): using the defaults",
+			`"author":"carol","reason":"permission \"none\"`)
+		// Readable again: carol, the base's approver, counts.
+		w.srv.AddComment(carol, "yes")
+		w.ralph(0, "check")
+	})
+	t.Run("a config outside the repository is trusted as given", func(t *testing.T) {
+		t.Parallel()
+		w := newPRWorld(t, bin)
+		w.srv.RemoveFile(w.srv.BaseSHA, "ralph.yaml") // would give the defaults
+		w.ralph(6, "run")
+		// The base branch checked out beside the head, as
+		// examples/workflows/ralph-check.yml does: another git checkout.
+		base := filepath.Join(w.dir, ".ralph-base")
+		if err := os.MkdirAll(base, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		git(t, base, "init", "-q")
+		if err := os.WriteFile(filepath.Join(base, "ralph.yaml"), []byte(prConfig("github: {approvers: [carol]}\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// A config inside the repository, named with --config, is read
+		// from the base at its path (and only there): absent, the
+		// defaults, so carol does not count.
+		if err := os.MkdirAll(filepath.Join(w.dir, "ci"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(w.dir, "ci", "ralph.yaml"), []byte(prConfig("github: {approvers: [carol]}\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w.srv.AddComment(carol, "yes")
+		before := w.srv.Seen("GET", contentsPath)
+		_, stderr := w.ralph(6, "check", "--config", "ci/ralph.yaml")
+		if w.srv.Seen("GET", contentsPath+`ci/ralph\.yaml$`) != 1 || w.srv.Seen("GET", contentsPath)-before != 1 {
+			t.Error("ci/ralph.yaml was not read (alone) from the base")
+		}
+		contains(t, "the log", stderr, `"author":"carol","reason":"permission \"none\"`)
+
+		w.srv.AddComment(carol, "yes")
+		before = w.srv.Seen("GET", contentsPath)
+		stdout, stderr := w.ralph(0, "check", "--config", ".ralph-base/ralph.yaml")
+		contains(t, "check", stdout, specA+"\tcheckpoint=passed")
+		contains(t, "the log", stderr, `"config":".ralph-base/ralph.yaml"`, "the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
+		if n := w.srv.Seen("GET", contentsPath) - before; n != 0 {
+			t.Errorf("%d contents requests for a trusted config", n)
+		}
+		contains(t, "the checkpoint comment", w.checkpoint().Body, "Approved by @carol")
+
+		// A file outside the repository's directory is trusted as well.
+		outside := filepath.Join(t.TempDir(), "ralph.yaml")
+		if err := os.WriteFile(outside, []byte(prConfig("github: {approvers: [carol]}\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		before = w.srv.Seen("GET", contentsPath)
+		w.ralph(0, "check", "--config", outside)
+		if n := w.srv.Seen("GET", contentsPath) - before; n != 0 {
+			t.Errorf("%d contents requests for a config outside the repository", n)
+		}
+	})
+}

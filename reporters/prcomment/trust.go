@@ -1,0 +1,138 @@
+package prcomment
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// Who may approve a checkpoint (the config's github section) must not be
+// decided by the pull request being approved: on a pull request the
+// checked-out config is the pull request's own, which could name its
+// author in github.approvers and turn github.ignore_pr_author off. So,
+// unless the config file did not come from the pull request
+// (Options.TrustConfig), the github section is read from the config as
+// it is on the pull request's base commit, through the contents API
+// (which needs only `contents: read` and works on shallow checkouts):
+//
+//   - the base has the file: its github section (the schema's defaults
+//     filling in what it leaves out);
+//   - the base has no such file (404): the schema's defaults (no
+//     approvers, write permission, the author ignored);
+//   - the base's file is invalid, or cannot be read (a 403, a 5xx after
+//     the retries, no base commit known): the defaults too (fail closed),
+//     with a warning naming the file.
+//
+// When the pull request's own section differs, a warning names the
+// settings that were ignored.
+
+// DefaultGitHub is the schema's github section of a config that leaves
+// it out.
+var DefaultGitHub = sync.OnceValue(func() schema.GitHub {
+	if cfg, err := schema.LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [\"true\"]}}\n")); err == nil {
+		return cfg.GitHub
+	}
+	return schema.GitHub{RequiredPermission: "write", IgnorePRAuthor: true} // the strictest reading
+})
+
+// trust settles, once, the github section that decides who may approve:
+// the given one when it is trusted, else the base commit's. pr is the
+// pull request as read from the API (its base commit).
+func (c *Client) trust(ctx context.Context, pr *gh.PullRequest) {
+	if c.trusted {
+		return
+	}
+	c.trusted = true
+	if c.trustGiven {
+		return
+	}
+	base := pr.GetBase().GetSHA()
+	if base == "" {
+		base = pr.GetBase().GetRef()
+	}
+	own := c.cfg
+	cfg, file, from := c.baseConfig(ctx, base)
+	c.cfg = cfg
+	if ignored := diffGitHub(own, cfg); len(ignored) > 0 {
+		c.prOwn = &own
+		c.log.Warn().Str("config", file).Str("base", base).Str("base_config", from).Strs("ignored", ignored).
+			Msg("the pull request's own github settings are ignored: who may approve its checkpoints is read from the config on the pull request's base commit, so that a pull request cannot approve itself")
+	}
+}
+
+// baseConfig reads the github section of the config on the base commit:
+// the first of c.files found there. from says where it came from.
+func (c *Client) baseConfig(ctx context.Context, base string) (cfg schema.GitHub, file, from string) {
+	def := DefaultGitHub()
+	if len(c.files) == 0 {
+		c.log.Warn().Msg("the config's path in the repository is unknown, so its github section cannot be read from the pull request's base commit: using the defaults (no github.approvers, github.required_permission write, github.ignore_pr_author true)")
+		return def, "", "defaults"
+	}
+	file = c.files[0]
+	if base == "" {
+		c.log.Warn().Str("config", file).Msg("the pull request's base commit is unknown, so the github section of the config cannot be read from it: using the defaults (no github.approvers, github.required_permission write, github.ignore_pr_author true)")
+		return def, file, "defaults"
+	}
+	for _, f := range c.files {
+		fc, _, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, f, &gh.RepositoryContentGetOptions{Ref: base})
+		if isNotFound(err) {
+			continue
+		}
+		if err != nil {
+			c.log.Warn().Err(err).Str("config", f).Str("base", base).Msg("cannot read the config on the pull request's base commit (the job needs `contents: read`): using the defaults for who may approve (no github.approvers, github.required_permission write, github.ignore_pr_author true)")
+			return def, f, "defaults"
+		}
+		var src string
+		if fc == nil || fc.GetType() != "file" {
+			err = fmt.Errorf("not a file")
+		} else {
+			src, err = fc.GetContent()
+		}
+		var loaded *schema.Config
+		if err == nil {
+			loaded, err = schema.LoadConfig(path.Base(f), []byte(src))
+		}
+		if err != nil {
+			c.log.Warn().Str("config", f).Str("base", base).Str("error", oneLine(err)).Msgf("the config %s on the pull request's base commit is invalid: using the defaults for who may approve (no github.approvers, github.required_permission write, github.ignore_pr_author true)", f)
+			return def, f, "defaults"
+		}
+		return loaded.GitHub, f, f + "@" + base
+	}
+	c.log.Info().Str("config", file).Str("base", base).Msg("no config on the pull request's base commit: who may approve follows the defaults (no github.approvers, github.required_permission write, github.ignore_pr_author true)")
+	return def, file, "defaults"
+}
+
+// diffGitHub lists the settings of own that differ from base, as
+// "key: own value (base: base value)".
+func diffGitHub(own, base schema.GitHub) []string {
+	var out []string
+	norm := func(ls []string) []string {
+		n := make([]string, len(ls))
+		for i, l := range ls {
+			n[i] = strings.ToLower(l)
+		}
+		slices.Sort(n)
+		return slices.Compact(n)
+	}
+	if !slices.Equal(norm(own.Approvers), norm(base.Approvers)) {
+		out = append(out, fmt.Sprintf("github.approvers: %v (base: %v)", own.Approvers, base.Approvers))
+	}
+	if own.RequiredPermission != base.RequiredPermission {
+		out = append(out, fmt.Sprintf("github.required_permission: %q (base: %q)", own.RequiredPermission, base.RequiredPermission))
+	}
+	if own.IgnorePRAuthor != base.IgnorePRAuthor {
+		out = append(out, fmt.Sprintf("github.ignore_pr_author: %t (base: %t)", own.IgnorePRAuthor, base.IgnorePRAuthor))
+	}
+	return out
+}
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
