@@ -62,6 +62,7 @@ func buildSuite(r *reporters.Report, s reporters.Spec) testsuite {
 		tc := testcase{Name: reporters.OneLine(st.name, 40) + " stage", Classname: class, Time: formatSeconds(st.seconds)}
 		tc.Failure, tc.Skipped = stageResult(s, st.name)
 		ts.Cases = append(ts.Cases, tc)
+		ts.Cases = append(ts.Cases, verificationStages(s.Rotations, st.name, class)...)
 	}
 	for _, tc := range ts.Cases {
 		ts.Tests++
@@ -124,6 +125,38 @@ func stageResult(s reporters.Spec, stage string) (failure, skipped *result) {
 	failure, _ = specResult(s)
 	failure.Message = reporters.OneLine(failure.Type+" in the "+stage+" stage", maxMessage)
 	return failure, nil
+}
+
+// verificationStages are the testcases of the multi_stage verification
+// stages that ran for a stage, each with its last verdict.
+func verificationStages(rots []reporters.Rotation, stage, class string) []testcase {
+	var names []string
+	last := map[string]reporters.Layer{}
+	for _, rot := range rots {
+		if rot.Stage != stage {
+			continue
+		}
+		for _, l := range rot.Layers {
+			name, ok := strings.CutPrefix(l.Name, "multi_stage/")
+			if !ok {
+				continue
+			}
+			if _, seen := last[name]; !seen {
+				names = append(names, name)
+			}
+			last[name] = l
+		}
+	}
+	var out []testcase
+	for _, name := range names {
+		l := last[name]
+		tc := testcase{Name: reporters.OneLine(stage, 40) + " stage, verification " + reporters.OneLine(name, 80), Classname: class, Time: formatSeconds(0)}
+		if !l.Passed {
+			tc.Failure = &result{Type: "verification", Message: reporters.OneLine(l.Detail, maxMessage), Text: reporters.CleanText(l.Detail) + "\n"}
+		}
+		out = append(out, tc)
+	}
+	return out
 }
 
 // plural is "1 rotation", "2 rotations".

@@ -13,6 +13,8 @@
 //	    <testcase name="verification" classname=FOLDER>               the spec's verdict
 //	      <failure>/<skipped>, <system-out> the rotation log
 //	    <testcase name="coder stage" classname=FOLDER>                one per stage that ran
+//	    <testcase name="qa stage, verification unit" ...>             one per multi_stage
+//	                                                                  verification stage that ran, its last verdict
 //
 // file is the spec's path relative to the repository root; the GitHub
 // reporters read it from the testsuite when a testcase has none.

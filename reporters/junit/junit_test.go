@@ -112,7 +112,8 @@ func TestReadersSeeSpecs(t *testing.T) {
 	tests := []want{
 		{file: "PROMPT.md", class: ".", stageCases: 2},
 		{file: "specs/api/auth.spec.md", class: "specs/api", failed: true, messagePrefix: "stuck: at stage coder, counter 0/3; returned STUCK 3 times in a row: cannot reach db\uFFFD", stageCases: 1},
-		{file: "specs/api/users.spec.md", class: "specs/api", failed: true, messagePrefix: "failed: ", stageCases: 1},
+		// The coder stage plus its two multi_stage verification stages.
+		{file: "specs/api/users.spec.md", class: "specs/api", failed: true, messagePrefix: "failed: ", stageCases: 3},
 		{file: "specs/web/ui.spec.md", class: "specs/web", failed: true, messagePrefix: "unverified: at stage coder, counter 1/3", stageCases: 1},
 		{file: ".ralph/specs/billing.spec.md", class: ".ralph/specs", skipped: true},
 	}
@@ -138,5 +139,11 @@ func TestReadersSeeSpecs(t *testing.T) {
 		if c.Failure != nil && (!strings.HasPrefix(c.Failure.Message, w.messagePrefix) || !strings.Contains(c.Failure.Text, w.file)) {
 			t.Errorf("%s: failure message %q text %q, want message starting %q", w.file, c.Failure.Message, c.Failure.Text, w.messagePrefix)
 		}
+	}
+	// A verification stage testcase carries its own last verdict.
+	users := doc.Suites[2].Cases
+	if n := len(users); n != 4 || users[2].Name != "coder stage, verification unit_tests" || users[2].Failure != nil ||
+		users[3].Name != "coder stage, verification no_regressions" || users[3].Failure == nil || users[3].Failure.Message != "Command exited with 1, expected 0" {
+		t.Errorf("verification stage testcases: %+v", users)
 	}
 }

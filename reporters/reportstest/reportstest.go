@@ -69,6 +69,10 @@ func Report() *reporters.Report {
 	rejected.Reason = "claim not verified:\nexternal: go test ./users/... exited 1\r\n--- FAIL: TestList"
 	rejected.ExitCode, rejected.TimedOut = 1, true
 	rejected.Layers = append(rejected.Layers, reporters.Layer{Name: "external", Passed: false, Detail: "exit status 1, want 0"})
+	// The stages of a multi_stage verification, as the engine records them.
+	rejected.Layers = append(rejected.Layers,
+		reporters.Layer{Name: "multi_stage/unit_tests", Passed: true},
+		reporters.Layer{Name: "multi_stage/no_regressions", Passed: false, Detail: "Command exited with 1, expected 0"})
 
 	for i := range specs {
 		s := &specs[i]
