@@ -110,11 +110,13 @@ func (s *session) handle(ev fsnotify.Event) {
 	case known && kind == kindAncestor && name != s.root:
 		if filepath.Base(name) == ".git" { // a repository around the root
 			w.dirty, w.stale = true, true
+			w.dirtyBy = firstSet(w.dirtyBy, ev.String())
 		}
 		w.mu.Unlock()
 		return
 	}
 	w.dirty = true
+	w.dirtyBy = firstSet(w.dirtyBy, ev.String())
 	removed := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
 	_, watched := s.dirs[name]
 	switch {

@@ -45,10 +45,12 @@ type Watcher struct {
 	seq       uint64 // barriers made
 	barrierAt string // the barrier file, renamed at each barrier
 	fullTakes int    // real Takes made
+	lastWhy   string // why the last real Take was needed (for diagnosis)
 	closed    bool
 
 	mu       sync.Mutex // guards the fields below, shared with the event loop
 	dirty    bool       // an event arrived since the last real Take began
+	dirtyBy  string     // the first such event
 	stale    bool       // the set of watches may be incomplete: start anew
 	off      string     // why the fast path is off for good; "" while on
 	waitName string     // the barrier entry Take waits for
@@ -125,10 +127,12 @@ func NewWatcher(ctx context.Context, root, barrierDir string, opts ...WatchOptio
 func (w *Watcher) Take(ctx context.Context) (Snapshot, error) {
 	w.takeMu.Lock()
 	defer w.takeMu.Unlock()
-	if w.ready(ctx) {
+	ok, why := w.ready(ctx)
+	if ok {
 		return w.cached.clone(), nil
 	}
 	w.fullTakes++
+	w.lastWhy = why
 	snap, err := Take(ctx, w.root)
 	if err != nil {
 		w.cached = nil
@@ -159,4 +163,12 @@ func (w *Watcher) Close() error {
 		return fmt.Errorf("close watcher of %s: %w", w.root, err)
 	}
 	return nil
+}
+
+// firstSet returns a unless it is empty, else b.
+func firstSet(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

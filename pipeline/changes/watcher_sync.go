@@ -12,29 +12,38 @@ import (
 )
 
 // ready brings the watches up to date and reports whether the cached
-// snapshot still holds. When it does not, it has cleared the dirty flag, so
-// that every event from here on dirties the snapshot the caller takes next.
-func (w *Watcher) ready(ctx context.Context) bool {
+// snapshot still holds, and if not why. When it does not, it has cleared
+// the dirty flag, so that every event from here on dirties the snapshot
+// the caller takes next.
+func (w *Watcher) ready(ctx context.Context) (bool, string) {
 	if w.closed {
-		return false
+		return false, "closed"
 	}
 	if !w.current() {
 		w.restart(ctx)
-		return false
+		return false, "no current session (started anew)"
 	}
 	if err := w.barrier(ctx); err != nil {
 		w.restart(ctx)
-		return false
+		return false, err.Error()
 	}
 	w.mu.Lock()
-	dirty, stale, off := w.dirty, w.stale, w.off
-	w.dirty = false
+	dirty, by, stale, off := w.dirty, w.dirtyBy, w.stale, w.off
+	w.dirty, w.dirtyBy = false, ""
 	w.mu.Unlock()
-	if stale || off != "" {
+	switch {
+	case off != "":
 		w.restart(ctx)
-		return false
+		return false, "fast path off: " + off
+	case stale:
+		w.restart(ctx)
+		return false, "watches stale after " + by
+	case dirty:
+		return false, "event " + by
+	case w.cached == nil:
+		return false, "no snapshot yet"
 	}
-	return !dirty && w.cached != nil
+	return true, ""
 }
 
 // current reports whether the running session can be trusted: it is on, not
@@ -102,6 +111,7 @@ func (w *Watcher) markStale() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.dirty, w.stale = true, true
+	w.dirtyBy = firstSet(w.dirtyBy, "a session error")
 	w.released()
 }
 
