@@ -105,8 +105,45 @@ func checkpointChannel(ctx context.Context, opts *globalOptions, p *project.Proj
 	if trusted {
 		opts.log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
 	}
-	return prcomment.New(prcomment.Options{Env: env, PR: pr, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
-		Log: opts.log, Actions: github.EnvFrom(os.Getenv), Stdout: opts.stdout})
+	c, err := prcomment.New(prcomment.Options{Env: env, PR: pr, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
+		DefaultTier: p.Config.Specs.DefaultTier, Log: opts.log, Actions: github.EnvFrom(os.Getenv), Stdout: opts.stdout})
+	if err != nil {
+		return nil, err
+	}
+	// A pull request may raise a spec's tier, not lower it: a spec that
+	// was verify on the base commit keeps its checkpoint (prcomment's
+	// RaiseTiers). Before anything uses the tiers (run's loop, the gate).
+	c.RaiseTiers(ctx, p.Specs, repoPrefix(p.Root))
+	return c, nil
+}
+
+// repoPrefix is the directory of root in its repository (the nearest
+// directory above it with a .git), slash-separated with a trailing slash,
+// "" at the repository's top.
+func repoPrefix(root string) string {
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return ""
+	}
+	top := repoTop(absRoot)
+	rel, err := filepath.Rel(top, absRoot)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	return filepath.ToSlash(rel) + "/"
+}
+
+// repoTop is the nearest directory at or above absRoot with a .git, else
+// absRoot.
+func repoTop(absRoot string) string {
+	for d := absRoot; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return absRoot // no repository above root: root is its top
+		}
+	}
 }
 
 // approvalConfig says where, on a pull request, the github section that
@@ -132,16 +169,7 @@ func approvalConfig(root, configPath string, discovered bool) (files []string, t
 		file = filepath.Join(absRoot, file)
 	}
 	file = filepath.Clean(file)
-	top := absRoot
-	for d := absRoot; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			top = d
-			break
-		}
-		if filepath.Dir(d) == d {
-			break // no repository above root: root is its top
-		}
-	}
+	top := repoTop(absRoot)
 	rel, err := filepath.Rel(top, file)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil, true // outside the repository

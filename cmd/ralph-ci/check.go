@@ -92,16 +92,19 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 	if every <= 0 {
 		return &usageError{fmt.Errorf("--poll-interval %v: want a positive duration", every)}
 	}
+	// The channel first: on a pull request it raises the tiers a pull
+	// request tried to lower, so that lowering every verify-tier spec
+	// cannot skip the gate.
+	ch, err := checkpointChannel(ctx, opts, p)
+	if err != nil {
+		return err
+	}
 	verify := false
 	for _, sp := range p.Specs {
 		verify = verify || sp.Tier == plan.TierVerify
 	}
 	if !verify {
 		return nil
-	}
-	ch, err := checkpointChannel(ctx, opts, p)
-	if err != nil {
-		return err
 	}
 	dir := state.At(p.Root)
 	if _, local := ch.(gate.Local); local && !presented(dir, p) {

@@ -22,6 +22,10 @@ func prConfig(github string) string {
 
 const contentsPath = `^/repos/Codertocat/Hello-World/contents/`
 
+// configContents are the contents requests for a config (the spec files
+// are read from the base too, for their tiers: tiers_tier_test.go).
+const configContents = contentsPath + `(ci/)?ralph\.(yaml|yml|json|cue)$`
+
 func TestTrustOnPullRequest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -67,7 +71,7 @@ func TestTrustOnPullRequest(t *testing.T) {
 		t.Parallel()
 		w := newPRWorld(t, bin)
 		w.srv.RemoveFile(w.srv.BaseSHA, "ralph.yaml")
-		before := w.srv.Seen("GET", contentsPath)
+		before := w.srv.Seen("GET", configContents)
 		_, stderr := w.ralph(6, "run")
 		// The config was found at the root: its other names are looked
 		// for too (a pull request may not shed the base's settings by
@@ -77,7 +81,7 @@ func TestTrustOnPullRequest(t *testing.T) {
 				t.Errorf("%s was not looked for once on the base", name)
 			}
 		}
-		if n := w.srv.Seen("GET", contentsPath) - before; n != 4 {
+		if n := w.srv.Seen("GET", configContents) - before; n != 4 {
 			t.Errorf("%d contents requests, want 4", n)
 		}
 		contains(t, "the log", stderr, "no config on the pull request's base commit: who may approve follows the defaults",
@@ -141,19 +145,19 @@ func TestTrustOnPullRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.srv.AddComment(carol, "yes")
-		before := w.srv.Seen("GET", contentsPath)
+		before := w.srv.Seen("GET", configContents)
 		_, stderr := w.ralph(6, "check", "--config", "ci/ralph.yaml")
-		if w.srv.Seen("GET", contentsPath+`ci/ralph\.yaml$`) != 1 || w.srv.Seen("GET", contentsPath)-before != 1 {
+		if w.srv.Seen("GET", contentsPath+`ci/ralph\.yaml$`) != 1 || w.srv.Seen("GET", configContents)-before != 1 {
 			t.Error("ci/ralph.yaml was not read (alone) from the base")
 		}
 		contains(t, "the log", stderr, `"author":"carol","reason":"permission \"none\"`)
 
 		w.srv.AddComment(carol, "yes")
-		before = w.srv.Seen("GET", contentsPath)
+		before = w.srv.Seen("GET", configContents)
 		stdout, stderr := w.ralph(0, "check", "--config", ".ralph-base/ralph.yaml")
 		contains(t, "check", stdout, specA+"\tcheckpoint=passed")
 		contains(t, "the log", stderr, `"config":".ralph-base/ralph.yaml"`, "the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
-		if n := w.srv.Seen("GET", contentsPath) - before; n != 0 {
+		if n := w.srv.Seen("GET", configContents) - before; n != 0 {
 			t.Errorf("%d contents requests for a trusted config", n)
 		}
 		contains(t, "the checkpoint comment", w.checkpoint().Body, "Approved by @carol")
@@ -163,9 +167,9 @@ func TestTrustOnPullRequest(t *testing.T) {
 		if err := os.WriteFile(outside, []byte(prConfig("github: {approvers: [carol]}\n")), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		before = w.srv.Seen("GET", contentsPath)
+		before = w.srv.Seen("GET", configContents)
 		w.ralph(0, "check", "--config", outside)
-		if n := w.srv.Seen("GET", contentsPath) - before; n != 0 {
+		if n := w.srv.Seen("GET", configContents) - before; n != 0 {
 			t.Errorf("%d contents requests for a config outside the repository", n)
 		}
 	})

@@ -49,7 +49,7 @@ func Resolve(cfg *schema.Config, ds discovery.Spec, fm *schema.FrontMatter) Spec
 	}
 	name := strings.TrimSuffix(path.Base(ds.Path), ".md")
 	s := Spec{Spec: ds, Front: fm, Title: firstNonEmpty(fm.Title, name), ID: firstNonEmpty(fm.ID, name)}
-	s.Tier, s.AcceptanceCriteria, s.Steps = resolveTier(cfg.Specs.DefaultTier, fm.Contracts)
+	s.Tier, s.AcceptanceCriteria, s.Steps = ResolveTier(cfg.Specs.DefaultTier, fm.Contracts)
 	for _, st := range schema.StageNames {
 		conf := cfg.Stages.Get(st)
 		if !conf.Enabled {
@@ -77,11 +77,11 @@ func Resolve(cfg *schema.Config, ds discovery.Spec, fm *schema.FrontMatter) Spec
 	return s
 }
 
-// resolveTier applies "verify > auto": any verify contract makes the spec
+// ResolveTier applies "verify > auto": any verify contract makes the spec
 // verify; a contract without the field is verify; a spec with no contracts
 // takes the configured default. Criteria and steps of all contracts are
 // aggregated, in order.
-func resolveTier(def string, contracts []schema.Contract) (tier string, criteria, steps []string) {
+func ResolveTier(def string, contracts []schema.Contract) (tier string, criteria, steps []string) {
 	if len(contracts) == 0 {
 		return def, nil, nil
 	}

@@ -43,6 +43,8 @@ type Client struct {
 	trustGiven  bool           // cfg did not come from the pull request
 	files       []string       // the config's paths on the base commit, tried in order
 	trusted     bool           // cfg is settled
+	base        string         // the pull request's base commit (else ref), once trusted is set
+	baseTier    string         // specs.default_tier of the base's config ("" unknown: fail closed)
 	prOwn       *schema.GitHub // the pull request's own section, when it differs from the base's
 	log         zerolog.Logger
 	actions     rgithub.Env
@@ -76,6 +78,9 @@ type Options struct {
 	// pull request (it lies outside the repository's checkout, e.g. the
 	// base branch checked out beside it).
 	TrustConfig bool
+	// DefaultTier is the loaded config's specs.default_tier, which with
+	// TrustConfig is the base's (see RaiseTiers).
+	DefaultTier string
 	Log         zerolog.Logger
 	// Actions and Stdout receive the fallback (job summary, annotations).
 	Actions rgithub.Env
@@ -111,7 +116,7 @@ func New(o Options) (*Client, error) {
 		}
 		c.BaseURL = u
 	}
-	return &Client{gh: c, owner: owner, repo: repo, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, log: o.Log, actions: o.Actions,
+	return &Client{gh: c, owner: owner, repo: repo, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, baseTier: o.DefaultTier, log: o.Log, actions: o.Actions,
 		annotations: o.Stdout, perms: map[string]string{}, bodies: map[int64]string{}}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -36,11 +37,28 @@ import (
 // DefaultGitHub is the schema's github section of a config that leaves
 // it out.
 var DefaultGitHub = sync.OnceValue(func() schema.GitHub {
-	if cfg, err := schema.LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [\"true\"]}}\n")); err == nil {
+	if cfg := defaultConfig(); cfg != nil {
 		return cfg.GitHub
 	}
 	return schema.GitHub{RequiredPermission: "write", IgnorePRAuthor: true} // the strictest reading
 })
+
+// defaultTier is the schema's specs.default_tier ("verify" if unknown).
+var defaultTier = sync.OnceValue(func() string {
+	if cfg := defaultConfig(); cfg != nil && cfg.Specs.DefaultTier != "" {
+		return cfg.Specs.DefaultTier
+	}
+	return plan.TierVerify
+})
+
+// defaultConfig is the schema's config of a minimal file, nil if it fails.
+func defaultConfig() *schema.Config {
+	cfg, err := schema.LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [\"true\"]}}\n"))
+	if err != nil {
+		return nil
+	}
+	return cfg
+}
 
 // trust settles, once, the github section that decides who may approve:
 // the given one when it is trusted, else the base commit's. pr is the
@@ -50,16 +68,17 @@ func (c *Client) trust(ctx context.Context, pr *gh.PullRequest) {
 		return
 	}
 	c.trusted = true
+	c.base = pr.GetBase().GetSHA()
+	if c.base == "" {
+		c.base = pr.GetBase().GetRef()
+	}
 	if c.trustGiven {
 		return
 	}
-	base := pr.GetBase().GetSHA()
-	if base == "" {
-		base = pr.GetBase().GetRef()
-	}
+	base := c.base
 	own := c.cfg
-	cfg, file, from := c.baseConfig(ctx, base)
-	c.cfg = cfg
+	cfg, tier, file, from := c.baseConfig(ctx, base)
+	c.cfg, c.baseTier = cfg, tier
 	if ignored := diffGitHub(own, cfg); len(ignored) > 0 {
 		c.prOwn = &own
 		c.log.Warn().Str("config", file).Str("base", base).Str("base_config", from).Strs("ignored", ignored).
@@ -68,17 +87,19 @@ func (c *Client) trust(ctx context.Context, pr *gh.PullRequest) {
 }
 
 // baseConfig reads the github section of the config on the base commit:
-// the first of c.files found there. from says where it came from.
-func (c *Client) baseConfig(ctx context.Context, base string) (cfg schema.GitHub, file, from string) {
+// the first of c.files found there. from says where it came from. tier is
+// the base config's specs.default_tier (the schema's when the base has no
+// config), "" when it cannot be known (see tiers.go: fail closed).
+func (c *Client) baseConfig(ctx context.Context, base string) (cfg schema.GitHub, tier, file, from string) {
 	def := DefaultGitHub()
 	if len(c.files) == 0 {
 		c.log.Warn().Msg("the config's path in the repository is unknown, so its github section cannot be read from the pull request's base commit: using the defaults (no github.approvers, github.required_permission write, github.ignore_pr_author true)")
-		return def, "", "defaults"
+		return def, "", "", "defaults"
 	}
 	file = c.files[0]
 	if base == "" {
 		c.log.Warn().Str("config", file).Msg("the pull request's base commit is unknown, so the github section of the config cannot be read from it: using the defaults (no github.approvers, github.required_permission write, github.ignore_pr_author true)")
-		return def, file, "defaults"
+		return def, "", file, "defaults"
 	}
 	for _, f := range c.files {
 		fc, _, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, f, &gh.RepositoryContentGetOptions{Ref: base})
@@ -87,7 +108,7 @@ func (c *Client) baseConfig(ctx context.Context, base string) (cfg schema.GitHub
 		}
 		if err != nil {
 			c.log.Warn().Err(err).Str("config", f).Str("base", base).Msg("cannot read the config on the pull request's base commit (the job needs `contents: read`): using the defaults for who may approve (no github.approvers, github.required_permission write, github.ignore_pr_author true)")
-			return def, f, "defaults"
+			return def, "", f, "defaults"
 		}
 		var src string
 		if fc == nil || fc.GetType() != "file" {
@@ -101,12 +122,12 @@ func (c *Client) baseConfig(ctx context.Context, base string) (cfg schema.GitHub
 		}
 		if err != nil {
 			c.log.Warn().Str("config", f).Str("base", base).Str("error", oneLine(err)).Msgf("the config %s on the pull request's base commit is invalid: using the defaults for who may approve (no github.approvers, github.required_permission write, github.ignore_pr_author true)", f)
-			return def, f, "defaults"
+			return def, "", f, "defaults"
 		}
-		return loaded.GitHub, f, f + "@" + base
+		return loaded.GitHub, loaded.Specs.DefaultTier, f, f + "@" + base
 	}
 	c.log.Info().Str("config", file).Str("base", base).Msg("no config on the pull request's base commit: who may approve follows the defaults (no github.approvers, github.required_permission write, github.ignore_pr_author true)")
-	return def, file, "defaults"
+	return def, defaultTier(), file, "defaults"
 }
 
 // diffGitHub lists the settings of own that differ from base, as

@@ -1,0 +1,117 @@
+package prcomment
+
+import (
+	"context"
+	"fmt"
+	"path"
+
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// Which specs have a human checkpoint (the verify tier) must not be
+// decided by the pull request either: its own spec files and config could
+// flip a spec to auto (contracts: [{verification: auto}], or
+// specs.default_tier: auto) and skip the checkpoint. So on a pull request
+// a spec's tier may be raised but not lowered: it is verify when it is
+// verify on the pull request's head OR was verify on its base commit. The
+// base's tier is that of the spec file at the same path on the base, read
+// through the contents API and resolved with the base config's
+// specs.default_tier (read by trust):
+//
+//   - the spec is on the base: its tier there (verify > auto, a spec
+//     without contracts taking the base's default);
+//   - the spec is not on the base (404, new in the pull request): a spec
+//     that declares no contracts takes the base's default; one that
+//     declares contracts keeps their tier (a new spec may be auto);
+//   - the spec or the base's config cannot be read (403, a 5xx after the
+//     retries, invalid, no base commit known) when its tier depends on
+//     it: verify (fail closed), with a warning.
+//
+// Each spec whose tier the pull request tried to lower is named in a
+// warning.
+
+// RaiseTiers applies that rule to specs in place (their Tier only). prefix
+// is the directory of the specs' root in the repository ("" at its top,
+// else slash-separated with a trailing slash): the spec's path on the base
+// is prefix+Path. It reads the pull request (and settles who may approve,
+// as Read does).
+func (c *Client) RaiseTiers(ctx context.Context, specs []plan.Spec, prefix string) {
+	if !c.trusted {
+		pr, _, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, c.pr)
+		if err != nil {
+			for i := range specs {
+				if specs[i].Tier != plan.TierVerify {
+					c.log.Warn().Err(err).Str("spec", specs[i].Path).Msgf("cannot read pull request #%d, so the spec's tier on its base commit is unknown: it is treated as verify (fail closed)", c.pr)
+					specs[i].Tier = plan.TierVerify
+				}
+			}
+			return
+		}
+		c.head, c.prAuthor = pr.GetHead().GetSHA(), pr.GetUser().GetLogin()
+		c.trust(ctx, pr)
+	}
+	for i := range specs {
+		sp := &specs[i]
+		if sp.Tier == plan.TierVerify {
+			continue // raising needs no base
+		}
+		tier, why := c.baseTierOf(ctx, prefix+sp.Path, sp.Front)
+		switch {
+		case why != "":
+			c.log.Warn().Str("spec", sp.Path).Str("base", c.base).Str("head_tier", sp.Tier).Str("reason", why).
+				Msg("the spec's tier on the pull request's base commit is unknown: it is treated as verify (fail closed), so it keeps its human checkpoint")
+			sp.Tier = plan.TierVerify
+		case tier == plan.TierVerify:
+			c.log.Warn().Str("spec", sp.Path).Str("base", c.base).Str("head_tier", sp.Tier).Str("base_tier", tier).
+				Msg("the pull request tried to lower the spec's tier: a pull request may raise a spec's tier but not lower it, so it stays verify and keeps its human checkpoint")
+			sp.Tier = plan.TierVerify
+		}
+	}
+}
+
+// baseTierOf is the tier of the spec at file on the base commit; fm is its
+// front matter on the head (for a spec new in the pull request). why says
+// why it cannot be known ("" when it can).
+func (c *Client) baseTierOf(ctx context.Context, file string, fm *schema.FrontMatter) (tier, why string) {
+	def := c.baseTier
+	if c.trustGiven && def == "" {
+		def = defaultTier()
+	}
+	resolve := func(contracts []schema.Contract) (string, string) {
+		if len(contracts) == 0 && def == "" {
+			return "", "the base's config (its specs.default_tier) could not be read"
+		}
+		tier, _, _ := plan.ResolveTier(def, contracts)
+		return tier, ""
+	}
+	if c.base == "" {
+		return "", "the pull request's base commit is unknown"
+	}
+	fc, _, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, file, &gh.RepositoryContentGetOptions{Ref: c.base})
+	if isNotFound(err) { // new in the pull request
+		if fm == nil {
+			fm = &schema.FrontMatter{}
+		}
+		return resolve(fm.Contracts)
+	}
+	if err != nil {
+		return "", fmt.Sprintf("cannot read %s on the base commit (the job needs `contents: read`): %s", file, oneLine(err))
+	}
+	var src string
+	if fc == nil || fc.GetType() != "file" {
+		err = fmt.Errorf("not a file")
+	} else {
+		src, err = fc.GetContent()
+	}
+	var base *schema.FrontMatter
+	if err == nil {
+		base, err = schema.LoadFrontMatter(path.Base(file), []byte(src))
+	}
+	if err != nil {
+		return "", fmt.Sprintf("%s on the base commit is invalid: %s", file, oneLine(err))
+	}
+	return resolve(base.Contracts)
+}
