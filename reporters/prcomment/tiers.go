@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"path"
 
-	gh "github.com/google/go-github/v60/github"
-
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -90,8 +88,8 @@ func (c *Client) baseTierOf(ctx context.Context, file string, fm *schema.FrontMa
 	if c.base == "" {
 		return "", "the pull request's base commit is unknown"
 	}
-	fc, _, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, file, &gh.RepositoryContentGetOptions{Ref: c.base})
-	if isNotFound(err) { // new in the pull request
+	src, found, err := c.fileAt(ctx, file, c.base)
+	if err == nil && !found { // new in the pull request
 		if fm == nil {
 			fm = &schema.FrontMatter{}
 		}
@@ -100,16 +98,7 @@ func (c *Client) baseTierOf(ctx context.Context, file string, fm *schema.FrontMa
 	if err != nil {
 		return "", fmt.Sprintf("cannot read %s on the base commit (the job needs `contents: read`): %s", file, oneLine(err))
 	}
-	var src string
-	if fc == nil || fc.GetType() != "file" {
-		err = fmt.Errorf("not a file")
-	} else {
-		src, err = fc.GetContent()
-	}
-	var base *schema.FrontMatter
-	if err == nil {
-		base, err = schema.LoadFrontMatter(path.Base(file), []byte(src))
-	}
+	base, err := schema.LoadFrontMatter(path.Base(file), src)
 	if err != nil {
 		return "", fmt.Sprintf("%s on the base commit is invalid: %s", file, oneLine(err))
 	}

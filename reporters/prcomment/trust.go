@@ -102,24 +102,15 @@ func (c *Client) baseConfig(ctx context.Context, base string) (cfg schema.GitHub
 		return def, "", file, "defaults"
 	}
 	for _, f := range c.files {
-		fc, _, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, f, &gh.RepositoryContentGetOptions{Ref: base})
-		if isNotFound(err) {
+		src, found, err := c.fileAt(ctx, f, base)
+		if err == nil && !found {
 			continue
 		}
 		if err != nil {
 			c.log.Warn().Err(err).Str("config", f).Str("base", base).Msg("cannot read the config on the pull request's base commit (the job needs `contents: read`): using the defaults for who may approve (no github.approvers, github.required_permission write, github.ignore_pr_author true)")
 			return def, "", f, "defaults"
 		}
-		var src string
-		if fc == nil || fc.GetType() != "file" {
-			err = fmt.Errorf("not a file")
-		} else {
-			src, err = fc.GetContent()
-		}
-		var loaded *schema.Config
-		if err == nil {
-			loaded, err = schema.LoadConfig(path.Base(f), []byte(src))
-		}
+		loaded, err := schema.LoadConfig(path.Base(f), src)
 		if err != nil {
 			c.log.Warn().Str("config", f).Str("base", base).Str("error", oneLine(err)).Msgf("the config %s on the pull request's base commit is invalid: using the defaults for who may approve (no github.approvers, github.required_permission write, github.ignore_pr_author true)", f)
 			return def, "", f, "defaults"
@@ -156,4 +147,22 @@ func diffGitHub(own, base schema.GitHub) []string {
 
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// fileAt reads a file of the repository at ref through the contents API.
+// found is false when there is no such file (404); a path that is not a
+// file is an error.
+func (c *Client) fileAt(ctx context.Context, file, ref string) (content []byte, found bool, err error) {
+	fc, _, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, file, &gh.RepositoryContentGetOptions{Ref: ref})
+	if isNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if fc == nil || fc.GetType() != "file" {
+		return nil, true, fmt.Errorf("%s is not a file", file)
+	}
+	src, err := fc.GetContent()
+	return []byte(src), true, err
 }
