@@ -60,25 +60,11 @@ func buildBinary(t *testing.T) string {
 
 func crashRepo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
+	return writeRepoAt(t, t.TempDir(), map[string]string{
 		"ralph.yaml":      "agents:\n  coder: {command: [sh, crash-agent.sh], timeout: 1m}\nstages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
 		"specs/a.spec.md": "# A\n", "specs/b.spec.md": "# B\n", "specs/c.spec.md": "# C\n",
 		"plan.txt": crashPlan, "crash-agent.sh": crashAgent, ".gitignore": ".ralph/\n",
-	}
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git(t, dir, "init", "-q")
-	git(t, dir, "add", "-A")
-	git(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init")
-	return dir
+	})
 }
 
 func git(t *testing.T, dir string, args ...string) {

@@ -1,14 +1,11 @@
 package prompt
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"github.com/ralph-ci/ralph-ci/internal/golden"
+)
 
 // TestBuildGolden pins the whole prompt: the spec, the handoff and
 // guardrails with their paths, ralph-ci's feedback, and the Ralph loop
@@ -34,20 +31,7 @@ func TestBuildGolden(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			got := Build(in)
-			golden := filepath.Join("testdata", strings.ReplaceAll(name, " ", "-")+".golden.md")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("prompt differs from %s (go test -update to refresh):\n%s", golden, got)
-			}
+			golden.Check(t, strings.ReplaceAll(name, " ", "-")+".golden.md", []byte(Build(in)))
 		})
 	}
 }

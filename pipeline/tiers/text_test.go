@@ -1,30 +1,10 @@
 package tiers
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
-}
 
 // TestCheckpointText covers section 3 and its four format adaptations.
 func TestCheckpointText(t *testing.T) {
@@ -40,7 +20,7 @@ func TestCheckpointText(t *testing.T) {
 		{"checkpoint_neither.txt", Slice{ID: "PROMPT", Name: "PROMPT"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.golden, func(t *testing.T) { golden(t, tt.golden, CheckpointText(tt.slice)) })
+		t.Run(tt.golden, func(t *testing.T) { golden.Check(t, tt.golden, []byte(CheckpointText(tt.slice))) })
 	}
 }
 
@@ -52,8 +32,8 @@ func TestEscalationText(t *testing.T) {
 		{Attempt: 2, Feedback: "still wrong", Classification: ContractGap, ActionTaken: ActionTaken(ContractGap)},
 		{Attempt: 3, Feedback: "rounding: 2 decimals", Classification: ImplementationGap, ActionTaken: ActionTaken(ImplementationGap)},
 	}
-	golden(t, "escalation.txt", EscalationText("JWT authentication", log))
-	golden(t, "escalation_empty_log.txt", EscalationText("JWT authentication", nil))
+	golden.Check(t, "escalation.txt", []byte(EscalationText("JWT authentication", log)))
+	golden.Check(t, "escalation_empty_log.txt", []byte(EscalationText("JWT authentication", nil)))
 }
 
 // TestFixedMessages pins the texts the spec gives word for word.
@@ -74,7 +54,7 @@ func TestFixedMessages(t *testing.T) {
 func TestCommentBody(t *testing.T) {
 	r := Present(Record{}, 7, "0123456789abcdef")
 	body := CommentBody("specs/a.spec.md", Slice{ID: "a", Name: "A", Criteria: []string{"x"}}, r)
-	golden(t, "comment_pending.md", body)
+	golden.Check(t, "comment_pending.md", []byte(body))
 	m, err := ParseMarker(body)
 	if err != nil || m.Spec != "specs/a.spec.md" || m.Record.SHA != "0123456789abcdef" || m.Record.PR != 7 {
 		t.Fatalf("marker: %+v, %v", m, err)

@@ -3,18 +3,16 @@ package github_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/internal/golden"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/reporters/github"
 	"github.com/ralph-ci/ralph-ci/reporters/reportstest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // fixedRand makes tokens and delimiters predictable: every byte is 0x5a.
 type fixedRand struct{}
@@ -24,23 +22,6 @@ func (fixedRand) Read(p []byte) (int, error) {
 		p[i] = 0x5a
 	}
 	return len(p), nil
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it); got:\n%s", path, got)
-	}
 }
 
 // actions is a simulated Actions environment: the workspace is a temporary
@@ -75,9 +56,9 @@ func TestReportGolden(t *testing.T) {
 	if err := g.Report(context.Background(), reportstest.Report()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "summary.golden.md", read(t, env.StepSummary))
-	golden(t, "output.golden.txt", read(t, env.Output))
-	golden(t, "annotations.golden.txt", stdout.Bytes())
+	golden.Check(t, "summary.golden.md", read(t, env.StepSummary))
+	golden.Check(t, "output.golden.txt", read(t, env.Output))
+	golden.Check(t, "annotations.golden.txt", stdout.Bytes())
 }
 
 func TestReportAppends(t *testing.T) {

@@ -3,7 +3,6 @@ package jsonreport_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,13 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/internal/golden"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/reporters/jsonreport"
 	"github.com/ralph-ci/ralph-ci/reporters/reportstest"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func encode(t *testing.T, r *reporters.Report) []byte {
 	t.Helper()
@@ -30,19 +28,7 @@ func encode(t *testing.T, r *reporters.Report) []byte {
 
 func TestGolden(t *testing.T) {
 	got := encode(t, reportstest.Report())
-	golden := filepath.Join("testdata", "report.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("JSON report differs from %s (go test -update rewrites it):\n%s", golden, got)
-	}
+	golden.Check(t, "report.golden.json", got)
 }
 
 // TestWrittenReportMatchesSchema writes the sample report to a file and

@@ -4,19 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/internal/golden"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/reporters/junit"
 	"github.com/ralph-ci/ralph-ci/reporters/reportstest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func encode(t *testing.T, r *reporters.Report) []byte {
 	t.Helper()
@@ -29,19 +27,7 @@ func encode(t *testing.T, r *reporters.Report) []byte {
 
 func TestGolden(t *testing.T) {
 	got := encode(t, reportstest.Report())
-	golden := filepath.Join("testdata", "report.golden.xml")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("JUnit XML differs from %s (go test -update rewrites it):\n%s", golden, got)
-	}
+	golden.Check(t, "report.golden.xml", got)
 }
 
 // TestSchema validates reports against Jenkins' junit-10.xsd with xmllint
