@@ -208,9 +208,7 @@ specs: {default_tier: auto}
 			if len(toolOK) != 1 {
 				t.Errorf("want exactly one successful Write tool_result, got %q", toolOK)
 			}
-			if len(prompts) == 0 || !strings.Contains(prompts[0], "hello from claude") || !strings.Contains(prompts[0], "<promise>IMPLEMENTATION_COMPLETE</promise>") {
-				t.Errorf("the first conversation's prompt does not carry PROMPT.md and the promise ralph-ci asks for:\n%.2000s", strings.Join(prompts, "\n---\n"))
-			}
+			checkFirstPrompt(t, prompts, "hello from claude")
 			checkVerifiedLoop(t, loopRun{
 				code: code, stdout: stdout, stderr: stderr, dir: dir,
 				file: hello, content: content, agent: "Claude Code", wantCost: true,
@@ -361,5 +359,15 @@ func captureHistory(t *testing.T, dir string) {
 		if err != nil {
 			t.Errorf("capture: %v", err)
 		}
+	}
+}
+
+// checkFirstPrompt checks that the first conversation the agent CLI held
+// carried ralph-ci's prompt: the spec (its text names want) and the
+// promise ralph-ci asks for.
+func checkFirstPrompt(t *testing.T, prompts []string, want string) {
+	t.Helper()
+	if len(prompts) == 0 || !strings.Contains(prompts[0], want) || !strings.Contains(prompts[0], "<promise>IMPLEMENTATION_COMPLETE</promise>") {
+		t.Errorf("the first conversation's prompt does not carry PROMPT.md and the promise ralph-ci asks for:\n%.2000s", strings.Join(prompts, "\n---\n"))
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -94,9 +93,7 @@ specs: {default_tier: auto}
 	if len(toolOK) != 1 {
 		t.Errorf("want exactly one successful shell call, got %q", toolOK)
 	}
-	if len(users) == 0 || !strings.Contains(users[0], "hello from codex") || !strings.Contains(users[0], "<promise>IMPLEMENTATION_COMPLETE</promise>") {
-		t.Errorf("the first conversation's prompt does not carry PROMPT.md and the promise ralph-ci asks for:\n%.2000s", strings.Join(users, "\n---\n"))
-	}
+	checkFirstPrompt(t, users, "hello from codex")
 	checkVerifiedLoop(t, loopRun{
 		code: code, stdout: stdout, stderr: stderr, dir: dir,
 		file: hello, content: content, agent: "Codex",

@@ -100,9 +100,7 @@ specs: {default_tier: auto}
 			if len(results) != 1 || strings.Contains(strings.ToLower(results[0]), "error") {
 				t.Errorf("want exactly one successful write_file functionResponse, got %q", results)
 			}
-			if len(users) == 0 || !strings.Contains(users[0], "hello from gemini") || !strings.Contains(users[0], "<promise>IMPLEMENTATION_COMPLETE</promise>") {
-				t.Errorf("the first conversation's prompt does not carry PROMPT.md and the promise ralph-ci asks for:\n%.2000s", strings.Join(users, "\n---\n"))
-			}
+			checkFirstPrompt(t, users, "hello from gemini")
 			checkVerifiedLoop(t, loopRun{
 				code: code, stdout: stdout, stderr: stderr, dir: dir,
 				file: hello, content: content, agent: "Gemini CLI", history: tc.history,
