@@ -48,7 +48,8 @@ func (e *engine) rescan() error {
 		ss := e.st.Spec(sp.Path)
 		if ss != nil && ss.LastHash != sp.Hash && ss.LastHash != "" && (ss.DoneCount != 0 || ss.Stage != "" || ss.StagesDone || ss.Excluded != "") {
 			e.log.Info().Str("spec", sp.Path).Msg("spec modified: its verification starts over")
-			ss.DoneCount, ss.Stage, ss.StageIterations, ss.StagesDone, ss.Excluded, ss.StuckCount = 0, "", 0, false, "", 0
+			ss.StartOver()
+			ss.Excluded = "" // changed: it gets a new chance
 		}
 	}
 	e.specs = specs

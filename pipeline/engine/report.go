@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
-	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/reporters"
@@ -49,9 +48,9 @@ func (e *engine) report() *reporters.Report {
 				s.Outcome, s.Reason = reporters.SpecStuck, ss.Excluded
 			case ss.Excluded != "":
 				s.Outcome, s.Reason = reporters.SpecFailed, ss.Excluded
-			case ss.DoneCount == counter.Max && ss.StagesDone && ss.LastHash == sp.Hash && sp.Tier == plan.TierVerify:
+			case ss.Verified(sp.Hash) && sp.Tier == plan.TierVerify:
 				s.Outcome = reporters.SpecAwaiting
-			case ss.DoneCount == counter.Max && ss.StagesDone && ss.LastHash == sp.Hash:
+			case ss.Verified(sp.Hash):
 				s.Outcome = reporters.SpecVerified
 			}
 		}

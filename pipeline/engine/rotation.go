@@ -25,11 +25,7 @@ import (
 // set, is an interrupted rotation being run again: it keeps its iteration,
 // history log and, above all, its baseline snapshot.
 func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotation) error {
-	ss := e.st.Spec(sp.Path)
-	if ss == nil {
-		e.st.Specs = append(e.st.Specs, state.SpecState{Path: sp.Path})
-		ss = e.st.Spec(sp.Path)
-	}
+	ss := e.st.SpecOrNew(sp.Path)
 	stage, idx, err := stageOf(sp, ss)
 	if err != nil {
 		return err
@@ -90,7 +86,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	e.apply(sp, ss, stage, idx, v, changed)
 	ss.Rotations = n
-	if max := e.opts.Project.Config.Budgets.MaxSpecRotations; max > 0 && n >= max && ss.Excluded == "" && !(ss.DoneCount == counter.Max && ss.StagesDone) {
+	if max := e.opts.Project.Config.Budgets.MaxSpecRotations; max > 0 && n >= max && !ss.Verified(sp.Hash) && ss.Excluded == "" {
 		ss.Excluded = fmt.Sprintf("budgets.max_spec_rotations (%d) reached without verification", max)
 	}
 	// Saved with the next rotation's record, or at the end of the run.

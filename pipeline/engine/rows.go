@@ -40,7 +40,7 @@ func Rows(specs []plan.Spec, st state.State) []Row {
 				r.Stage = ss.Stage
 			}
 			r.Rotations, r.Excluded, r.Reason = ss.Rotations, ss.Excluded, ss.Reason
-			r.Verified = ss.DoneCount == counter.Max && ss.StagesDone && ss.Excluded == "" && ss.LastHash == sp.Hash
+			r.Verified = ss.Verified(sp.Hash)
 		}
 		rows = append(rows, r)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
 
@@ -232,6 +233,29 @@ func (s *State) Spec(path string) *SpecState {
 		}
 	}
 	return nil
+}
+
+// SpecOrNew returns the entry of the spec at path, adding an empty one
+// (a spec that was never processed) when there is none.
+func (s *State) SpecOrNew(path string) *SpecState {
+	if ss := s.Spec(path); ss != nil {
+		return ss
+	}
+	s.Specs = append(s.Specs, SpecState{Path: path})
+	return &s.Specs[len(s.Specs)-1]
+}
+
+// Verified tells whether the spec whose content hashes to hash is done:
+// its counter at 3/3 and its last stage passed, for this very content,
+// and it is still in the loop.
+func (s *SpecState) Verified(hash string) bool {
+	return s != nil && s.DoneCount == counter.Max && s.StagesDone && s.LastHash == hash && s.Excluded == ""
+}
+
+// StartOver sends the spec back to the start of its verification:
+// counter 0/3, its first stage, no stage passed, no STUCK in a row.
+func (s *SpecState) StartOver() {
+	s.DoneCount, s.Stage, s.StageIterations, s.StagesDone, s.StuckCount = 0, "", 0, false, 0
 }
 
 func validate(s State) error {

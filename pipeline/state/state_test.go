@@ -226,3 +226,37 @@ func TestSaveKeepsCurrent(t *testing.T) {
 		t.Fatalf("current = %q, %v; want %q", out.Current, err, in.Current)
 	}
 }
+
+func TestVerifiedStartOverAndSpecOrNew(t *testing.T) {
+	var st State
+	ss := st.SpecOrNew("specs/a.spec.md")
+	if st.SpecOrNew("specs/a.spec.md") != ss || len(st.Specs) != 1 {
+		t.Fatal("SpecOrNew added the spec twice")
+	}
+	*ss = SpecState{Path: ss.Path, DoneCount: 3, StagesDone: true, LastHash: "h", Stage: "qa", StageIterations: 2, StuckCount: 1}
+	for name, tc := range map[string]struct {
+		edit func(*SpecState)
+		hash string
+		want bool
+	}{
+		"3/3, last stage passed, same content": {func(*SpecState) {}, "h", true},
+		"content changed since":                {func(*SpecState) {}, "other", false},
+		"2/3":                                  {func(s *SpecState) { s.DoneCount = 2 }, "h", false},
+		"last stage not passed":                {func(s *SpecState) { s.StagesDone = false }, "h", false},
+		"out of the loop":                      {func(s *SpecState) { s.Excluded = "stuck" }, "h", false},
+	} {
+		c := *ss
+		tc.edit(&c)
+		if got := c.Verified(tc.hash); got != tc.want {
+			t.Errorf("%s: Verified = %v", name, got)
+		}
+	}
+	if (*SpecState)(nil).Verified("h") {
+		t.Error("a spec without state is not verified")
+	}
+	ss.Excluded = "kept"
+	ss.StartOver()
+	if ss.DoneCount != 0 || ss.Stage != "" || ss.StageIterations != 0 || ss.StagesDone || ss.StuckCount != 0 || ss.LastHash != "h" || ss.Excluded != "kept" {
+		t.Errorf("StartOver: %+v", *ss)
+	}
+}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
@@ -138,7 +137,7 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 			res.SentBack = append(res.SentBack, sp.Path)
 		}
 		ss := st.Spec(sp.Path)
-		if verified(sp, ss) {
+		if ss.Verified(sp.Hash) {
 			*r = tiers.Present(*r, snap.PR, snap.Head)
 		}
 		if r.Status == tiers.StatusEscalated && len(r.RejectionLog) == 0 {
@@ -149,10 +148,7 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 			return res, err
 		}
 		if ss != nil || r.Status != tiers.StatusNone {
-			if ss == nil {
-				st.Specs = append(st.Specs, state.SpecState{Path: sp.Path})
-				ss = st.Spec(sp.Path)
-			}
+			ss = st.SpecOrNew(sp.Path)
 			cp := clone(*r)
 			ss.Checkpoint = &cp
 		}
@@ -178,11 +174,6 @@ func reworkSeen(ss *state.SpecState, r tiers.Record) bool {
 	}
 	c := ss.Checkpoint
 	return c.Status == tiers.StatusRework && c.RejectionCount == r.RejectionCount && c.Route == r.Route && c.PR == r.PR
-}
-
-// verified tells whether the spec is 3/3 with its last stage passed.
-func verified(sp plan.Spec, ss *state.SpecState) bool {
-	return ss != nil && ss.DoneCount == counter.Max && ss.StagesDone && ss.LastHash == sp.Hash && ss.Excluded == ""
 }
 
 func header(sp plan.Spec, r tiers.Record) string {

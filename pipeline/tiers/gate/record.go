@@ -70,12 +70,8 @@ func apply(spec string, r *tiers.Record, a tiers.Answer, head string, log zerolo
 // its route starts from (the tester for a test gap when enabled, else the
 // first stage).
 func sendBack(sp plan.Spec, st *state.State, r tiers.Record) {
-	ss := st.Spec(sp.Path)
-	if ss == nil {
-		st.Specs = append(st.Specs, state.SpecState{Path: sp.Path})
-		ss = st.Spec(sp.Path)
-	}
-	ss.DoneCount, ss.StagesDone, ss.StageIterations, ss.StuckCount, ss.Stage = 0, false, 0, 0, ""
+	ss := st.SpecOrNew(sp.Path)
+	ss.StartOver()
 	if r.Route == tiers.TestGap || r.Route == tiers.RoutePair {
 		for _, stg := range sp.Stages {
 			if stg.Name == "tester" {
