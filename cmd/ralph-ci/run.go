@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -64,7 +65,7 @@ README's exit-code table).`,
 			}
 			if out.Report != nil {
 				out.Report.Exit.Code, out.Report.Exit.Class = int(code), code.Class()
-				targets := publish.Targets{Root: p.Root, JUnit: firstSet(junitPath, p.Config.Reporters.JUnit), JSON: firstSet(jsonPath, p.Config.Reporters.JSON), GitHub: true}
+				targets := publish.Targets{Root: p.Root, JUnit: cmp.Or(junitPath, p.Config.Reporters.JUnit), JSON: cmp.Or(jsonPath, p.Config.Reporters.JSON), GitHub: true}
 				// Reports are written even for an interrupted run.
 				if werr := publish.Write(context.WithoutCancel(ctx), out.Report, targets, github.EnvFrom(os.Getenv), opts.stdout); werr != nil {
 					opts.log.Error().Err(werr).Msg("writing the reports failed")
@@ -113,14 +114,6 @@ func actionsEcho(w io.Writer) func(string) (io.Writer, func()) {
 			_ = end()
 		}
 	}
-}
-
-// firstSet returns the flag's value when given, else the config's.
-func firstSet(flag, config string) string {
-	if flag != "" {
-		return flag
-	}
-	return config
 }
 
 // caughtSignal remembers which signal cancelled the run.

@@ -110,13 +110,13 @@ func (s *session) handle(ev fsnotify.Event) {
 	case known && kind == kindAncestor && name != s.root:
 		if filepath.Base(name) == ".git" { // a repository around the root
 			w.dirty, w.stale = true, true
-			w.dirtyBy = firstSet(w.dirtyBy, ev.String())
+			w.noteDirty(ev)
 		}
 		w.mu.Unlock()
 		return
 	}
 	w.dirty = true
-	w.dirtyBy = firstSet(w.dirtyBy, ev.String())
+	w.noteDirty(ev)
 	removed := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
 	_, watched := s.dirs[name]
 	switch {
@@ -159,4 +159,12 @@ func (s *session) watchNew(name string, parent dirKind) error {
 		return s.walkRefs(name)
 	}
 	return nil
+}
+
+// noteDirty records the first event that dirtied the snapshot (for
+// Watcher.lastWhy), formatting it only then; w.mu must be held.
+func (w *Watcher) noteDirty(ev fsnotify.Event) {
+	if w.dirtyBy == "" {
+		w.dirtyBy = ev.String()
+	}
 }

@@ -164,11 +164,3 @@ func (w *Watcher) Close() error {
 	}
 	return nil
 }
-
-// firstSet returns a unless it is empty, else b.
-func firstSet(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}

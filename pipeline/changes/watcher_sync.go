@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -111,7 +112,7 @@ func (w *Watcher) markStale() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.dirty, w.stale = true, true
-	w.dirtyBy = firstSet(w.dirtyBy, "a session error")
+	w.dirtyBy = cmp.Or(w.dirtyBy, "a session error")
 	w.released()
 }
 

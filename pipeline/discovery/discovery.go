@@ -4,6 +4,7 @@
 package discovery
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -52,7 +53,7 @@ func (e *NoSpecsError) Error() string {
 		where = append(where, d+"/**/*.spec.md")
 	}
 	return fmt.Sprintf("no specs found (looked for %s): write the work to do in %s, or add specs/NAME.spec.md",
-		strings.Join(where, ", "), firstNonEmpty(e.Options.Prompt, "PROMPT.md"))
+		strings.Join(where, ", "), cmp.Or(e.Options.Prompt, "PROMPT.md"))
 }
 
 // Find discovers the specs under root. It returns a *NoSpecsError when
@@ -137,13 +138,4 @@ func load(root, rel string, prompt bool) (Spec, error) {
 func KeyFor(name, relPath string) string {
 	sum := sha256.Sum256([]byte(relPath))
 	return name + "-" + hex.EncodeToString(sum[:])[:6]
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

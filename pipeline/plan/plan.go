@@ -5,6 +5,7 @@
 package plan
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"strings"
@@ -48,7 +49,7 @@ func Resolve(cfg *schema.Config, ds discovery.Spec, fm *schema.FrontMatter) Spec
 		fm = &schema.FrontMatter{}
 	}
 	name := strings.TrimSuffix(path.Base(ds.Path), ".md")
-	s := Spec{Spec: ds, Front: fm, Title: firstNonEmpty(fm.Title, name), ID: firstNonEmpty(fm.ID, name)}
+	s := Spec{Spec: ds, Front: fm, Title: cmp.Or(fm.Title, name), ID: cmp.Or(fm.ID, name)}
 	s.Tier, s.AcceptanceCriteria, s.Steps = ResolveTier(cfg.Specs.DefaultTier, fm.Contracts)
 	for _, st := range schema.StageNames {
 		conf := cfg.Stages.Get(st)
@@ -137,13 +138,4 @@ func (s Spec) StageNames() []string {
 		out[i] = st.Name
 	}
 	return out
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
