@@ -187,8 +187,9 @@ func LoadConfig(filename string, src []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps := applyPresets(&cfg, presets, s.locator(filename, format, src))
-	ps = append(ps, s.crossCheck(&cfg, filename, format, src)...)
+	at := s.locator(filename, format, src) // parses src once for both
+	ps := applyPresets(&cfg, presets, at)
+	ps = append(ps, crossCheck(&cfg, at)...)
 	if len(ps) > 0 {
 		return nil, ps
 	}
@@ -197,9 +198,8 @@ func LoadConfig(filename string, src []byte) (*Config, error) {
 
 // crossCheck finds what the schema alone cannot: references between
 // fields (stage agents must exist).
-func (s *Schema) crossCheck(cfg *Config, filename string, format Format, src []byte) Problems {
+func crossCheck(cfg *Config, at func([]string, string) Problem) Problems {
 	var ps Problems
-	at := s.locator(filename, format, src)
 	if len(cfg.Agents) == 0 {
 		return append(ps, at([]string{"agents"}, "define at least one agent, e.g. agents: {coder: {command: [sh, agent.sh]}} or agents: {coder: {preset: claude}}"))
 	}
