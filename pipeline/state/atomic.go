@@ -16,6 +16,10 @@ import (
 const (
 	tmpInfix = ".tmp-" // WriteFileAtomic: .<name>.tmp-<random>
 	newInfix = ".new-" // Acquire: .run.json.new-<random>, linked or renamed to run.json
+	// spareSuffix names writeFileOrdered's spare: .<name>.spare. It is not
+	// a leftover: it is reused by every write, and a crash mid-write only
+	// spoils the spare.
+	spareSuffix = ".spare"
 )
 
 // cleanTempAge is how old a temporary file must be before CleanTemp deletes
@@ -53,13 +57,29 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 // previous state with its pending rotation, which is then run again, so
 // no rotation is lost or counted twice, and each rotation saves a
 // directory flush.
+//
+// The data goes to a spare file (".<name>.spare", never read) that is then
+// swapped with path in one atomic exchange, so the spare holds the previous
+// content afterwards and the next write reuses it. Creating and deleting a
+// file per write is what a temporary file would cost, and on some file
+// systems (ext4 without a journal skips every inode deleted in the last
+// minute when it allocates one) that cost grows with each write. Where
+// the exchange is not available, or path does not exist yet, the spare is
+// renamed over path instead. Only the holder of the lock may call it: two
+// writers would share the spare.
 func writeFileOrdered(path string, data []byte, perm os.FileMode) error {
-	tmp, err := writeTemp(filepath.Dir(path), "."+filepath.Base(path)+tmpInfix+"*", data, perm)
+	spare := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+spareSuffix)
+	f, err := os.OpenFile(spare, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
+		return fmt.Errorf("write %s: create %s: %w (is the directory writable?)", path, spare, err)
+	}
+	if err := fill(f, data, perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
+	if exchange(spare, path) == nil {
+		return nil
+	}
+	if err := os.Rename(spare, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -68,31 +88,36 @@ func writeFileOrdered(path string, data []byte, perm os.FileMode) error {
 // writeTemp writes data to a new, fsynced temporary file in dir whose name
 // matches pattern (as for os.CreateTemp) and returns its name. On failure
 // nothing is left behind.
-func writeTemp(dir, pattern string, data []byte, perm os.FileMode) (name string, err error) {
+func writeTemp(dir, pattern string, data []byte, perm os.FileMode) (string, error) {
 	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return "", fmt.Errorf("create temporary file: %w (does %s exist and is it writable?)", err, dir)
 	}
-	name = f.Name()
+	if err := fill(f, data, perm); err != nil {
+		_ = os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// fill writes data to the empty file f, gives it perm (whatever the
+// umask), flushes it to disk and closes it. f is closed on failure too.
+func fill(f *os.File, data []byte, perm os.FileMode) (err error) {
 	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(name)
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("close %s: %w", f.Name(), cerr)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
-		return "", fmt.Errorf("write temporary file: %w (is the disk full?)", err)
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w (is the disk full?)", f.Name(), err)
 	}
-	if err = os.Chmod(name, perm); err != nil {
-		return "", fmt.Errorf("set permissions of temporary file: %w", err)
+	if err := f.Chmod(perm); err != nil {
+		return fmt.Errorf("set permissions of %s: %w", f.Name(), err)
 	}
-	if err = f.Sync(); err != nil {
-		return "", fmt.Errorf("flush temporary file to disk: %w", err)
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("flush %s to disk: %w", f.Name(), err)
 	}
-	if err = f.Close(); err != nil {
-		return "", fmt.Errorf("close temporary file: %w", err)
-	}
-	return name, nil
+	return nil
 }
 
 // removeDurably removes path (a missing file is fine) and fsyncs its

@@ -38,7 +38,9 @@
 // run again. state.json is written with the file flushed before the rename
 // but without flushing the directory (see writeFileOrdered): a power loss
 // that undoes a rename brings back an older state and its pending
-// rotation, with the same guarantee.
+// rotation, with the same guarantee. It is written to a spare file
+// (".state.json.spare") that is then exchanged with state.json, so a
+// rotation creates and deletes no file for its state.
 //
 // # One instance per repository
 //
