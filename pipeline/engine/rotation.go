@@ -184,16 +184,19 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 		return agent.Result{}, "", fmt.Errorf("history log: %w", err)
 	}
 	defer logf.Close()
-	cur, err := os.Create(e.dir.CurrentLog())
-	if err != nil {
-		return agent.Result{}, "", fmt.Errorf("current log: %w", err)
+	out := io.Writer(logf)
+	if err := e.dir.LinkCurrentLog(history); err != nil {
+		cur, err := e.dir.CreateCurrentLog()
+		if err != nil {
+			return agent.Result{}, "", err
+		}
+		defer cur.Close()
+		out = io.MultiWriter(logf, cur)
 	}
-	defer cur.Close()
-	out := io.MultiWriter(logf, cur)
 	if e.opts.Echo != nil {
 		w, done := e.opts.Echo(fmt.Sprintf("%s · %s · iteration %d", sp.Path, stage.Name, iteration))
 		defer done()
-		out = io.MultiWriter(logf, cur, w)
+		out = io.MultiWriter(out, w)
 	}
 	text := prompt.Build(in)
 	env := []string{

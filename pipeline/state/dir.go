@@ -50,6 +50,39 @@ func (d Dir) RunFile() string { return d.join(runFile) }
 // CurrentLog returns the path of current.log, the running rotation's output.
 func (d Dir) CurrentLog() string { return d.join(currentLogFile) }
 
+// LinkCurrentLog makes current.log another name of the log file at path
+// (a hard link), replacing the previous one atomically: the running
+// rotation's output is written once, to its history log, and current.log
+// is never truncated. It fails where hard links are not supported; the
+// caller then writes current.log itself.
+func (d Dir) LinkCurrentLog(path string) error {
+	tmp := d.join("." + currentLogFile + newInfix + "link")
+	_ = os.Remove(tmp) // left by a crash between the two steps
+	if err := os.Link(path, tmp); err != nil {
+		return fmt.Errorf("link %s: %w", d.CurrentLog(), err)
+	}
+	if err := os.Rename(tmp, d.CurrentLog()); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("link %s: %w", d.CurrentLog(), err)
+	}
+	return nil
+}
+
+// CreateCurrentLog creates an empty current.log for the caller to write,
+// where LinkCurrentLog failed. The old current.log is removed first: it
+// may be a link to an earlier rotation's history log, which truncating it
+// would erase.
+func (d Dir) CreateCurrentLog() (*os.File, error) {
+	if err := os.Remove(d.CurrentLog()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("replace %s: %w", d.CurrentLog(), err)
+	}
+	f, err := os.Create(d.CurrentLog())
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", d.CurrentLog(), err)
+	}
+	return f, nil
+}
+
 // StatusFile returns the path of the file the agent may write its status
 // word to; the caller clears it before each rotation.
 func (d Dir) StatusFile() string { return d.join(statusFile) }

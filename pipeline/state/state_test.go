@@ -260,3 +260,41 @@ func TestVerifiedStartOverAndSpecOrNew(t *testing.T) {
 		t.Errorf("StartOver: %+v", *ss)
 	}
 }
+
+func TestLinkCurrentLog(t *testing.T) {
+	d := newDir(t)
+	if err := d.EnsureHistory("k"); err != nil {
+		t.Fatal(err)
+	}
+	for n, content := range []string{"first rotation\n", "second\n"} {
+		log := d.HistoryLog("k", n+1)
+		f, err := os.Create(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.LinkCurrentLog(log); err != nil {
+			t.Fatal(err)
+		}
+		// Written after the link, as the agent's output is: current.log
+		// shows it as it comes.
+		if _, err := f.WriteString(content); err != nil {
+			t.Fatal(err)
+		}
+		_ = f.Close()
+		if got, _ := os.ReadFile(d.CurrentLog()); string(got) != content {
+			t.Fatalf("current.log = %q, want %q", got, content)
+		}
+	}
+	if got, _ := os.ReadFile(d.HistoryLog("k", 1)); string(got) != "first rotation\n" {
+		t.Errorf("the first log became %q: relinking current.log must not touch it", got)
+	}
+	entries, _ := os.ReadDir(d.Path())
+	for _, e := range entries {
+		if isTempName(e.Name()) {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+	if err := d.LinkCurrentLog(d.HistoryLog("k", 9)); err == nil {
+		t.Error("linking a missing log succeeded")
+	}
+}
