@@ -63,11 +63,20 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 // content afterwards and the next write reuses it. Creating and deleting a
 // file per write is what a temporary file would cost, and on some file
 // systems (ext4 without a journal skips every inode deleted in the last
-// minute when it allocates one) that cost grows with each write. Where
-// the exchange is not available, or path does not exist yet, the spare is
-// renamed over path instead. Only the holder of the lock may call it: two
-// writers would share the spare.
+// minute when it allocates one) that cost grows with each write.
+//
+// Reusing a file means rewriting one that a reader may have opened while
+// it was still path, so the write holds an exclusive flock on the
+// directory and Load a shared one. Where there is no flock or no exchange
+// (or path does not exist yet), the spare is renamed over path instead and
+// a new one is made next time. Only the holder of the ralph-ci lock may
+// call it: two writers would share the spare.
 func writeFileOrdered(path string, data []byte, perm os.FileMode) error {
+	unlock, locked, err := lockDir(filepath.Dir(path), true)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer unlock()
 	spare := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+spareSuffix)
 	// Not O_TRUNC: fill overwrites and then truncates to the new length,
 	// which frees no block unless the state shrank, and freeing blocks is
@@ -79,7 +88,7 @@ func writeFileOrdered(path string, data []byte, perm os.FileMode) error {
 	if err := fill(f, data, perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if exchange(spare, path) == nil {
+	if locked && exchange(spare, path) == nil {
 		return nil
 	}
 	if err := os.Rename(spare, path); err != nil {

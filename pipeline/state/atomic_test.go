@@ -129,13 +129,34 @@ func TestSaveSurvivesKill9(t *testing.T) {
 	checkLoad(t, d, last)
 }
 
+// TestLoadWhileSaving reads state.json while another process saves it as
+// fast as it can: every read must be a complete version, never older than
+// the one read before. Save reuses the files it exchanges, so a reader can
+// open state.json just as it becomes the spare (and read an older version,
+// or one being rewritten) unless Load checks that it read the current file.
+func TestLoadWhileSaving(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	d := newDir(t)
+	h := startHelper(t, "saveloop", d, helperStartEnv+"=1")
+	if line := h.line(t); line != "ready" {
+		t.Fatalf("helper: %s", line)
+	}
+	last, reads := 0, 0
+	for ; last < 2000; reads++ {
+		last = checkLoad(t, d, last)
+	}
+	t.Logf("%d reads over %d saves", reads, last)
+}
+
 // checkLoad loads the state, checks it is exactly sampleState(iteration)
 // with iteration >= min, and returns the iteration.
 func checkLoad(t *testing.T, d Dir, min int) int {
 	t.Helper()
 	s, err := Load(d)
 	if err != nil {
-		t.Fatalf("Load after kill: %v", err)
+		t.Fatalf("Load: %v", err)
 	}
 	if s.Iteration < min {
 		t.Fatalf("state went back from iteration %d to %d", min, s.Iteration)

@@ -14,14 +14,39 @@ import (
 // exclude goroutines of the same process, and the kernel drops them when the
 // process dies. File systems without flock support use the sentinel file.
 func withRecoveryMutex(dir Dir, fn func() error) error {
-	f, err := os.Open(string(dir))
+	unlock, ok, err := flockDir(string(dir), syscall.LOCK_EX)
 	if err != nil {
-		return fmt.Errorf("acquire lock: open %s: %w", dir, err)
+		return fmt.Errorf("acquire lock: %w", err)
 	}
-	defer f.Close()
+	if !ok {
+		return withSentinelMutex(dir, fn)
+	}
+	defer unlock()
+	return fn()
+}
+
+// lockDir takes a shared or exclusive flock on the directory dir and
+// returns the function that releases it. ok is false, with nothing held,
+// where the file system has no flock or dir does not exist.
+func lockDir(dir string, exclusive bool) (unlock func(), ok bool, err error) {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	return flockDir(dir, how)
+}
+
+func flockDir(dir string, how int) (unlock func(), ok bool, err error) {
+	f, err := os.Open(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return func() {}, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("open %s: %w", dir, err)
+	}
 	fd := int(f.Fd())
 	for {
-		err = syscall.Flock(fd, syscall.LOCK_EX)
+		err = syscall.Flock(fd, how)
 		if !errors.Is(err, syscall.EINTR) {
 			break
 		}
@@ -29,10 +54,11 @@ func withRecoveryMutex(dir Dir, fn func() error) error {
 	switch {
 	case errors.Is(err, syscall.ENOLCK), errors.Is(err, syscall.EOPNOTSUPP),
 		errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.EINVAL):
-		return withSentinelMutex(dir, fn)
+		_ = f.Close()
+		return func() {}, false, nil
 	case err != nil:
-		return fmt.Errorf("acquire lock: lock %s: %w", dir, err)
+		_ = f.Close()
+		return nil, false, fmt.Errorf("lock %s: %w", dir, err)
 	}
-	defer syscall.Flock(fd, syscall.LOCK_UN) //nolint:errcheck // closing also unlocks
-	return fn()
+	return func() { _ = f.Close() }, true, nil // closing unlocks
 }

@@ -3,7 +3,6 @@ package state
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -140,31 +139,24 @@ func stateFix(path string) string {
 // iteration 0). A file that cannot be parsed yields a *CorruptError, one
 // written by a newer ralph-ci a *VersionError.
 //
-// Load may run while a run saves (ralph-ci status takes no lock). Save
-// reuses the file that held the state two saves ago (see
-// writeFileOrdered), so a reader that opened it just before could read it
-// half rewritten; Load reads it again, a few times, before it calls it
-// corrupt.
+// Load may run while a run saves (ralph-ci status takes no lock): it holds
+// a shared flock on the directory while it reads, so that the file it
+// opened is not rewritten under it (see writeFileOrdered).
 func Load(dir Dir) (State, error) {
-	path := dir.StatePath()
-	for attempt := 1; ; attempt++ {
-		data, err := ReadOptional(path)
-		if err != nil {
-			return State{}, fmt.Errorf("load ralph-ci state: %w", err)
-		}
-		if data == nil {
-			return State{Version: Version}, nil
-		}
-		s, err := decode(path, data)
-		var corrupt *CorruptError
-		if err == nil || !errors.As(err, &corrupt) || attempt == loadAttempts {
-			return s, err
-		}
+	unlock, _, err := lockDir(dir.Path(), false)
+	if err != nil {
+		return State{}, fmt.Errorf("load ralph-ci state: %w", err)
 	}
+	data, err := ReadOptional(dir.StatePath())
+	unlock()
+	if err != nil {
+		return State{}, fmt.Errorf("load ralph-ci state: %w", err)
+	}
+	if data == nil {
+		return State{Version: Version}, nil
+	}
+	return decode(dir.StatePath(), data)
 }
-
-// loadAttempts bounds Load's re-reads of a state.json being rewritten.
-const loadAttempts = 5
 
 // decode parses the content of state.json at path.
 func decode(path string, data []byte) (State, error) {
