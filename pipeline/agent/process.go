@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -24,6 +25,10 @@ const (
 	// readChunk is the size of the output read buffer.
 	readChunk = 64 << 10
 )
+
+// chunks holds output read buffers for reuse: one per rotation would be
+// most of what a rotation allocates.
+var chunks = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b }}
 
 // process is a started agent: its process group, and the goroutines that
 // feed its stdin and read its output.
@@ -90,7 +95,9 @@ func startProcess(inv Invocation, output, scanner io.Writer) (*process, error) {
 // read copies the output to output and scanner until the pipe ends or is
 // aborted.
 func (p *process) read(output, scanner io.Writer) {
-	buf := make([]byte, readChunk)
+	bp := chunks.Get().(*[]byte)
+	defer chunks.Put(bp)
+	buf := *bp
 	for {
 		p.idle.Store(true)
 		n, err := p.out.Read(buf)

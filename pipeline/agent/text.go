@@ -84,8 +84,9 @@ func lowerRune(r rune) rune {
 func (s *phraseScanner) Write(p []byte) {
 	for len(p) > 0 && s.left > 0 {
 		n := min(len(p), phraseChunk)
-		if cap(s.win) < len(s.carry)+n {
-			s.win = make([]byte, 0, s.keep+phraseChunk)
+		if need := len(s.carry) + n; cap(s.win) < need {
+			// Grown as needed: most agents print far less than a chunk.
+			s.win = make([]byte, 0, min(max(need, 2*cap(s.win)), s.keep+phraseChunk))
 		}
 		s.win = s.win[:len(s.carry)+n]
 		copy(s.win, s.carry)
@@ -140,31 +141,35 @@ func (s *phraseScanner) found() []string {
 	return out
 }
 
-// tailBuf keeps the last TailBytes written to it in a ring.
+// tailBuf keeps the last TailBytes written to it: a slice that grows as
+// needed (most agents print far less) and, once TailBytes long, a ring.
 type tailBuf struct {
 	buf  []byte
-	pos  int // where the next byte goes
+	pos  int // once full: where the next byte goes
 	full bool
 }
 
 func (t *tailBuf) Write(p []byte) {
-	if len(p) == 0 {
-		return
-	}
-	if t.buf == nil {
-		t.buf = make([]byte, TailBytes)
-	}
-	if len(p) >= len(t.buf) {
+	switch {
+	case len(p) == 0:
+	case !t.full && len(t.buf)+len(p) <= TailBytes:
+		t.buf = append(t.buf, p...)
+	case !t.full: // becomes the ring, holding the last TailBytes of buf+p
+		ring := make([]byte, TailBytes)
+		if k := TailBytes - len(p); k > 0 {
+			copy(ring, t.buf[len(t.buf)-k:])
+			copy(ring[k:], p)
+		} else {
+			copy(ring, p[len(p)-TailBytes:])
+		}
+		t.buf, t.pos, t.full = ring, 0, true
+	case len(p) >= len(t.buf):
 		copy(t.buf, p[len(p)-len(t.buf):])
-		t.pos, t.full = 0, true
-		return
-	}
-	n := copy(t.buf[t.pos:], p)
-	copy(t.buf, p[n:])
-	t.pos += len(p)
-	if t.pos >= len(t.buf) {
-		t.pos -= len(t.buf)
-		t.full = true
+		t.pos = 0
+	default:
+		n := copy(t.buf[t.pos:], p)
+		copy(t.buf, p[n:])
+		t.pos = (t.pos + len(p)) % len(t.buf)
 	}
 }
 
@@ -172,7 +177,7 @@ func (t *tailBuf) Write(p []byte) {
 // a UTF-8 sequence cut at the start is dropped too.
 func (t *tailBuf) String() string {
 	if !t.full {
-		return string(t.buf[:t.pos])
+		return string(t.buf)
 	}
 	b := make([]byte, 0, len(t.buf))
 	b = append(append(b, t.buf[t.pos:]...), t.buf[:t.pos]...)

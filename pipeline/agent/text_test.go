@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -61,6 +62,35 @@ func TestTail(t *testing.T) {
 	r := scan(t, "text", []byte(strings.Repeat("x", 2*TailBytes)+"END"))
 	if len(r.Tail) != TailBytes || !strings.HasSuffix(r.Tail, "END") || r.TextBytes != 2*TailBytes+3 {
 		t.Errorf("report tail %d bytes, text %d bytes", len(r.Tail), r.TextBytes)
+	}
+}
+
+// TestTailChunks checks the tail after every write of seeded random
+// chunks (empty ones, single bytes, around and beyond TailBytes), across
+// the switch from a growing slice to a ring: it must be the last TailBytes
+// (or all) of what was written.
+func TestTailChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	sizes := []int{0, 1, 17, TailBytes - 1, TailBytes, TailBytes + 1, 2*TailBytes + 3}
+	for round := range 20 {
+		var tb tailBuf
+		var all []byte
+		for range 12 {
+			n := sizes[rng.IntN(len(sizes))]
+			if rng.IntN(2) == 0 {
+				n = rng.IntN(TailBytes / 3)
+			}
+			chunk := make([]byte, n)
+			for i := range chunk {
+				chunk[i] = 'a' + byte(rng.IntN(26))
+			}
+			tb.Write(chunk)
+			all = append(all, chunk...)
+			want := all[max(0, len(all)-TailBytes):]
+			if got := tb.String(); got != string(want) {
+				t.Fatalf("round %d, after %d bytes (last chunk %d): tail of %d bytes differs from the last %d written", round, len(all), n, len(got), len(want))
+			}
+		}
 	}
 }
 
