@@ -15,7 +15,7 @@
 //
 // # Crash safety
 //
-// Every file is replaced with [WriteFileAtomic]: the data goes to a temporary
+// Files are replaced with [WriteFileAtomic]: the data goes to a temporary
 // file in the same directory, which is fsynced and renamed over the target,
 // and then the directory is fsynced. A reader therefore always sees either
 // the old or the new complete file. Leftover temporary files (named
@@ -40,7 +40,9 @@
 // that undoes a rename brings back an older state and its pending
 // rotation, with the same guarantee. It is written to a spare file
 // (".state.json.spare") that is then exchanged with state.json, so a
-// rotation creates and deletes no file for its state.
+// rotation creates and deletes no file for its state; Save holds an
+// exclusive flock on the directory meanwhile and Load a shared one, so a
+// reader never sees the spare half rewritten.
 //
 // # One instance per repository
 //

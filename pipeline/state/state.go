@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -132,7 +133,8 @@ func (e *VersionError) Error() string {
 }
 
 func stateFix(path string) string {
-	return fmt.Sprintf(`run "ralph-ci reset --hard" or delete %s to start over`, path)
+	spare := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+spareSuffix)
+	return fmt.Sprintf("delete %s to start over, or replace it with %s, the state one save earlier", path, spare)
 }
 
 // Load reads state.json. A missing file yields an empty state (version 1,

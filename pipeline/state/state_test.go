@@ -96,7 +96,7 @@ func TestLoadCorrupt(t *testing.T) {
 				t.Fatalf("want *CorruptError, got %T %v", err, err)
 			}
 			msg := err.Error()
-			for _, want := range []string{d.StatePath(), "ralph-ci reset --hard", "delete " + d.StatePath()} {
+			for _, want := range []string{"delete " + d.StatePath() + " to start over", "replace it with " + filepath.Join(d.Path(), ".state.json.spare")} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("error %q does not mention %q", msg, want)
 				}
