@@ -48,9 +48,26 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	if err != nil {
 		return err
 	}
+	// The history log is created while the state is flushed to disk: a
+	// new file can cost as much as the flush (ext4 without a journal scans
+	// the inodes deleted in the last minute), and neither waits for the
+	// other. Made before the state names it, it is at worst left empty by
+	// a crash, to be recreated under the same name.
+	created := make(chan error, 1)
+	var logf *os.File
+	go func() {
+		var err error
+		logf, err = os.Create(history)
+		created <- err
+	}()
 	// One write: the previous rotation's result and this one's record.
 	e.st.Pending = &state.Rotation{Iteration: iteration, Spec: sp.Path, Stage: stage.Name, History: rel, StartedAt: time.Now().UTC(), Before: raw}
-	if err := state.Save(e.dir, e.st); err != nil {
+	err = state.Save(e.dir, e.st)
+	if cerr := <-created; cerr != nil {
+		return fmt.Errorf("history log: %w", cerr)
+	}
+	defer logf.Close()
+	if err != nil {
 		return err
 	}
 	if err := os.Remove(e.dir.StatusFile()); err != nil && !os.IsNotExist(err) {
@@ -58,7 +75,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 
 	e.progress(fmt.Sprintf("iteration %d · %s · %s %d/%d · counter %s", iteration, sp.Path, stage.Name, ss.StageIterations+1, stage.MaxIterations, counter.String(ss.DoneCount)))
-	res, agentName, err := e.runAgent(ctx, sp, stage, ss, iteration, history)
+	res, agentName, err := e.runAgent(ctx, sp, stage, ss, iteration, logf)
 	e.progress("")
 	if err != nil {
 		return err
@@ -169,8 +186,8 @@ func (e *engine) baseline(ctx context.Context, pending *state.Rotation) (changes
 }
 
 // runAgent runs the stage's agent with the rotation's prompt, streaming
-// its output to the history log and current.log.
-func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, ss *state.SpecState, iteration int, history string) (agent.Result, string, error) {
+// its output to the history log logf and current.log.
+func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, ss *state.SpecState, iteration int, logf *os.File) (agent.Result, string, error) {
 	cfg := e.opts.Project.Config
 	if len(stage.Agents) == 0 {
 		return agent.Result{}, "", fmt.Errorf("stage %s has no agent: define one in %s", stage.Name, cfg.File)
@@ -179,13 +196,8 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 	if err != nil {
 		return agent.Result{}, "", err
 	}
-	logf, err := os.Create(history)
-	if err != nil {
-		return agent.Result{}, "", fmt.Errorf("history log: %w", err)
-	}
-	defer logf.Close()
 	out := io.Writer(logf)
-	if err := e.dir.LinkCurrentLog(history); err != nil {
+	if err := e.dir.LinkCurrentLog(logf.Name()); err != nil {
 		cur, err := e.dir.CreateCurrentLog()
 		if err != nil {
 			return agent.Result{}, "", err
