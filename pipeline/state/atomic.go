@@ -77,7 +77,7 @@ func writeFileOrdered(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer unlock()
-	spare := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+spareSuffix)
+	spare := spareOf(path)
 	// Not O_TRUNC: fill overwrites and then truncates to the new length,
 	// which frees no block unless the state shrank, and freeing blocks is
 	// slow (on a file system mounted with discard, 150 us here).
@@ -95,6 +95,11 @@ func writeFileOrdered(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// spareOf returns the path of the spare writeFileOrdered keeps beside path.
+func spareOf(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+spareSuffix)
 }
 
 // writeTemp writes data to a new, fsynced temporary file in dir whose name

@@ -14,7 +14,7 @@ import (
 func TestWriteFileOrderedReusesTheSpare(t *testing.T) {
 	d := newDir(t)
 	p := d.StatePath()
-	spare := d.Path() + "/.state.json" + spareSuffix
+	spare := spareOf(p)
 	inodes := map[uint64]bool{}
 	prev := ""
 	for _, content := range []string{"one", "two, longer", "three", "4"} {

@@ -14,7 +14,7 @@ import (
 // exclude goroutines of the same process, and the kernel drops them when the
 // process dies. File systems without flock support use the sentinel file.
 func withRecoveryMutex(dir Dir, fn func() error) error {
-	unlock, ok, err := flockDir(string(dir), syscall.LOCK_EX)
+	unlock, ok, err := lockDir(string(dir), true)
 	if err != nil {
 		return fmt.Errorf("acquire lock: %w", err)
 	}
@@ -33,10 +33,6 @@ func lockDir(dir string, exclusive bool) (unlock func(), ok bool, err error) {
 	if exclusive {
 		how = syscall.LOCK_EX
 	}
-	return flockDir(dir, how)
-}
-
-func flockDir(dir string, how int) (unlock func(), ok bool, err error) {
 	f, err := os.Open(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return func() {}, false, nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -133,8 +132,7 @@ func (e *VersionError) Error() string {
 }
 
 func stateFix(path string) string {
-	spare := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+spareSuffix)
-	return fmt.Sprintf("delete %s to start over, or replace it with %s, the state one save earlier", path, spare)
+	return fmt.Sprintf("delete %s to start over, or replace it with %s, the state one save earlier", path, spareOf(path))
 }
 
 // Load reads state.json. A missing file yields an empty state (version 1,
