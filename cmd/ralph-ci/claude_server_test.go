@@ -86,6 +86,17 @@ func (l *requestLog) Unexpected() []string {
 	return append([]string(nil), l.unexpected...)
 }
 
+// decode reads the JSON request body into v. A body that does not parse
+// is answered 400 and noted as unexpected, which fails the test.
+func (l *requestLog) decode(w http.ResponseWriter, r *http.Request, body []byte, v any) bool {
+	if err := json.Unmarshal(body, v); err != nil {
+		l.note(r, "bad JSON: "+err.Error(), true)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
 // unknownRoute answers a route the script does not know: 404, and noted as
 // unexpected, which fails the test.
 func (l *requestLog) unknownRoute(w http.ResponseWriter, r *http.Request) {
@@ -165,9 +176,7 @@ const toolUseID = "toolu_01RalphWriteHello"
 
 func (s *messagesServer) messages(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req messagesRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		s.note(r, "bad JSON: "+err.Error(), true)
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !s.decode(w, r, body, &req) {
 		return
 	}
 	hasWrite := false

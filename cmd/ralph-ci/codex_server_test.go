@@ -87,9 +87,7 @@ const codexCallID = "call_ralph_write_hello"
 
 func (s *responsesServer) responses(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req responsesRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		s.note(r, "bad JSON: "+err.Error(), true)
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !s.decode(w, r, body, &req) {
 		return
 	}
 	tools := map[string]bool{}

@@ -88,9 +88,7 @@ func (s *generativeServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req generateRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		s.note(r, "bad JSON: "+err.Error(), true)
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !s.decode(w, r, body, &req) {
 		return
 	}
 	switch method {
