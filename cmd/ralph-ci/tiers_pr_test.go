@@ -325,56 +325,35 @@ func TestTiersOnPullRequest(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	t.Run("approve by reaction; unauthorized and bot answers ignored; one comment", func(t *testing.T) {
-		t.Parallel()
-		prApproveByReaction(t, newPRWorld(t, bin))
-	})
-	t.Run("approve by reply", func(t *testing.T) {
-		t.Parallel()
-		prApproveByReply(t, newPRWorld(t, bin))
-	})
-	t.Run("several checkpoints: a reply applies to the one it quotes or names", func(t *testing.T) {
-		t.Parallel()
-		prSeveral(t, newPRWorld(t, bin, map[string]string{"specs/c.spec.md": "---\nid: receipts\ntitle: Receipts\n---\n# Receipts\n"}))
-	})
-	t.Run("a rejection read by check in another job sends the spec back", func(t *testing.T) {
-		t.Parallel()
-		prRejectedElsewhere(t, newPRWorld(t, bin))
-	})
-	t.Run("a deleted checkpoint comment is posted again", func(t *testing.T) {
-		t.Parallel()
-		prDeleted(t, newPRWorld(t, bin))
-	})
-	t.Run("LogCorruption, CounterOverflow and EmptyRejectionLog from the marker", func(t *testing.T) {
-		t.Parallel()
-		prLogCorruption(t, newPRWorld(t, bin))
-	})
-	t.Run("a push makes approvals stale", func(t *testing.T) {
-		t.Parallel()
-		prStale(t, newPRWorld(t, bin))
-	})
+	extraSpec := map[string]string{"specs/c.spec.md": "---\nid: receipts\ntitle: Receipts\n---\n# Receipts\n"}
+	type story struct {
+		name  string
+		files []map[string]string // extra files of the world
+		run   func(*testing.T, *prWorld)
+	}
+	stories := []story{
+		{name: "approve by reaction; unauthorized and bot answers ignored; one comment", run: prApproveByReaction},
+		{name: "approve by reply", run: prApproveByReply},
+		{name: "several checkpoints: a reply applies to the one it quotes or names", files: []map[string]string{extraSpec}, run: prSeveral},
+		{name: "a rejection read by check in another job sends the spec back", run: prRejectedElsewhere},
+		{name: "a deleted checkpoint comment is posted again", run: prDeleted},
+		{name: "LogCorruption, CounterOverflow and EmptyRejectionLog from the marker", run: prLogCorruption},
+		{name: "a push makes approvals stale", run: prStale},
+		{name: "429 and 5xx are retried, a failed create is not repeated", run: prRetries},
+		{name: "a token that may not write falls back to annotations and the summary", run: prReadOnly},
+		{name: "check --wait: an answer during the wait", run: prWaitAnswered},
+		{name: "check --wait: no answer within the bound", run: prWaitBound},
+	}
 	for _, choice := range []string{"1", "2", "3"} {
-		t.Run("three rejections escalate, option "+choice, func(t *testing.T) {
+		stories = append(stories, story{name: "three rejections escalate, option " + choice,
+			run: func(t *testing.T, w *prWorld) { prEscalate(t, w, choice) }})
+	}
+	for _, st := range stories {
+		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
-			prEscalate(t, newPRWorld(t, bin), choice)
+			st.run(t, newPRWorld(t, bin, st.files...))
 		})
 	}
-	t.Run("429 and 5xx are retried, a failed create is not repeated", func(t *testing.T) {
-		t.Parallel()
-		prRetries(t, newPRWorld(t, bin))
-	})
-	t.Run("a token that may not write falls back to annotations and the summary", func(t *testing.T) {
-		t.Parallel()
-		prReadOnly(t, newPRWorld(t, bin))
-	})
-	t.Run("check --wait: an answer during the wait", func(t *testing.T) {
-		t.Parallel()
-		prWaitAnswered(t, newPRWorld(t, bin))
-	})
-	t.Run("check --wait: no answer within the bound", func(t *testing.T) {
-		t.Parallel()
-		prWaitBound(t, newPRWorld(t, bin))
-	})
 }
 
 func prApproveByReaction(t *testing.T, w *prWorld) {
