@@ -141,7 +141,6 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		e.outcome.Code, e.outcome.Message = exitcode.Of(err), err.Error()
 	}
 	e.outcome.State, e.outcome.Specs, e.outcome.Report = e.st, e.specs, e.report()
-	e.reportCheckpoints(e.outcome.Report)
 	return e.outcome, err
 }
 

@@ -23,7 +23,8 @@ func (e *engine) record(sp plan.Spec, stage plan.Stage, agentName string, iterat
 	})
 }
 
-// report builds the run's report from the final state.
+// report builds the run's report from the final state, the checkpoints
+// included, with its totals summed by reporters.ComputeTotals.
 func (e *engine) report() *reporters.Report {
 	r := &reporters.Report{
 		Version: reporters.ReportVersion, Tool: reporters.Tool{Name: "ralph-ci", Version: e.opts.Version},
@@ -58,22 +59,9 @@ func (e *engine) report() *reporters.Report {
 			s.CostUSD += rot.CostUSD
 			s.DurationSeconds += rot.DurationSeconds
 		}
-		r.Totals.Specs++
-		r.Totals.Rotations += len(s.Rotations)
-		r.Totals.CostUSD += s.CostUSD
-		switch s.Outcome {
-		case reporters.SpecVerified:
-			r.Totals.Verified++
-		case reporters.SpecPending:
-			r.Totals.Pending++
-		case reporters.SpecFailed:
-			r.Totals.Failed++
-		case reporters.SpecStuck:
-			r.Totals.Stuck++
-		case reporters.SpecAwaiting:
-			r.Totals.Awaiting++
-		}
 		r.Specs = append(r.Specs, s)
 	}
+	e.reportCheckpoints(r)
+	r.Totals = reporters.ComputeTotals(r.Specs)
 	return r
 }

@@ -156,16 +156,16 @@ func (e *engine) apply(sp plan.Spec, ss *state.SpecState, stage plan.Stage, idx 
 		ss.StuckCount = 0
 	}
 
-	done := counter.IsDone(v.Status)
+	counts := make(map[string]int, len(e.st.Specs))
+	for _, other := range e.st.Specs {
+		counts[other.Path] = other.DoneCount
+	}
+	counts = counter.Apply(counts, sp.Path, counter.IsDone(v.Status), len(changed) > 0)
 	for i := range e.st.Specs {
 		other := &e.st.Specs[i]
-		if other.Path == sp.Path {
-			other.DoneCount = counter.Next(other.DoneCount, done, len(changed) > 0)
-			if !other.StagesDone {
-				other.DoneCount = min(other.DoneCount, counter.Max-1)
-			}
-		} else if len(changed) > 0 {
-			other.DoneCount = counter.Propagate(other.DoneCount)
+		other.DoneCount = counts[other.Path]
+		if other.Path == sp.Path && !other.StagesDone {
+			other.DoneCount = min(other.DoneCount, counter.Max-1)
 		}
 	}
 }

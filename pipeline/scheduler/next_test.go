@@ -22,8 +22,8 @@ func run(t *testing.T, cases []testCase) {
 			if got != tc.want || ok != (tc.want != "") {
 				t.Errorf("Next(current=%q, doneNoChange=%v) = (%q, %v), want %q", tc.current, tc.doneNoChange, got, ok, tc.want)
 			}
-			if want := Complete(tc.entries); ok == want {
-				t.Errorf("ok = %v but Complete = %v", ok, want)
+			if want := complete(tc.entries); ok == want {
+				t.Errorf("ok = %v but complete = %v", ok, want)
 			}
 		})
 	}
