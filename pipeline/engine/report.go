@@ -4,19 +4,20 @@ import (
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
 // record adds one rotation to the run's report.
-func (e *engine) record(sp plan.Spec, stage plan.Stage, agentName string, iteration int, res agent.Result, raw agent.Status, v verdict, ss *state.SpecState, changed []string, history string) {
+func (e *engine) record(sp plan.Spec, stage plan.Stage, agentName string, iteration int, res agent.Result, raw agent.Status, v layers.Verdict, ss *state.SpecState, changed []string, history string) {
 	if e.rotations == nil {
 		e.rotations = map[string][]reporters.Rotation{}
 	}
 	e.rotations[sp.Path] = append(e.rotations[sp.Path], reporters.Rotation{
 		Iteration: iteration, Stage: stage.Name, Agent: agentName,
-		AgentStatus: statusWord(raw), Status: v.Status, Claimed: v.Claimed, Accepted: v.Accepted, Reason: v.Reason,
+		AgentStatus: string(raw), Status: string(v.Status), Claimed: v.Claimed, Accepted: v.Accepted, Reason: v.Reason,
 		Counter: ss.DoneCount, ChangedFiles: append([]string{}, changed...),
 		DurationSeconds: res.Duration.Seconds(), CostUSD: res.Usage.CostUSD, CostKnown: res.Usage.CostKnown,
 		ExitCode: res.ExitCode, TimedOut: res.TimedOut, Log: e.relToRoot(history), Layers: v.Layers,
@@ -45,7 +46,7 @@ func (e *engine) report() *reporters.Report {
 				s.Stage = ss.Stage
 			}
 			switch {
-			case ss.Excluded != "" && ss.LastStatus == state.StatusStuck:
+			case ss.Excluded != "" && ss.LastStatus == agent.StatusStuck:
 				s.Outcome, s.Reason = reporters.SpecStuck, ss.Excluded
 			case ss.Excluded != "":
 				s.Outcome, s.Reason = reporters.SpecFailed, ss.Excluded

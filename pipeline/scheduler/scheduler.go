@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 )
 
@@ -30,10 +31,9 @@ type Entry struct {
 	Modified bool
 	// DoneCount is the verification counter, 0..3 (clamped if outside).
 	DoneCount int
-	// LastStatus is the status of the spec's last rotation: "DONE",
-	// "CONTINUE", "ROTATE", "STUCK", or "" when the agent said nothing. Only
+	// LastStatus is the status of the spec's last rotation. Only
 	// counter.IsDone statuses count as DONE.
-	LastStatus string
+	LastStatus agent.Status
 	// ModifiedFiles reports that the spec's last rotation changed tracked
 	// files.
 	ModifiedFiles bool

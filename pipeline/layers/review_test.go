@@ -1,4 +1,4 @@
-package engine
+package layers
 
 import (
 	"os"
@@ -25,10 +25,10 @@ func TestReviewDueAndNext(t *testing.T) {
 		{1, "coder", "coder", 1, 5, false, 5},   // single stage
 		{2, "coder", "coder", 1, 2, true, 4},
 	} {
-		if got := reviewDue(tc.i, tc.prev, tc.stage, tc.stages, tc.every); got != tc.due {
+		if got := ReviewDue(tc.i, tc.prev, tc.stage, tc.stages, tc.every); got != tc.due {
 			t.Errorf("%+v: due %v", tc, got)
 		}
-		if got := nextReview(tc.i, tc.stages, tc.every); got != tc.next {
+		if got := NextReview(tc.i, tc.stages, tc.every); got != tc.next {
 			t.Errorf("%+v: next %d", tc, got)
 		}
 	}
@@ -47,23 +47,23 @@ func TestReviewSignalFindingsAndPath(t *testing.T) {
 		{"SPEC_ISSUE: the spec contradicts itself\nREVIEW_FAIL", "REVIEW_FAIL", "SPEC_ISSUE: the spec contradicts itself", true},
 		{"needs a person\n  path: b\nREVIEW_FAIL", "REVIEW_FAIL", "needs a person\n  path: b", true},
 	} {
-		if got := reviewSignal(tc.out); got != tc.signal {
+		if got := ReviewSignal(tc.out); got != tc.signal {
 			t.Errorf("%q: signal %q", tc.out, got)
 		}
-		if got := reviewFindings(tc.out); got != tc.findings {
+		if got := ReviewFindings(tc.out); got != tc.findings {
 			t.Errorf("%q: findings %q", tc.out, got)
 		}
-		if got := pathB(tc.out); got != tc.pathB {
+		if got := PathB(tc.out); got != tc.pathB {
 			t.Errorf("%q: path B %v", tc.out, got)
 		}
 	}
-	if s := summary("- one\n\n* two\nthree\nfour"); s != "one; two; three" {
+	if s := Summary("- one\n\n* two\nthree\nfour"); s != "one; two; three" {
 		t.Errorf("summary %q", s)
 	}
-	if s := summary(""); s != "none" {
+	if s := Summary(""); s != "none" {
 		t.Errorf("summary %q", s)
 	}
-	if f := reviewFindings(strings.Repeat("x", 2*maxFindings)); len(f) > maxFindings+4 {
+	if f := ReviewFindings(strings.Repeat("x", 2*MaxFindings)); len(f) > MaxFindings+4 {
 		t.Errorf("findings not capped: %d", len(f))
 	}
 }
@@ -76,6 +76,10 @@ func TestGuardedFiles(t *testing.T) {
 		if err := os.WriteFile(p, []byte("x"), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	isFile := func(rel string) bool {
+		fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+		return err == nil && fi.Mode().IsRegular()
 	}
 	ext := func(cfg schema.VerificationConfig) schema.Criteria {
 		return schema.Criteria{VerificationMethod: "external", VerificationConfig: cfg}
@@ -100,7 +104,7 @@ func TestGuardedFiles(t *testing.T) {
 		}}}, "check.sh"},
 		{"string_match guards nothing", schema.Criteria{VerificationMethod: "string_match"}, ""},
 	} {
-		if got := strings.Join(guardedFiles(root, tc.crit), ","); got != tc.want {
+		if got := strings.Join(GuardedFiles(tc.crit, isFile), ","); got != tc.want {
 			t.Errorf("%s: %q", tc.name, got)
 		}
 	}
