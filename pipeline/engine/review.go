@@ -69,18 +69,14 @@ func (e *engine) runReviewer(ctx context.Context, sp plan.Spec, ss state.SpecSta
 	}
 	text := layers.ReviewPrompt(layers.ReviewInput{Spec: sp, Stage: stage, Task: ss.TaskIndex, Iteration: it, Max: max, Changed: changed, Source: string(src), Prior: ss.ReviewFindings})
 	env := []string{"RALPH_SPEC=" + sp.Path, "RALPH_STAGE=" + stage.Name, "RALPH_REVIEW_ITERATION=" + strconv.Itoa(it), "RALPH_RUN_ID=" + e.runID}
-	for k, val := range a.Env {
-		env = append(env, k+"="+val)
-	}
 	fmt.Fprintf(out, "\n--- reviewer %s, iteration %d ---\n", name, it)
-	res, err := agent.Run(ctx, agent.Invocation{Argv: a.Command, Dir: e.root, Env: env, Prompt: text, Timeout: a.Timeout.Std(), Format: a.Format, Output: out})
-	switch {
-	case err != nil && res.PID == 0:
-		return "", err
-	case res.TimedOut:
-		return res.Tail, fmt.Errorf("timed out after %s", a.Timeout.Std())
-	case res.ExitCode != 0:
-		return res.Tail, fmt.Errorf("exited with %d", res.ExitCode)
+	start := agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out}
+	res, err := agent.Configured(ctx, start)
+	switch ferr := start.Failed(res, err, agent.ReportedError); {
+	case ferr != nil && res.Failure(err) == agent.NotStarted:
+		return "", ferr
+	case ferr != nil:
+		return res.Tail, ferr
 	}
 	return res.Tail, nil
 }

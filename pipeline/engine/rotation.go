@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"time"
 
@@ -182,18 +181,11 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 	watch := e.claimWatch(sp, stage, ss)
 	return e.runPool(ctx, stage.Agents, out, func(name string) (agent.Result, error) {
 		a := cfg.Agents[name]
-		agentEnv := slices.Clone(env)
-		for k, v := range a.Env {
-			agentEnv = append(agentEnv, k+"="+v)
-		}
-		res, err := agent.Run(ctx, agent.Invocation{
-			Argv: a.Command, Dir: e.root, Env: agentEnv, Prompt: text,
-			Timeout: a.Timeout.Std(), Format: a.Format, Output: out, Watch: watch,
-		})
+		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch})
 		if err != nil && !res.Cancelled {
 			return res, fmt.Errorf("agent %s on %s: %w", name, sp.Path, err)
 		}
-		if res.TimedOut {
+		if res.Failure(err) == agent.TimedOut {
 			e.log.Warn().Str("spec", sp.Path).Str("agent", name).Dur("timeout", a.Timeout.Std()).Msg("agent timed out: its process group was stopped")
 		}
 		return res, nil
