@@ -1,8 +1,6 @@
 package layers
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -67,48 +65,6 @@ func TestReviewSignalFindingsAndPath(t *testing.T) {
 	}
 	if f := ReviewFindings(strings.Repeat("x", 2*MaxFindings)); len(f) > MaxFindings+4 {
 		t.Errorf("findings not capped: %d", len(f))
-	}
-}
-
-func TestGuardedFiles(t *testing.T) {
-	root := t.TempDir()
-	for _, f := range []string{"check.sh", "scripts/verify.py", "tests/a_test.go", "sub/run.sh"} {
-		p := filepath.Join(root, f)
-		_ = os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte("x"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	isFile := func(rel string) bool {
-		fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
-		return err == nil && fi.Mode().IsRegular()
-	}
-	ext := func(cfg schema.VerificationConfig) schema.Criteria {
-		return schema.Criteria{VerificationMethod: "external", VerificationConfig: cfg}
-	}
-	sh := func(s string) *schema.Command { return &schema.Command{Shell: s} }
-	for _, tc := range []struct {
-		name string
-		crit schema.Criteria
-		want string
-	}{
-		{"sh script", ext(schema.VerificationConfig{Command: sh("sh check.sh")}), "check.sh"},
-		{"direct script and interpreter with flags", ext(schema.VerificationConfig{Command: sh("./check.sh && python3 -u scripts/verify.py --x")}), "check.sh,scripts/verify.py"},
-		{"argv", ext(schema.VerificationConfig{Command: &schema.Command{Argv: []string{"bash", "check.sh"}}}), "check.sh"},
-		{"work products named as arguments are not scripts", ext(schema.VerificationConfig{Command: sh("test -f check.sh")}), ""},
-		{"guard list", ext(schema.VerificationConfig{Command: sh("go test ./..."), Guard: []string{"tests/a_test.go"}}), "tests/a_test.go"},
-		{"working_dir", ext(schema.VerificationConfig{Command: sh("sh run.sh"), WorkingDir: "sub"}), "sub/run.sh"},
-		{"allow_verifier_changes", ext(schema.VerificationConfig{Command: sh("sh check.sh"), AllowVerifierChanges: true, Guard: []string{"tests/a_test.go"}}), ""},
-		{"missing script", ext(schema.VerificationConfig{Command: sh("sh nope.sh")}), ""},
-		{"multi_stage external stages", schema.Criteria{VerificationMethod: "multi_stage", VerificationConfig: schema.VerificationConfig{Stages: []schema.VerifyStage{
-			{Method: "external", Config: schema.VerificationConfig{Command: sh("sh check.sh")}},
-			{Method: "semantic", Config: schema.VerificationConfig{Guard: []string{"ignored"}}},
-		}}}, "check.sh"},
-		{"string_match guards nothing", schema.Criteria{VerificationMethod: "string_match"}, ""},
-	} {
-		if got := strings.Join(GuardedFiles(tc.crit, isFile), ","); got != tc.want {
-			t.Errorf("%s: %q", tc.name, got)
-		}
 	}
 }
 
