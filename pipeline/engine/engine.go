@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -141,7 +142,6 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		e.outcome.Code, e.outcome.Message = exitcode.Of(err), err.Error()
 	}
 	e.outcome.State, e.outcome.Specs, e.outcome.Report = e.st, e.specs, e.report()
-	e.reportCheckpoints(e.outcome.Report)
 	return e.outcome, err
 }
 
@@ -239,7 +239,7 @@ func (e *engine) finish() {
 		ss := e.st.Spec(sp.Path)
 		switch {
 		case ss == nil:
-		case ss.Excluded != "" && ss.LastStatus == state.StatusStuck:
+		case ss.Excluded != "" && ss.LastStatus == agent.StatusStuck:
 			stuck = append(stuck, sp.Path)
 		case ss.Excluded != "":
 			exhausted = append(exhausted, sp.Path)

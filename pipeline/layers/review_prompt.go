@@ -1,4 +1,4 @@
-package engine
+package layers
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 )
 
-// maxFindings caps the findings kept from a reviewer's output.
-const maxFindings = 4000
+// MaxFindings caps the findings kept from a reviewer's output.
+const MaxFindings = 4000
 
-// reviewInput is what the reviewer's prompt is made of.
-type reviewInput struct {
+// ReviewInput is what the reviewer's prompt is made of.
+type ReviewInput struct {
 	Spec      plan.Spec
 	Stage     plan.Stage
 	Task      int
@@ -24,16 +24,16 @@ type reviewInput struct {
 	Prior     string // findings of the previous iteration
 }
 
-// reviewPrompt is the spec's "Review Delegation Prompt", with the spec
+// ReviewPrompt is the spec's "Review Delegation Prompt", with the spec
 // file as the upstream artifact (design and requirements in one).
-func reviewPrompt(in reviewInput) string {
+func ReviewPrompt(in ReviewInput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are reviewing the execution artifact for spec: %s\nSpec path: %s\nReview iteration: %d of %d\n\n", in.Spec.Title, in.Spec.Path, in.Iteration, in.Max)
 	fmt.Fprintf(&b, "Task description:\nTask %d, stage %s: %s\nPromise: %s\n", in.Task, in.Stage.Name, in.Stage.Criteria.Description, in.Stage.Criteria.Promise)
 	if c := in.Spec.Front; c != nil && c.Completion != nil {
 		fmt.Fprintf(&b, "Outcome: %s\n", c.Completion.Outcome)
 	}
-	for _, c := range acceptanceCriteria(in.Spec) {
+	for _, c := range AcceptanceCriteria(in.Spec) {
 		fmt.Fprintf(&b, "- [ ] %s\n", c)
 	}
 	b.WriteString("\nChanged files:\n")
@@ -56,9 +56,9 @@ End with one last line: REVIEW_PASS or REVIEW_FAIL.
 	return b.String()
 }
 
-// reviewSignal reads REVIEW_PASS or REVIEW_FAIL from the last non-empty
+// ReviewSignal reads REVIEW_PASS or REVIEW_FAIL from the last non-empty
 // line of the reviewer's output; "" when it has neither.
-func reviewSignal(out string) string {
+func ReviewSignal(out string) string {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	last := strings.ToUpper(lines[len(lines)-1])
 	switch {
@@ -72,14 +72,14 @@ func reviewSignal(out string) string {
 
 var pathBLine = regexp.MustCompile(`(?im)^\W*(PATH:\s*B\b|SPEC_ISSUE\b)`)
 
-// pathB tells that the reviewer marked its findings spec-level (a line
+// PathB tells that the reviewer marked its findings spec-level (a line
 // "PATH: B" or "SPEC_ISSUE"): Path B, suggestions instead of a fix.
-func pathB(out string) bool { return pathBLine.MatchString(out) }
+func PathB(out string) bool { return pathBLine.MatchString(out) }
 
-// reviewFindings are the reviewer's findings: from "Feedback for
+// ReviewFindings are the reviewer's findings: from "Feedback for
 // Revision" when it has that section, else its whole output, without the
 // signal line, capped.
-func reviewFindings(out string) string {
+func ReviewFindings(out string) string {
 	if i := strings.Index(strings.ToLower(out), "feedback for revision"); i >= 0 {
 		out = out[i:]
 		if j := strings.IndexByte(out, '\n'); j >= 0 {
@@ -87,12 +87,12 @@ func reviewFindings(out string) string {
 		}
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if reviewSignal(lines[len(lines)-1]) != "" {
+	if ReviewSignal(lines[len(lines)-1]) != "" {
 		lines = lines[:len(lines)-1]
 	}
 	s := strings.TrimSpace(strings.Join(lines, "\n"))
-	if len(s) > maxFindings {
-		n := maxFindings
+	if len(s) > MaxFindings {
+		n := MaxFindings
 		for n > 0 && !utf8.RuneStart(s[n]) {
 			n--
 		}
@@ -101,8 +101,8 @@ func reviewFindings(out string) string {
 	return s
 }
 
-// summary is the findings in one line: their first three non-empty lines.
-func summary(findings string) string {
+// Summary is the findings in one line: their first three non-empty lines.
+func Summary(findings string) string {
 	var parts []string
 	for _, l := range strings.Split(findings, "\n") {
 		l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "-*#>"))
@@ -125,4 +125,14 @@ func summary(findings string) string {
 		s = s[:n] + "…"
 	}
 	return s
+}
+
+// AcceptanceCriteria are the spec's completion criteria and those of its
+// contracts: what "{{acceptance_criteria}}" stands for.
+func AcceptanceCriteria(sp plan.Spec) []string {
+	var out []string
+	if sp.Front != nil && sp.Front.Completion != nil {
+		out = append(out, sp.Front.Completion.AcceptanceCriteria...)
+	}
+	return append(out, sp.AcceptanceCriteria...)
 }
