@@ -12,13 +12,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	"github.com/ralph-ci/ralph-ci/pipeline/tiers/gate"
-	"github.com/ralph-ci/ralph-ci/reporters/github"
-	"github.com/ralph-ci/ralph-ci/reporters/prcomment"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
+	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 )
 
 func newAnswerCommand(opts *globalOptions) *cobra.Command {
@@ -93,7 +93,7 @@ func localUser() string {
 // checkpointChannel is where checkpoints go: the pull request of the
 // GitHub Actions event when there is one, else the terminal.
 func checkpointChannel(ctx context.Context, opts *globalOptions, p *project.Project) (gate.Channel, error) {
-	env := prcomment.EnvFrom(os.Getenv)
+	env := prchannel.EnvFrom(os.Getenv)
 	pr, ok, err := env.PullRequest()
 	if err != nil {
 		return nil, err
@@ -105,13 +105,13 @@ func checkpointChannel(ctx context.Context, opts *globalOptions, p *project.Proj
 	if trusted {
 		opts.log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
 	}
-	c, err := prcomment.New(prcomment.Options{Env: env, PR: pr, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
-		DefaultTier: p.Config.Specs.DefaultTier, Log: opts.log, Actions: github.EnvFrom(os.Getenv), Stdout: opts.stdout})
+	c, err := prchannel.New(prchannel.Options{Env: env, PR: pr, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
+		DefaultTier: p.Config.Specs.DefaultTier, Log: opts.log, Actions: actions.EnvFrom(os.Getenv), Stdout: opts.stdout})
 	if err != nil {
 		return nil, err
 	}
 	// A pull request may raise a spec's tier, not lower it: a spec that
-	// was verify on the base commit keeps its checkpoint (prcomment's
+	// was verify on the base commit keeps its checkpoint (prchannel's
 	// RaiseTiers). Before anything uses the tiers (run's loop, the gate).
 	c.RaiseTiers(ctx, p.Specs, repoPrefix(p.Root))
 	return c, nil

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
-	"github.com/ralph-ci/ralph-ci/reporters/github"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/reporters/publish"
 )
 
@@ -48,7 +48,7 @@ README's exit-code table).`,
 				progress = f
 			}
 			o := engine.Options{Project: p, MaxRotations: maxRotations, Log: opts.log, Version: versionString()}
-			if github.EnvFrom(os.Getenv).Actions {
+			if actions.EnvFrom(os.Getenv).Actions {
 				o.Echo = actionsEcho(opts.stdout)
 			}
 			if progress != nil {
@@ -67,7 +67,7 @@ README's exit-code table).`,
 				out.Report.Exit.Code, out.Report.Exit.Class = int(code), code.Class()
 				targets := publish.Targets{Root: p.Root, JUnit: cmp.Or(junitPath, p.Config.Reporters.JUnit), JSON: cmp.Or(jsonPath, p.Config.Reporters.JSON), GitHub: true}
 				// Reports are written even for an interrupted run.
-				if werr := publish.Write(context.WithoutCancel(ctx), out.Report, targets, github.EnvFrom(os.Getenv), opts.stdout); werr != nil {
+				if werr := publish.Write(context.WithoutCancel(ctx), out.Report, targets, actions.EnvFrom(os.Getenv), opts.stdout); werr != nil {
 					opts.log.Error().Err(werr).Msg("writing the reports failed")
 					if err == nil && code == exitcode.OK {
 						return exitcode.New(exitcode.Failure, werr)
@@ -99,11 +99,11 @@ README's exit-code table).`,
 // issue workflow commands.
 func actionsEcho(w io.Writer) func(string) (io.Writer, func()) {
 	return func(title string) (io.Writer, func()) {
-		end, err := github.Group(w, title)
+		end, err := actions.Group(w, title)
 		if err != nil {
 			return io.Discard, func() {}
 		}
-		resume, err := github.StopCommands(w, nil)
+		resume, err := actions.StopCommands(w, nil)
 		if err != nil {
 			_ = end()
 			return io.Discard, func() {}

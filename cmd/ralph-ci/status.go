@@ -15,7 +15,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/reporters/github"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -83,11 +83,11 @@ func loadProject(opts *globalOptions) (*project.Project, error) {
 	p, err := project.Load(opts.dir, opts.config)
 	var problems schema.Problems
 	if errors.As(err, &problems) {
-		env := github.EnvFrom(os.Getenv)
+		env := actions.EnvFrom(os.Getenv)
 		for _, p := range problems {
 			fmt.Fprintln(opts.stdout, p)
 			if env.Actions { // an annotation on the line in the pull request
-				_ = github.WriteAnnotation(opts.stdout, github.Annotation{Level: github.LevelError, File: filepath.ToSlash(filepath.Join(opts.dir, p.File)), Line: p.Line, Col: p.Col, Title: "ralph-ci: " + p.Path, Message: p.Msg})
+				_ = actions.WriteAnnotation(opts.stdout, actions.Annotation{Level: actions.LevelError, File: filepath.ToSlash(filepath.Join(opts.dir, p.File)), Line: p.Line, Col: p.Col, Title: "ralph-ci: " + p.Path, Message: p.Msg})
 			}
 		}
 		opts.log.Error().Int("problems", len(problems)).Msg("fix the problems above (ralph-ci check)")

@@ -1,11 +1,11 @@
-package prcomment_test
+package prchannel_test
 
 import (
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/reporters/prcomment"
+	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -13,7 +13,7 @@ import (
 // TestDefaultGitHub: the defaults used when the base has no usable config
 // are the schema's.
 func TestDefaultGitHub(t *testing.T) {
-	got := prcomment.DefaultGitHub()
+	got := prchannel.DefaultGitHub()
 	if len(got.Approvers) != 0 || got.RequiredPermission != "write" || !got.IgnorePRAuthor {
 		t.Fatalf("defaults %+v", got)
 	}
@@ -24,7 +24,7 @@ func TestDefaultGitHub(t *testing.T) {
 // fails closed, to the defaults.
 func TestBaseConfig(t *testing.T) {
 	const cfg = "agents: {coder: {command: [sh, a.sh]}}\n"
-	prOwn := func(o *prcomment.Options) {
+	prOwn := func(o *prchannel.Options) {
 		o.TrustConfig, o.ConfigFiles = false, []string{"ralph.yaml"}
 		o.Config = schema.GitHub{RequiredPermission: "write", Approvers: []string{"carol", "Codertocat"}}
 	}

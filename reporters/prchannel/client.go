@@ -1,4 +1,4 @@
-// Package prcomment is the pull-request side of the verify tier's
+// Package prchannel is the pull-request side of the verify tier's
 // checkpoints, on go-github v60: it finds the pull request from the
 // GitHub Actions event, reads the checkpoint comments, the reply comments
 // and the reactions of authorized people, creates or edits one comment
@@ -17,7 +17,7 @@
 //
 // A token that may not write (403/404 on a comment or a status) falls
 // back to a workflow annotation and the job summary, with a clear message.
-package prcomment
+package prchannel
 
 import (
 	"context"
@@ -30,7 +30,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 	"github.com/rs/zerolog"
 
-	rgithub "github.com/ralph-ci/ralph-ci/reporters/github"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -47,7 +47,7 @@ type Client struct {
 	baseTier    string         // specs.default_tier of the base's config ("" unknown: fail closed)
 	prOwn       *schema.GitHub // the pull request's own section, when it differs from the base's
 	log         zerolog.Logger
-	actions     rgithub.Env
+	actions     actions.Env
 	annotations interface{ Write(p []byte) (int, error) }
 
 	self     string            // the token's login, "" when unknown
@@ -83,7 +83,7 @@ type Options struct {
 	DefaultTier string
 	Log         zerolog.Logger
 	// Actions and Stdout receive the fallback (job summary, annotations).
-	Actions rgithub.Env
+	Actions actions.Env
 	Stdout  interface{ Write(p []byte) (int, error) }
 	// HTTP is the base transport (nil: http.DefaultTransport).
 	HTTP  http.RoundTripper

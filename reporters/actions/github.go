@@ -6,7 +6,7 @@
 //
 // Nothing here reads the process environment: the caller passes an Env
 // (EnvFrom(os.Getenv) at the edge), so tests use temporary files.
-package github
+package actions
 
 import (
 	"context"
