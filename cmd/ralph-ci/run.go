@@ -48,7 +48,7 @@ README's exit-code table).`,
 				progress = f
 			}
 			o := engine.Options{Project: p, MaxRotations: maxRotations, Log: opts.log, Version: versionString()}
-			if actions.EnvFrom(os.Getenv).Actions {
+			if opts.env.actions.Actions {
 				o.Echo = actionsEcho(opts.stdout)
 			}
 			if progress != nil {
@@ -67,7 +67,7 @@ README's exit-code table).`,
 				out.Report.Exit.Code, out.Report.Exit.Class = int(code), code.Class()
 				targets := publish.Targets{Root: p.Root, JUnit: cmp.Or(junitPath, p.Config.Reporters.JUnit), JSON: cmp.Or(jsonPath, p.Config.Reporters.JSON), GitHub: true}
 				// Reports are written even for an interrupted run.
-				if werr := publish.Write(context.WithoutCancel(ctx), out.Report, targets, actions.EnvFrom(os.Getenv), opts.stdout); werr != nil {
+				if werr := publish.Write(context.WithoutCancel(ctx), out.Report, targets, opts.env.actions, opts.stdout); werr != nil {
 					opts.log.Error().Err(werr).Msg("writing the reports failed")
 					if err == nil && code == exitcode.OK {
 						return exitcode.New(exitcode.Failure, werr)
