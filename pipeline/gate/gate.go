@@ -3,8 +3,17 @@
 // since the last look, applies them to each spec's record (tiers), sends
 // rejected specs back to work in the state, presents the checkpoint of
 // every verify-tier spec that is verified 3/3, and updates the comments
-// and commit statuses. `ralph-ci run` calls it before scheduling and when
-// it finishes, `ralph-ci check` as the merge gate.
+// and commit statuses. `ralph-ci run` calls Sync before scheduling and
+// when it finishes, `ralph-ci check` runs Check, the merge gate (with
+// --wait, Poll); both end with Result.Code.
+//
+// The gate also holds the trust decisions, once for every channel: which
+// config says who may approve (ApprovalConfig), whose answers count
+// (Approvers), and which specs keep a checkpoint on a pull request
+// (RaisedTier). A channel only reads what they need.
+//
+// In the package graph the gate sits below the engine and the channels
+// (reporters/prchannel implements Channel) and above state and tiers.
 package gate
 
 import (

@@ -10,15 +10,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// TestDefaultGitHub: the defaults used when the base has no usable config
-// are the schema's.
-func TestDefaultGitHub(t *testing.T) {
-	got := prchannel.DefaultGitHub()
-	if len(got.Approvers) != 0 || got.RequiredPermission != "write" || !got.IgnorePRAuthor {
-		t.Fatalf("defaults %+v", got)
-	}
-}
-
 // TestBaseConfig: on a pull request, who may approve comes from the base
 // commit's config; a base that cannot be read (5xx after the retries)
 // fails closed, to the defaults.
