@@ -1,4 +1,4 @@
-// Package github reports a run in GitHub Actions' own places: the job
+// Package actions reports a run in GitHub Actions' own places: the job
 // summary ($GITHUB_STEP_SUMMARY), step outputs ($GITHUB_OUTPUT) and
 // workflow-command annotations on the spec files. It also has the
 // workflow-command helpers the engine uses while a run goes on: log groups
