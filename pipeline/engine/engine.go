@@ -16,12 +16,12 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/scheduler"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	"github.com/ralph-ci/ralph-ci/pipeline/tiers/gate"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
@@ -255,10 +255,9 @@ func (e *engine) finish() {
 		e.outcome.Code, e.outcome.Message = exitcode.Stuck, fmt.Sprintf("stuck: %v", stuck)
 	case len(exhausted) > 0:
 		e.outcome.Code, e.outcome.Message = exitcode.Limits, fmt.Sprintf("out of iterations: %v", exhausted)
-	case len(escalated) > 0:
-		e.outcome.Code, e.outcome.Message = exitcode.Escalated, fmt.Sprintf("checkpoint rejected 3 times; escalated, waiting for a decision (1/2/3): %v", escalated)
-	case len(awaiting) > 0:
-		e.outcome.Code, e.outcome.Message = exitcode.AwaitHuman, fmt.Sprintf("verified 3/3; awaiting the human checkpoint of the verify tier: %v", awaiting)
+	case len(escalated) > 0 || len(awaiting) > 0:
+		// The checkpoints' own mapping, the one check ends with too.
+		e.outcome.Code, e.outcome.Message = gate.Result{Escalated: escalated, Pending: awaiting}.Code()
 	default:
 		e.outcome.Code, e.outcome.Message = exitcode.OK, "all specs verified 3/3"
 	}

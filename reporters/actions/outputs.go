@@ -1,4 +1,4 @@
-package github
+package actions
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/text"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
@@ -58,7 +59,7 @@ func WriteOutputs(w io.Writer, outputs []Output, src io.Reader) error {
 		if o.Name == "" || strings.ContainsAny(o.Name, "=<\r\n") {
 			return fmt.Errorf("step output %q: invalid name", o.Name)
 		}
-		v := reporters.CleanText(o.Value)
+		v := text.CleanText(o.Value)
 		if !strings.Contains(v, "\n") {
 			fmt.Fprintf(&b, "%s=%s\n", o.Name, v)
 			continue

@@ -1,4 +1,4 @@
-package prcomment
+package prchannel
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	rgithub "github.com/ralph-ci/ralph-ci/reporters/github"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
 )
 
 // NoPermissionMessage is logged once when the token may not write.
@@ -106,7 +106,7 @@ func (c *Client) denied(spec string, s tiers.Slice, rec tiers.Record, err error)
 func (c *Client) fallback(spec string, s tiers.Slice, rec tiers.Record) error {
 	text := tiers.Shown(s, rec) + "\n" + tiers.Note(spec, rec)
 	if c.annotations != nil {
-		if err := rgithub.WriteAnnotation(c.annotations, rgithub.Annotation{Level: rgithub.LevelWarning, File: spec, Line: 1, Title: "ralph-ci checkpoint: " + spec, Message: text}); err != nil {
+		if err := actions.WriteAnnotation(c.annotations, actions.Annotation{Level: actions.LevelWarning, File: spec, Line: 1, Title: "ralph-ci checkpoint: " + spec, Message: text}); err != nil {
 			return err
 		}
 	}

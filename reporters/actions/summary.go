@@ -1,4 +1,4 @@
-package github
+package actions
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/text"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
@@ -41,7 +42,7 @@ func summary(r *reporters.Report, rows int, details bool) string {
 	t := r.Totals
 	fmt.Fprintf(&b, "### ralph-ci %s: %d of %d specs verified\n\n", mdText(r.Command), t.Verified, t.Specs)
 	fmt.Fprintf(&b, "**Exit:** %s (code %d)", mdText(r.Exit.Class), r.Exit.Code)
-	if m := reporters.OneLine(r.Exit.Message, 1000); m != "" {
+	if m := text.OneLine(r.Exit.Message, 1000); m != "" {
 		fmt.Fprintf(&b, " — %s", mdText(m))
 	}
 	fmt.Fprintf(&b, "  \n%d rotations · $%.4f", t.Rotations, finite(t.CostUSD))
@@ -93,14 +94,14 @@ func tierState(s reporters.Spec) string {
 
 // writeDetails writes the collapsible rotation log of one spec.
 func writeDetails(b *strings.Builder, s reporters.Spec) {
-	head := reporters.OneLine(s.Path, 0)
+	head := text.OneLine(s.Path, 0)
 	if s.Title != "" {
-		head += " — " + reporters.OneLine(s.Title, 200)
+		head += " — " + text.OneLine(s.Title, 200)
 	}
 	fmt.Fprintf(b, "<details><summary>%s: %s, %s</summary>\n\n",
-		html.EscapeString(head), html.EscapeString(reporters.OneLine(s.Outcome, 40)), plural(len(s.Rotations), "rotation"))
+		html.EscapeString(head), html.EscapeString(text.OneLine(s.Outcome, 40)), plural(len(s.Rotations), "rotation"))
 	if s.Reason != "" {
-		fmt.Fprintf(b, "Reason: %s\n\n", mdText(reporters.OneLine(s.Reason, 2000)))
+		fmt.Fprintf(b, "Reason: %s\n\n", mdText(text.OneLine(s.Reason, 2000)))
 	}
 	lines := reporters.RotationLog(s.Rotations, 0)
 	if len(lines) == 0 {
@@ -108,14 +109,14 @@ func writeDetails(b *strings.Builder, s reporters.Spec) {
 		return
 	}
 	log := strings.Join(lines, "\n")
-	fence := reporters.CodeFence(log)
+	fence := text.CodeFence(log)
 	fmt.Fprintf(b, "%stext\n%s\n%s\n\n</details>\n\n", fence, log, fence)
 }
 
 // mdText makes s one line of literal Markdown text in a table cell: HTML
 // is escaped and Markdown punctuation backslash-escaped.
 func mdText(s string) string {
-	s = html.EscapeString(reporters.OneLine(s, 0))
+	s = html.EscapeString(text.OneLine(s, 0))
 	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`,
 		"[", `\[`, "]", `\]`, "~", `\~`, "#", `\#`).Replace(s)
 }

@@ -1,10 +1,11 @@
-package prcomment
+package prchannel
 
 import (
 	"context"
 	"fmt"
 	"path"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -13,8 +14,9 @@ import (
 // decided by the pull request either: its own spec files and config could
 // flip a spec to auto (contracts: [{verification: auto}], or
 // specs.default_tier: auto) and skip the checkpoint. So on a pull request
-// a spec's tier may be raised but not lowered: it is verify when it is
-// verify on the pull request's head OR was verify on its base commit. The
+// a spec's tier may be raised but not lowered (gate.RaisedTier): it is
+// verify when it is verify on the pull request's head OR was verify on its
+// base commit (gate.BaseTier). The
 // base's tier is that of the spec file at the same path on the base, read
 // through the contents API and resolved with the base config's
 // specs.default_tier (read by trust):
@@ -56,16 +58,17 @@ func (c *Client) RaiseTiers(ctx context.Context, specs []plan.Spec, prefix strin
 		if sp.Tier == plan.TierVerify {
 			continue // raising needs no base
 		}
-		tier, why := c.baseTierOf(ctx, prefix+sp.Path, sp.Front)
-		switch {
-		case why != "":
-			c.log.Warn().Str("spec", sp.Path).Str("base", c.base).Str("head_tier", sp.Tier).Str("reason", why).
-				Msg("the spec's tier on the pull request's base commit is unknown: it is treated as verify (fail closed), so it keeps its human checkpoint")
-			sp.Tier = plan.TierVerify
-		case tier == plan.TierVerify:
-			c.log.Warn().Str("spec", sp.Path).Str("base", c.base).Str("head_tier", sp.Tier).Str("base_tier", tier).
-				Msg("the pull request tried to lower the spec's tier: a pull request may raise a spec's tier but not lower it, so it stays verify and keeps its human checkpoint")
-			sp.Tier = plan.TierVerify
+		base, why := c.baseTierOf(ctx, prefix+sp.Path, sp.Front)
+		head := sp.Tier
+		var warning string
+		if sp.Tier, warning = gate.RaisedTier(head, base, why); warning != "" {
+			ev := c.log.Warn().Str("spec", sp.Path).Str("base", c.base).Str("head_tier", head)
+			if why != "" {
+				ev = ev.Str("reason", why)
+			} else {
+				ev = ev.Str("base_tier", base)
+			}
+			ev.Msg(warning)
 		}
 	}
 }
@@ -76,14 +79,7 @@ func (c *Client) RaiseTiers(ctx context.Context, specs []plan.Spec, prefix strin
 func (c *Client) baseTierOf(ctx context.Context, file string, fm *schema.FrontMatter) (tier, why string) {
 	def := c.baseTier
 	if c.trustGiven && def == "" {
-		def = defaultTier()
-	}
-	resolve := func(contracts []schema.Contract) (string, string) {
-		if len(contracts) == 0 && def == "" {
-			return "", "the base's config (its specs.default_tier) could not be read"
-		}
-		tier, _, _ := plan.ResolveTier(def, contracts)
-		return tier, ""
+		def = gate.DefaultTier()
 	}
 	if c.base == "" {
 		return "", "the pull request's base commit is unknown"
@@ -93,7 +89,7 @@ func (c *Client) baseTierOf(ctx context.Context, file string, fm *schema.FrontMa
 		if fm == nil {
 			fm = &schema.FrontMatter{}
 		}
-		return resolve(fm.Contracts)
+		return gate.BaseTier(def, fm.Contracts)
 	}
 	if err != nil {
 		return "", fmt.Sprintf("cannot read %s on the base commit (the job needs `contents: read`): %s", file, oneLine(err))
@@ -102,5 +98,5 @@ func (c *Client) baseTierOf(ctx context.Context, file string, fm *schema.FrontMa
 	if err != nil {
 		return "", fmt.Sprintf("%s on the base commit is invalid: %s", file, oneLine(err))
 	}
-	return resolve(base.Contracts)
+	return gate.BaseTier(def, base.Contracts)
 }

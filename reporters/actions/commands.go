@@ -1,4 +1,4 @@
-package github
+package actions
 
 import (
 	"crypto/rand"
@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/internal/text"
 )
 
 // Annotation levels of workflow commands.
@@ -67,12 +67,12 @@ func WriteAnnotation(w io.Writer, a Annotation) error {
 
 // escapeData escapes the message of a workflow command.
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(reporters.CleanText(s))
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(text.CleanText(s))
 }
 
 // escapeProperty escapes a property value of a workflow command.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(reporters.CleanText(s))
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(text.CleanText(s))
 }
 
 // Token returns a random hex token of 32 characters read from src
@@ -116,7 +116,7 @@ func StopCommands(w io.Writer, src io.Reader) (resume func() error, err error) {
 // Group starts a collapsible group titled title in the log ("::group::")
 // and returns end, which closes it ("::endgroup::").
 func Group(w io.Writer, title string) (end func() error, err error) {
-	if _, err := fmt.Fprintf(w, "::group::%s\n", escapeData(reporters.OneLine(title, 200))); err != nil {
+	if _, err := fmt.Fprintf(w, "::group::%s\n", escapeData(text.OneLine(title, 200))); err != nil {
 		return nil, fmt.Errorf("start log group: %w", err)
 	}
 	return func() error {

@@ -1,27 +1,26 @@
-package prcomment
+package prchannel
 
 import (
 	"context"
 	"fmt"
 	"path"
-	"slices"
 	"strings"
-	"sync"
 
 	gh "github.com/google/go-github/v60/github"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // Who may approve a checkpoint (the config's github section) must not be
-// decided by the pull request being approved: on a pull request the
-// checked-out config is the pull request's own, which could name its
-// author in github.approvers and turn github.ignore_pr_author off. So,
-// unless the config file did not come from the pull request
-// (Options.TrustConfig), the github section is read from the config as
-// it is on the pull request's base commit, through the contents API
-// (which needs only `contents: read` and works on shallow checkouts):
+// decided by the pull request being approved (see the gate's approve.go):
+// on a pull request the checked-out config is the pull request's own,
+// which could name its author in github.approvers and turn
+// github.ignore_pr_author off. So, unless the config file did not come
+// from the pull request (Options.TrustConfig, gate.ApprovalConfig), the
+// github section is read from the config as it is on the pull request's
+// base commit, through the contents API (which needs only `contents:
+// read` and works on shallow checkouts):
 //
 //   - the base has the file: its github section (the schema's defaults
 //     filling in what it leaves out);
@@ -33,32 +32,6 @@ import (
 //
 // When the pull request's own section differs, a warning names the
 // settings that were ignored.
-
-// DefaultGitHub is the schema's github section of a config that leaves
-// it out.
-var DefaultGitHub = sync.OnceValue(func() schema.GitHub {
-	if cfg := defaultConfig(); cfg != nil {
-		return cfg.GitHub
-	}
-	return schema.GitHub{RequiredPermission: "write", IgnorePRAuthor: true} // the strictest reading
-})
-
-// defaultTier is the schema's specs.default_tier ("verify" if unknown).
-var defaultTier = sync.OnceValue(func() string {
-	if cfg := defaultConfig(); cfg != nil && cfg.Specs.DefaultTier != "" {
-		return cfg.Specs.DefaultTier
-	}
-	return plan.TierVerify
-})
-
-// defaultConfig is the schema's config of a minimal file, nil if it fails.
-func defaultConfig() *schema.Config {
-	cfg, err := schema.LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [\"true\"]}}\n"))
-	if err != nil {
-		return nil
-	}
-	return cfg
-}
 
 // trust settles, once, the github section that decides who may approve:
 // the given one when it is trusted, else the base commit's. pr is the
@@ -79,7 +52,7 @@ func (c *Client) trust(ctx context.Context, pr *gh.PullRequest) {
 	own := c.cfg
 	cfg, tier, file, from := c.baseConfig(ctx, base)
 	c.cfg, c.baseTier = cfg, tier
-	if ignored := diffGitHub(own, cfg); len(ignored) > 0 {
+	if ignored := gate.IgnoredSettings(own, cfg); len(ignored) > 0 {
 		c.prOwn = &own
 		c.log.Warn().Str("config", file).Str("base", base).Str("base_config", from).Strs("ignored", ignored).
 			Msg("the pull request's own github settings are ignored: who may approve its checkpoints is read from the config on the pull request's base commit, so that a pull request cannot approve itself")
@@ -91,7 +64,7 @@ func (c *Client) trust(ctx context.Context, pr *gh.PullRequest) {
 // the base config's specs.default_tier (the schema's when the base has no
 // config), "" when it cannot be known (see tiers.go: fail closed).
 func (c *Client) baseConfig(ctx context.Context, base string) (cfg schema.GitHub, tier, file, from string) {
-	def := DefaultGitHub()
+	def := gate.DefaultGitHub()
 	if len(c.files) == 0 {
 		c.log.Warn().Msg("the config's path in the repository is unknown, so its github section cannot be read from the pull request's base commit: using the defaults (no github.approvers, github.required_permission write, github.ignore_pr_author true)")
 		return def, "", "", "defaults"
@@ -118,31 +91,7 @@ func (c *Client) baseConfig(ctx context.Context, base string) (cfg schema.GitHub
 		return loaded.GitHub, loaded.Specs.DefaultTier, f, f + "@" + base
 	}
 	c.log.Info().Str("config", file).Str("base", base).Msg("no config on the pull request's base commit: who may approve follows the defaults (no github.approvers, github.required_permission write, github.ignore_pr_author true)")
-	return def, defaultTier(), file, "defaults"
-}
-
-// diffGitHub lists the settings of own that differ from base, as
-// "key: own value (base: base value)".
-func diffGitHub(own, base schema.GitHub) []string {
-	var out []string
-	norm := func(ls []string) []string {
-		n := make([]string, len(ls))
-		for i, l := range ls {
-			n[i] = strings.ToLower(l)
-		}
-		slices.Sort(n)
-		return slices.Compact(n)
-	}
-	if !slices.Equal(norm(own.Approvers), norm(base.Approvers)) {
-		out = append(out, fmt.Sprintf("github.approvers: %v (base: %v)", own.Approvers, base.Approvers))
-	}
-	if own.RequiredPermission != base.RequiredPermission {
-		out = append(out, fmt.Sprintf("github.required_permission: %q (base: %q)", own.RequiredPermission, base.RequiredPermission))
-	}
-	if own.IgnorePRAuthor != base.IgnorePRAuthor {
-		out = append(out, fmt.Sprintf("github.ignore_pr_author: %t (base: %t)", own.IgnorePRAuthor, base.IgnorePRAuthor))
-	}
-	return out
+	return def, gate.DefaultTier(), file, "defaults"
 }
 
 func oneLine(err error) string {

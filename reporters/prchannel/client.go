@@ -1,4 +1,4 @@
-// Package prcomment is the pull-request side of the verify tier's
+// Package prchannel is the pull-request side of the verify tier's
 // checkpoints, on go-github v60: it finds the pull request from the
 // GitHub Actions event, reads the checkpoint comments, the reply comments
 // and the reactions of authorized people, creates or edits one comment
@@ -6,18 +6,19 @@
 // sets a commit status `ralph-ci/<spec>` per checkpoint. It implements
 // gate.Channel.
 //
-// Authorization: an answer counts when its author is in the config's
-// approvers list or has a collaborator permission at least
-// github.required_permission (never by author_association). Bots, the
-// tool's own comments and, when github.ignore_pr_author is set, the pull
-// request's author are ignored; every ignored answer is logged with why.
-// Those github settings come from the config on the pull request's base
-// commit, not from the pull request's own (see trust.go), unless the
-// config file did not come from the pull request (Options.TrustConfig).
+// Authorization is decided by the gate (gate.Approvers: the configured
+// approvers, or a collaborator permission at least
+// github.required_permission, never author_association; bots, the tool's
+// own comments and, with github.ignore_pr_author, the pull request's
+// author never count); the channel reads what it needs and logs every
+// ignored answer with why. The github settings come from the config on
+// the pull request's base commit, not from the pull request's own (see
+// trust.go), unless the config file did not come from the pull request
+// (Options.TrustConfig).
 //
 // A token that may not write (403/404 on a comment or a status) falls
 // back to a workflow annotation and the job summary, with a clear message.
-package prcomment
+package prchannel
 
 import (
 	"context"
@@ -30,7 +31,8 @@ import (
 	gh "github.com/google/go-github/v60/github"
 	"github.com/rs/zerolog"
 
-	rgithub "github.com/ralph-ci/ralph-ci/reporters/github"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -47,7 +49,7 @@ type Client struct {
 	baseTier    string         // specs.default_tier of the base's config ("" unknown: fail closed)
 	prOwn       *schema.GitHub // the pull request's own section, when it differs from the base's
 	log         zerolog.Logger
-	actions     rgithub.Env
+	actions     actions.Env
 	annotations interface{ Write(p []byte) (int, error) }
 
 	self     string            // the token's login, "" when unknown
@@ -83,7 +85,7 @@ type Options struct {
 	DefaultTier string
 	Log         zerolog.Logger
 	// Actions and Stdout receive the fallback (job summary, annotations).
-	Actions rgithub.Env
+	Actions actions.Env
 	Stdout  interface{ Write(p []byte) (int, error) }
 	// HTTP is the base transport (nil: http.DefaultTransport).
 	HTTP  http.RoundTripper
@@ -120,23 +122,6 @@ func New(o Options) (*Client, error) {
 		annotations: o.Stdout, perms: map[string]string{}, bodies: map[int64]string{}}, nil
 }
 
-// rank orders permissions; unknown ones rank lowest.
-func rank(p string) int {
-	switch p {
-	case "admin":
-		return 5
-	case "maintain":
-		return 4
-	case "write":
-		return 3
-	case "triage":
-		return 2
-	case "read":
-		return 1
-	}
-	return 0
-}
-
 // permission is the collaborator permission of login (role_name, which
 // knows maintain and triage, else the legacy permission field).
 func (c *Client) permission(ctx context.Context, login string) (string, error) {
@@ -160,54 +145,18 @@ func (c *Client) permission(ctx context.Context, login string) (string, error) {
 		return "", fmt.Errorf("collaborator permission of %s: %w", login, err)
 	}
 	p := v.Permission
-	if rank(v.RoleName) > 0 {
+	if gate.Rank(v.RoleName) > 0 {
 		p = v.RoleName
 	}
 	c.perms[login] = p
 	return p, nil
 }
 
-// authorize says why an answer by user does not count ("" when it does).
-// When the pull request's own github section, which is ignored, would
-// have let it count, the reason says so.
+// authorize says why an answer by u does not count ("" when it does).
+// The rule is the gate's (gate.Approvers); the client knows the people.
 func (c *Client) authorize(ctx context.Context, u *gh.User) (string, error) {
-	why, err := c.authorizeWith(ctx, u, c.cfg)
-	if err != nil || why == "" || c.prOwn == nil {
-		return why, err
-	}
-	if own, err := c.authorizeWith(ctx, u, *c.prOwn); err == nil && own == "" {
-		why += "; the pull request's own config would let it count, but a pull request may not decide who approves it: the github section is read from the config on its base commit"
-	}
-	return why, nil
-}
-
-func (c *Client) authorizeWith(ctx context.Context, u *gh.User, cfg schema.GitHub) (string, error) {
-	login := u.GetLogin()
-	switch {
-	case u.GetType() == "Bot" || strings.HasSuffix(login, "[bot]"):
-		return "a bot", nil
-	case c.self != "" && strings.EqualFold(login, c.self):
-		return "ralph-ci's own comment", nil
-	case cfg.IgnorePRAuthor && strings.EqualFold(login, c.prAuthor):
-		return "the pull request's author (github.ignore_pr_author)", nil
-	}
-	for _, a := range cfg.Approvers {
-		if strings.EqualFold(a, login) {
-			return "", nil
-		}
-	}
-	p, err := c.permission(ctx, login)
-	if err != nil {
-		return "", err
-	}
-	need := cfg.RequiredPermission
-	if need == "" {
-		need = "write"
-	}
-	if rank(p) < rank(need) {
-		return fmt.Sprintf("permission %q is below github.required_permission %q and not in github.approvers", p, need), nil
-	}
-	return "", nil
+	a := gate.Approvers{Config: c.cfg, PROwn: c.prOwn, Self: c.self, PRAuthor: c.prAuthor}
+	return a.Why(ctx, gate.Person{Login: u.GetLogin(), Bot: u.GetType() == "Bot"}, c.permission)
 }
 
 // isNoPermission tells a write refused for lack of permission.

@@ -3,8 +3,17 @@
 // since the last look, applies them to each spec's record (tiers), sends
 // rejected specs back to work in the state, presents the checkpoint of
 // every verify-tier spec that is verified 3/3, and updates the comments
-// and commit statuses. `ralph-ci run` calls it before scheduling and when
-// it finishes, `ralph-ci check` as the merge gate.
+// and commit statuses. `ralph-ci run` calls Sync before scheduling and
+// when it finishes, `ralph-ci check` runs Check, the merge gate (with
+// --wait, Poll); both end with Result.Code.
+//
+// The gate also holds the trust decisions, once for every channel: which
+// config says who may approve (ApprovalConfig), whose answers count
+// (Approvers), and which specs keep a checkpoint on a pull request
+// (RaisedTier). A channel only reads what they need.
+//
+// In the package graph the gate sits below the engine and the channels
+// (reporters/prchannel implements Channel) and above state and tiers.
 package gate
 
 import (
@@ -88,6 +97,23 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 	for k, r := range recs {
 		before[k] = clone(*r)
 	}
+	applyReplies(snap, targets, recs, log)
+	applyReactions(snap, recs, log)
+	for _, sp := range specs {
+		r, ok := recs[sp.Path]
+		if !ok {
+			continue
+		}
+		if err := settle(ctx, ch, sp, st, snap, r, before[sp.Path], dirty[sp.Path], &res, log); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// applyReplies applies each reply, oldest first, to the open checkpoint
+// it is for (tiers.Route), skipping replies the records have seen.
+func applyReplies(snap Snapshot, targets []tiers.Target, recs map[string]*tiers.Record, log zerolog.Logger) {
 	for _, a := range snap.Replies {
 		var open []tiers.Target
 		fresh := false
@@ -113,6 +139,11 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 		a.Text = text
 		apply(tg.Spec, recs[tg.Spec], a, snap.Head, log)
 	}
+}
+
+// applyReactions applies the reactions on each open checkpoint's comment
+// that its record has not seen.
+func applyReactions(snap Snapshot, recs map[string]*tiers.Record, log zerolog.Logger) {
 	for spec, r := range recs {
 		for _, a := range snap.Reactions[r.CommentID] {
 			if r.CommentID != 0 && a.ID > r.AfterReaction && r.Open() {
@@ -120,50 +151,52 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 			}
 		}
 	}
-	for _, sp := range specs {
-		r, ok := recs[sp.Path]
-		if !ok {
-			continue
-		}
-		for _, a := range snap.Reactions[r.CommentID] {
-			r.AfterReaction = max(r.AfterReaction, a.ID)
-		}
-		r.AfterComment = max(r.AfterComment, snap.LastComment)
-		// A rejection this state has not seen yet sends the spec back to
-		// work: one read now, or one another job (check on a comment)
-		// recorded in the comment while this state still says 3/3.
-		if r.Status == tiers.StatusRework && !reworkSeen(st.Spec(sp.Path), *r) {
-			sendBack(sp, st, *r) // may add the spec's state
-			res.SentBack = append(res.SentBack, sp.Path)
-		}
-		ss := st.Spec(sp.Path)
-		if ss.Verified(sp.Hash) {
-			*r = tiers.Present(*r, snap.PR, snap.Head)
-		}
-		if r.Status == tiers.StatusEscalated && len(r.RejectionLog) == 0 {
-			log.Warn().Str("spec", sp.Path).Msg(tiers.HistoryUnavailable)
-		}
-		changed := dirty[sp.Path] || !reflect.DeepEqual(*r, before[sp.Path])
-		if err := publish(ctx, ch, sp, r, changed, log); err != nil {
-			return res, err
-		}
-		if ss != nil || r.Status != tiers.StatusNone {
-			ss = st.SpecOrNew(sp.Path)
-			cp := clone(*r)
-			ss.Checkpoint = &cp
-		}
-		switch {
-		case r.Passed(snap.Head):
-			res.Passed = append(res.Passed, sp.Path)
-		case r.Status == tiers.StatusEscalated:
-			res.Escalated = append(res.Escalated, sp.Path)
-		case r.Status == tiers.StatusRework:
-			res.Rework = append(res.Rework, sp.Path)
-		default:
-			res.Pending = append(res.Pending, sp.Path)
-		}
+}
+
+// settle finishes the record r of sp after the answers: it marks what was
+// read, sends a new rejection back to work, presents the checkpoint of a
+// spec verified 3/3, publishes the record when it differs from before
+// (or dirty says the comment shows something else), keeps it in the
+// state and adds the spec to res where it stands.
+func settle(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap Snapshot, r *tiers.Record, before tiers.Record, dirty bool, res *Result, log zerolog.Logger) error {
+	for _, a := range snap.Reactions[r.CommentID] {
+		r.AfterReaction = max(r.AfterReaction, a.ID)
 	}
-	return res, nil
+	r.AfterComment = max(r.AfterComment, snap.LastComment)
+	// A rejection this state has not seen yet sends the spec back to
+	// work: one read now, or one another job (check on a comment)
+	// recorded in the comment while this state still says 3/3.
+	if r.Status == tiers.StatusRework && !reworkSeen(st.Spec(sp.Path), *r) {
+		sendBack(sp, st, *r) // may add the spec's state
+		res.SentBack = append(res.SentBack, sp.Path)
+	}
+	ss := st.Spec(sp.Path)
+	if ss.Verified(sp.Hash) {
+		*r = tiers.Present(*r, snap.PR, snap.Head)
+	}
+	if r.Status == tiers.StatusEscalated && len(r.RejectionLog) == 0 {
+		log.Warn().Str("spec", sp.Path).Msg(tiers.HistoryUnavailable)
+	}
+	changed := dirty || !reflect.DeepEqual(*r, before)
+	if err := publish(ctx, ch, sp, r, changed, log); err != nil {
+		return err
+	}
+	if ss != nil || r.Status != tiers.StatusNone {
+		ss = st.SpecOrNew(sp.Path)
+		cp := clone(*r)
+		ss.Checkpoint = &cp
+	}
+	switch {
+	case r.Passed(snap.Head):
+		res.Passed = append(res.Passed, sp.Path)
+	case r.Status == tiers.StatusEscalated:
+		res.Escalated = append(res.Escalated, sp.Path)
+	case r.Status == tiers.StatusRework:
+		res.Rework = append(res.Rework, sp.Path)
+	default:
+		res.Pending = append(res.Pending, sp.Path)
+	}
+	return nil
 }
 
 // reworkSeen tells whether the state already sent the spec back for the

@@ -1,34 +1,34 @@
-package github_test
+package actions_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/reporters/github"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
 )
 
 func TestWriteAnnotation(t *testing.T) {
 	tests := []struct {
 		name string
-		a    github.Annotation
+		a    actions.Annotation
 		want string
 	}{
-		{"plain", github.Annotation{Level: "error", Message: "boom"}, "::error::boom\n"},
-		{"file and line", github.Annotation{Level: "warning", File: "specs/a.spec.md", Line: 1, Col: 2, Title: "t"},
+		{"plain", actions.Annotation{Level: "error", Message: "boom"}, "::error::boom\n"},
+		{"file and line", actions.Annotation{Level: "warning", File: "specs/a.spec.md", Line: 1, Col: 2, Title: "t"},
 			"::warning file=specs/a.spec.md,line=1,col=2,title=t::\n"},
-		{"escaped properties", github.Annotation{Level: "error", File: "a,b:c.md", Title: "50%: x,y\r\nz"},
+		{"escaped properties", actions.Annotation{Level: "error", File: "a,b:c.md", Title: "50%: x,y\r\nz"},
 			"::error file=a%2Cb%3Ac.md,title=50%25%3A x%2Cy%0Az::\n"},
-		{"escaped message", github.Annotation{Level: "notice", Message: "100%\nline two\r\nthree: a,b ::x::"},
+		{"escaped message", actions.Annotation{Level: "notice", Message: "100%\nline two\r\nthree: a,b ::x::"},
 			"::notice::100%25%0Aline two%0Athree: a,b ::x::\n"},
-		{"control characters", github.Annotation{Level: "error", Message: "\x1b[31mred\x1b[0m\x00\r"},
+		{"control characters", actions.Annotation{Level: "error", Message: "\x1b[31mred\x1b[0m\x00\r"},
 			"::error::red\uFFFD\uFFFD\n"},
-		{"unknown level", github.Annotation{Level: "fatal", Message: "m"}, "::notice::m\n"},
+		{"unknown level", actions.Annotation{Level: "fatal", Message: "m"}, "::notice::m\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := github.WriteAnnotation(&buf, tc.a); err != nil {
+			if err := actions.WriteAnnotation(&buf, tc.a); err != nil {
 				t.Fatal(err)
 			}
 			if buf.String() != tc.want {
@@ -41,19 +41,19 @@ func TestWriteAnnotation(t *testing.T) {
 func TestWriteOutputs(t *testing.T) {
 	tests := []struct {
 		name    string
-		outputs []github.Output
+		outputs []actions.Output
 		want    string
 	}{
-		{"one line", []github.Output{{"status", "done"}, {"junit", ""}}, "status=done\njunit=\n"},
-		{"multi-line", []github.Output{{"message", "a\nb"}},
+		{"one line", []actions.Output{{"status", "done"}, {"junit", ""}}, "status=done\njunit=\n"},
+		{"multi-line", []actions.Output{{"message", "a\nb"}},
 			"message<<ghadelimiter_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a\na\nb\nghadelimiter_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a\n"},
-		{"CR LF", []github.Output{{"message", "a\r\nb\x00"}},
+		{"CR LF", []actions.Output{{"message", "a\r\nb\x00"}},
 			"message<<ghadelimiter_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a\na\nb\uFFFD\nghadelimiter_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := github.WriteOutputs(&buf, tc.outputs, fixedRand{}); err != nil {
+			if err := actions.WriteOutputs(&buf, tc.outputs, fixedRand{}); err != nil {
 				t.Fatal(err)
 			}
 			if buf.String() != tc.want {
@@ -66,17 +66,17 @@ func TestWriteOutputs(t *testing.T) {
 func TestWriteOutputsErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		o    github.Output
+		o    actions.Output
 		want string
 	}{
-		{"bad name", github.Output{"a=b", "x"}, "invalid name"},
-		{"empty name", github.Output{"", "x"}, "invalid name"},
+		{"bad name", actions.Output{"a=b", "x"}, "invalid name"},
+		{"empty name", actions.Output{"", "x"}, "invalid name"},
 		// The only delimiter fixedRand can make is in the value.
-		{"delimiter in value", github.Output{"m", "x\nghadelimiter_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a\n"}, "no delimiter"},
+		{"delimiter in value", actions.Output{"m", "x\nghadelimiter_5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a\n"}, "no delimiter"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := github.WriteOutputs(&bytes.Buffer{}, []github.Output{tc.o}, fixedRand{})
+			err := actions.WriteOutputs(&bytes.Buffer{}, []actions.Output{tc.o}, fixedRand{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want one containing %q", err, tc.want)
 			}
@@ -86,7 +86,7 @@ func TestWriteOutputsErrors(t *testing.T) {
 
 func TestStopCommands(t *testing.T) {
 	var buf bytes.Buffer
-	resume, err := github.StopCommands(&buf, fixedRand{})
+	resume, err := actions.StopCommands(&buf, fixedRand{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +98,8 @@ func TestStopCommands(t *testing.T) {
 	if buf.String() != want {
 		t.Errorf("got  %q\nwant %q", buf.String(), want)
 	}
-	a, _ := github.Token(nil)
-	b, _ := github.Token(nil)
+	a, _ := actions.Token(nil)
+	b, _ := actions.Token(nil)
 	if len(a) != 32 || a == b {
 		t.Errorf("tokens %q and %q: want two different random 32-character tokens", a, b)
 	}
@@ -107,7 +107,7 @@ func TestStopCommands(t *testing.T) {
 
 func TestGroup(t *testing.T) {
 	var buf bytes.Buffer
-	end, err := github.Group(&buf, "rotation 3: specs/a.spec.md\n(coder)")
+	end, err := actions.Group(&buf, "rotation 3: specs/a.spec.md\n(coder)")
 	if err != nil {
 		t.Fatal(err)
 	}

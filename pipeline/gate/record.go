@@ -70,16 +70,15 @@ func apply(spec string, r *tiers.Record, a tiers.Answer, head string, log zerolo
 // its route starts from (the tester for a test gap when enabled, else the
 // first stage).
 func sendBack(sp plan.Spec, st *state.State, r tiers.Record) {
-	ss := st.SpecOrNew(sp.Path)
-	ss.StartOver()
+	stage := ""
 	if r.Route == tiers.TestGap || r.Route == tiers.RoutePair {
 		for _, stg := range sp.Stages {
 			if stg.Name == "tester" {
-				ss.Stage = stg.Name
+				stage = stg.Name
 			}
 		}
 	}
-	ss.Reason = fmt.Sprintf("human checkpoint rejected (%s)", r.Route)
+	st.SpecOrNew(sp.Path).SendBack(stage, fmt.Sprintf("human checkpoint rejected (%s)", r.Route))
 }
 
 // publish shows the record when it changed (or has no comment yet), and

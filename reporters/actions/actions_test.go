@@ -1,4 +1,4 @@
-package github_test
+package actions_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/internal/golden"
 	"github.com/ralph-ci/ralph-ci/reporters"
-	"github.com/ralph-ci/ralph-ci/reporters/github"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/reporters/reportstest"
 )
 
@@ -24,12 +24,12 @@ func (fixedRand) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// actions is a simulated Actions environment: the workspace is a temporary
+// simulatedEnv is a simulated Actions environment: the workspace is a temporary
 // folder holding the repository at repo/, summary and output files in it.
-func actions(t *testing.T) (github.Env, string) {
+func simulatedEnv(t *testing.T) (actions.Env, string) {
 	t.Helper()
 	ws := t.TempDir()
-	return github.Env{
+	return actions.Env{
 		Actions:     true,
 		StepSummary: filepath.Join(ws, "summary.md"),
 		Output:      filepath.Join(ws, "output.txt"),
@@ -47,9 +47,9 @@ func read(t *testing.T, path string) []byte {
 }
 
 func TestReportGolden(t *testing.T) {
-	env, root := actions(t)
+	env, root := simulatedEnv(t)
 	var stdout bytes.Buffer
-	g := &github.GitHub{
+	g := &actions.GitHub{
 		Env: env, Stdout: &stdout, Root: root, Rand: fixedRand{},
 		JUnit: filepath.Join(root, ".ralph/reports/junit.xml"), JSON: filepath.Join(root, ".ralph/reports/report.json"),
 	}
@@ -62,11 +62,11 @@ func TestReportGolden(t *testing.T) {
 }
 
 func TestReportAppends(t *testing.T) {
-	env, root := actions(t)
+	env, root := simulatedEnv(t)
 	if err := os.WriteFile(env.StepSummary, []byte("earlier step\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g := &github.GitHub{Env: env, Root: root}
+	g := &actions.GitHub{Env: env, Root: root}
 	if err := g.Report(context.Background(), reportstest.Report()); err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +76,10 @@ func TestReportAppends(t *testing.T) {
 }
 
 func TestOutsideActionsDoesNothing(t *testing.T) {
-	env, root := actions(t)
+	env, root := simulatedEnv(t)
 	env.Actions = false
 	var stdout bytes.Buffer
-	if err := (&github.GitHub{Env: env, Stdout: &stdout, Root: root}).Report(context.Background(), reportstest.Report()); err != nil {
+	if err := (&actions.GitHub{Env: env, Stdout: &stdout, Root: root}).Report(context.Background(), reportstest.Report()); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{env.StepSummary, env.Output} {
@@ -94,12 +94,12 @@ func TestOutsideActionsDoesNothing(t *testing.T) {
 
 func TestEnvFrom(t *testing.T) {
 	vars := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": "/s", "GITHUB_OUTPUT": "/o", "GITHUB_WORKSPACE": "/w"}
-	got := github.EnvFrom(func(k string) string { return vars[k] })
-	want := github.Env{Actions: true, StepSummary: "/s", Output: "/o", Workspace: "/w"}
+	got := actions.EnvFrom(func(k string) string { return vars[k] })
+	want := actions.Env{Actions: true, StepSummary: "/s", Output: "/o", Workspace: "/w"}
 	if got != want {
 		t.Errorf("EnvFrom = %+v, want %+v", got, want)
 	}
-	if github.EnvFrom(func(string) string { return "" }).Actions {
+	if actions.EnvFrom(func(string) string { return "" }).Actions {
 		t.Error("Actions without GITHUB_ACTIONS=true")
 	}
 }
@@ -115,7 +115,7 @@ func TestSummaryLimit(t *testing.T) {
 	for i := range r.Specs {
 		r.Specs[i].Reason = long
 	}
-	s := github.Summary(r)
+	s := actions.Summary(r)
 	if len(s) > 1<<20 {
 		t.Errorf("summary is %d bytes, over GitHub's 1 MiB", len(s))
 	}
@@ -124,4 +124,4 @@ func TestSummaryLimit(t *testing.T) {
 	}
 }
 
-var _ reporters.Reporter = (*github.GitHub)(nil)
+var _ reporters.Reporter = (*actions.GitHub)(nil)

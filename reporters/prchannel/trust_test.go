@@ -1,30 +1,21 @@
-package prcomment_test
+package prchannel_test
 
 import (
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/reporters/prcomment"
+	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
-
-// TestDefaultGitHub: the defaults used when the base has no usable config
-// are the schema's.
-func TestDefaultGitHub(t *testing.T) {
-	got := prcomment.DefaultGitHub()
-	if len(got.Approvers) != 0 || got.RequiredPermission != "write" || !got.IgnorePRAuthor {
-		t.Fatalf("defaults %+v", got)
-	}
-}
 
 // TestBaseConfig: on a pull request, who may approve comes from the base
 // commit's config; a base that cannot be read (5xx after the retries)
 // fails closed, to the defaults.
 func TestBaseConfig(t *testing.T) {
 	const cfg = "agents: {coder: {command: [sh, a.sh]}}\n"
-	prOwn := func(o *prcomment.Options) {
+	prOwn := func(o *prchannel.Options) {
 		o.TrustConfig, o.ConfigFiles = false, []string{"ralph.yaml"}
 		o.Config = schema.GitHub{RequiredPermission: "write", Approvers: []string{"carol", "Codertocat"}}
 	}

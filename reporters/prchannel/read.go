@@ -1,4 +1,4 @@
-package prcomment
+package prchannel
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	"github.com/ralph-ci/ralph-ci/pipeline/tiers/gate"
 )
 
 var _ gate.Channel = (*Client)(nil)

@@ -1,4 +1,4 @@
-package prcomment
+package prchannel
 
 import (
 	"encoding/json"

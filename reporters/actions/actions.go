@@ -1,4 +1,4 @@
-// Package github reports a run in GitHub Actions' own places: the job
+// Package actions reports a run in GitHub Actions' own places: the job
 // summary ($GITHUB_STEP_SUMMARY), step outputs ($GITHUB_OUTPUT) and
 // workflow-command annotations on the spec files. It also has the
 // workflow-command helpers the engine uses while a run goes on: log groups
@@ -6,7 +6,7 @@
 //
 // Nothing here reads the process environment: the caller passes an Env
 // (EnvFrom(os.Getenv) at the edge), so tests use temporary files.
-package github
+package actions
 
 import (
 	"context"

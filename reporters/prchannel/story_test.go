@@ -1,4 +1,4 @@
-package prcomment_test
+package prchannel_test
 
 import (
 	"bytes"
@@ -12,12 +12,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	"github.com/ralph-ci/ralph-ci/pipeline/tiers/gate"
-	rgithub "github.com/ralph-ci/ralph-ci/reporters/github"
-	"github.com/ralph-ci/ralph-ci/reporters/prcomment"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
+	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -39,10 +39,10 @@ type world struct {
 	st    state.State
 	logs  *bytes.Buffer
 	out   *bytes.Buffer
-	env   rgithub.Env
+	env   actions.Env
 	// options, when set, changes the client's options (trusted config
 	// carol is an approver of, by default).
-	options func(*prcomment.Options)
+	options func(*prchannel.Options)
 }
 
 func newWorld(t *testing.T) *world {
@@ -51,7 +51,7 @@ func newWorld(t *testing.T) *world {
 	sp := plan.Spec{Spec: discovery.Spec{Path: "specs/a.spec.md", Hash: "h1"}, Title: "Totals", ID: "a", Tier: plan.TierVerify,
 		AcceptanceCriteria: []string{"The total has two decimals"}, Steps: []string{"open /cart"}, Stages: []plan.Stage{{Name: "coder"}, {Name: "tester"}}}
 	w := &world{t: t, srv: srv, specs: []plan.Spec{sp}, logs: &bytes.Buffer{}, out: &bytes.Buffer{}}
-	w.env = rgithub.Env{Actions: true, StepSummary: filepath.Join(t.TempDir(), "summary.md")}
+	w.env = actions.Env{Actions: true, StepSummary: filepath.Join(t.TempDir(), "summary.md")}
 	w.verify()
 	return w
 }
@@ -72,18 +72,18 @@ func (w *world) sync() gate.Result {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	env := prcomment.Env{APIURL: w.srv.URL, Repository: "Codertocat/Hello-World", Token: "test-token", EventPath: event}
+	env := prchannel.Env{APIURL: w.srv.URL, Repository: "Codertocat/Hello-World", Token: "test-token", EventPath: event}
 	pr, ok, err := env.PullRequest()
 	if err != nil || !ok || pr != 2 {
 		w.t.Fatalf("pull request from the event: %d %v %v", pr, ok, err)
 	}
-	o := prcomment.Options{Env: env, PR: pr, Log: zerolog.New(w.logs),
+	o := prchannel.Options{Env: env, PR: pr, Log: zerolog.New(w.logs),
 		Config: schema.GitHub{RequiredPermission: "write", IgnorePRAuthor: true, Approvers: []string{"carol"}}, TrustConfig: true,
-		Actions: w.env, Stdout: w.out, Retry: prcomment.Retry{Attempts: 4, Base: time.Millisecond, Max: time.Second}}
+		Actions: w.env, Stdout: w.out, Retry: prchannel.Retry{Attempts: 4, Base: time.Millisecond, Max: time.Second}}
 	if w.options != nil {
 		w.options(&o)
 	}
-	c, err := prcomment.New(o)
+	c, err := prchannel.New(o)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestNoPermissionFallback(t *testing.T) {
 // not in a push or a comment on a plain issue.
 func TestEventPayloads(t *testing.T) {
 	for file, want := range map[string]int{"pull_request.opened.json": 2, "pull_request.synchronize.json": 2, "issue_comment.created.json": 0, "push.json": 0} {
-		env := prcomment.Env{Repository: "Codertocat/Hello-World", EventPath: filepath.Join("testdata/events", file)}
+		env := prchannel.Env{Repository: "Codertocat/Hello-World", EventPath: filepath.Join("testdata/events", file)}
 		n, ok, err := env.PullRequest()
 		if err != nil || n != want || ok != (want != 0) {
 			t.Errorf("%s: %d %v %v", file, n, ok, err)
