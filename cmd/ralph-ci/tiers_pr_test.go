@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // The verify tier on a pull request, end to end through the built binary:
 // `ralph-ci run` and `ralph-ci check` run as subprocesses in GitHub
 // Actions' environment, on a git repository with a verify-tier spec and a
-// scripted agent, against a fake GitHub (prcommenttest) in this process
+// scripted agent, against a fake GitHub (internal/ghfake) in this process
 // that keeps the pull request's comments, reactions and statuses and fails
 // the test on any request it does not know. The event payloads are the
 // real webhook examples of reporters/prchannel/testdata/events.

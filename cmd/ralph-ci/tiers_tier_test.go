@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 )
 
 // Which specs have a checkpoint on a pull request, end to end through the
