@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -22,6 +24,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exitcode": cmdExitcode},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("RUNNER_DEBUG", "")
 			if err := os.WriteFile(filepath.Join(env.WorkDir, "agent.sh"), []byte(planAgent), 0o755); err != nil {
@@ -36,6 +39,33 @@ func TestScripts(t *testing.T) {
 			return errors.Join(os.RemoveAll(filepath.Join(qs, ".ralph")), os.RemoveAll(filepath.Join(qs, "out")))
 		},
 	})
+}
+
+// cmdExitcode is the script command `exitcode CODE PROGRAM [ARGS...]`: it
+// runs PROGRAM as exec does (its stdout and stderr are then what stdout
+// and stderr match) and fails unless it exits with exactly CODE, where
+// `! exec` would accept any failure. It cannot be negated.
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("exitcode: cannot be negated; name the code it must exit with")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode CODE PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: code %q is not a number", args[0])
+	}
+	got := 0
+	var exit *exec.ExitError
+	if err := ts.Exec(args[1], args[2:]...); errors.As(err, &exit) {
+		got = exit.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("exitcode: %s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
 }
 
 // planAgent is the scripted agent of the scenarios: it plays the line of
