@@ -12,11 +12,26 @@ import (
 )
 
 // TestMain makes the test binary double as the ralph-ci binary, so the
-// scripts in testdata/script run the real command line end to end.
+// scripts in testdata/script and the end-to-end tests (ralphBinary) run
+// the real command line as a subprocess without building it again: run
+// under the name ralph-ci, the test binary is main (Main and an exit).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ralph-ci": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// ralphBinary is the ralph-ci binary for the end-to-end tests: the copy of
+// this test binary that testscript.Main put, named ralph-ci, in the
+// directory it placed first on PATH, so it is found before any installed
+// ralph-ci.
+func ralphBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("ralph-ci")
+	if err != nil {
+		t.Fatalf("ralph-ci is not on PATH (TestMain puts it there): %v", err)
+	}
+	return bin
 }
 
 func TestScripts(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// The verify tier on a pull request, end to end through the built binary:
+// The verify tier on a pull request, end to end through the ralph-ci binary:
 // `ralph-ci run` and `ralph-ci check` run as subprocesses in GitHub
 // Actions' environment, on a git repository with a verify-tier spec and a
 // scripted agent, against a fake GitHub (internal/ghfake) in this process
@@ -322,9 +322,9 @@ func contains(t *testing.T, what, s string, subs ...string) {
 
 func TestTiersOnPullRequest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("runs ralph-ci as a subprocess")
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 	extraSpec := map[string]string{"specs/c.spec.md": "---\nid: receipts\ntitle: Receipts\n---\n# Receipts\n"}
 	type story struct {
 		name  string
