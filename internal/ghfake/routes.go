@@ -143,16 +143,10 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 	if !s.ours(w, r) {
 		return
 	}
-	page := max(1, atoi(r.URL.Query().Get("page")))
-	lo, hi := min((page-1)*PageSize, len(s.Comments)), min(page*PageSize, len(s.Comments))
-	s.link(w, r, page, len(s.Comments))
-	s.json(w, 200, s.Comments[lo:hi])
+	paginate(s, w, r, s.Comments)
 }
 
 func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
-	if !s.ours(w, r) {
-		return
-	}
 	body, ok := s.body(w, r)
 	if !ok {
 		return
@@ -163,9 +157,6 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 
 // editComment: only the bot's own comments may be edited with its token.
 func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
-	if !s.ours(w, r) {
-		return
-	}
 	body, ok := s.body(w, r)
 	if !ok {
 		return
@@ -185,9 +176,13 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 	s.error(w, 404, "Not Found")
 }
 
-// body reads a comment's {"body": ...}, answering 422 as GitHub does
-// when it is missing, empty or longer than 65536 characters.
+// body reads the {"body": ...} of a comment on the fake's repository
+// (see ours), answering 422 as GitHub does when it is missing, empty or
+// longer than 65536 characters.
 func (s *Server) body(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if !s.ours(w, r) {
+		return "", false
+	}
 	var in struct{ Body string }
 	if json.NewDecoder(r.Body).Decode(&in) != nil || in.Body == "" || len(in.Body) > 65536 {
 		s.error(w, 422, "Validation Failed")
@@ -200,11 +195,7 @@ func (s *Server) listReactions(w http.ResponseWriter, r *http.Request) {
 	if !s.ours(w, r) {
 		return
 	}
-	all := s.Reactions[int64(atoi(r.PathValue("id")))]
-	page := max(1, atoi(r.URL.Query().Get("page")))
-	lo, hi := min((page-1)*PageSize, len(all)), min(page*PageSize, len(all))
-	s.link(w, r, page, len(all))
-	s.json(w, 200, all[lo:hi])
+	paginate(s, w, r, s.Reactions[int64(atoi(r.PathValue("id")))])
 }
 
 // getPermission answers with the role of Perms and the legacy permission
@@ -245,6 +236,15 @@ func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {
 	st.SHA = sha
 	s.Statuses = append(s.Statuses, st)
 	s.json(w, 201, st)
+}
+
+// paginate answers the page of all that the query's page asks for
+// (PageSize items, the first page without one), with GitHub's Link header.
+func paginate[T any](s *Server, w http.ResponseWriter, r *http.Request, all []T) {
+	page := max(1, atoi(r.URL.Query().Get("page")))
+	lo, hi := min((page-1)*PageSize, len(all)), min(page*PageSize, len(all))
+	s.link(w, r, page, len(all))
+	s.json(w, 200, all[lo:hi])
 }
 
 // link writes GitHub's Link header for a page of total items.
