@@ -54,6 +54,9 @@ func TestTamperedReleaseFallsBackToSourceBuild(t *testing.T) {
 	if got, err := j.runner.Ctx.Expand(cache["key"]); err != nil || got != wantKey {
 		t.Errorf("cache key = %q (%v), want %q", got, err, wantKey)
 	}
+	if got, err := j.runner.Ctx.Expand(cache["restore-keys"]); err != nil || !strings.HasPrefix(wantKey, got) || !strings.HasSuffix(got, goVersion+"-") {
+		t.Errorf("cache restore-keys = %q (%v), want a prefix of %q ending in the Go version", got, err, wantKey)
+	}
 	paths, err := j.runner.Ctx.Expand(cache["path"])
 	if err != nil {
 		t.Fatal(err)
