@@ -92,14 +92,7 @@ func TestTamperedReleaseFallsBackToSourceBuild(t *testing.T) {
 	if !strings.Contains(res.Output, want) {
 		t.Errorf("the built binary's version line lacks %q:\n%s", want, res.Output)
 	}
-	ralph, _ := j.action.Step("ralph")
-	renv, err := j.runner.StepEnv(ralph)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if renv["RALPH_BIN"] != j.bin {
-		t.Errorf("ralph-ci step RALPH_BIN = %q, want the built %s", renv["RALPH_BIN"], j.bin)
-	}
+	checkRalphBin(t, j, "built")
 }
 
 // TestReleaseInstallSkipsTheGoSteps: with a release installed, no Go
@@ -120,13 +113,22 @@ func TestReleaseInstallSkipsTheGoSteps(t *testing.T) {
 			t.Errorf("step %q enabled = %v (%v), want skipped when a release is installed", s.Name, on, err)
 		}
 	}
-	ralph, _ := j.action.Step("ralph")
+	checkRalphBin(t, j, "installed")
+}
+
+// checkRalphBin: the ralph-ci step runs the binary at j.bin.
+func checkRalphBin(t *testing.T, j *job, how string) {
+	t.Helper()
+	ralph, err := j.action.Step("ralph")
+	if err != nil {
+		t.Fatal(err)
+	}
 	env, err := j.runner.StepEnv(ralph)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if env["RALPH_BIN"] != j.bin {
-		t.Errorf("ralph-ci step RALPH_BIN = %q, want the installed %s", env["RALPH_BIN"], j.bin)
+		t.Errorf("ralph-ci step RALPH_BIN = %q, want the %s %s", env["RALPH_BIN"], how, j.bin)
 	}
 }
 
