@@ -50,14 +50,7 @@ func TestMergeCommand(t *testing.T) {
 				}
 			}
 			j.runner.Ctx["steps.build.outputs.bin"] = argsBinary(t, j.temp)
-			s, err := j.action.Step("ralph")
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := j.runner.Run(s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := j.step(t, "ralph")
 			if res.Outputs["exit-code"] != tt.wantCode {
 				t.Errorf("exit-code = %q, want %s\n%s", res.Outputs["exit-code"], tt.wantCode, res.Output)
 			}
