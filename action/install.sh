@@ -91,7 +91,7 @@ trap 'rm -rf "$tmp"' EXIT
 # repository's tags: the release tag on the same commit. Anything else (a
 # branch, a fork's commit, a commit between releases) has no release.
 version_of() {
-	if [[ "$1" =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
+	if [[ "$1" =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$ ]]; then
 		echo "$1"
 		return
 	fi
