@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
@@ -242,16 +244,16 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 
 // promptInput gathers what the prompt is made of.
 func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState) (prompt.Input, error) {
-	src, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(sp.Path)))
+	src, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(sp.Path)), safefile.SpecLimit)
 	if err != nil {
 		return prompt.Input{}, fmt.Errorf("read spec: %w", err)
 	}
 	_, body, _, _ := schema.SplitFrontMatter(sp.Path, src)
-	handoff, err := state.ReadOptional(e.dir.Handoff(sp.Key))
+	handoff, err := safefile.ReadOptional(e.dir.Handoff(sp.Key), safefile.NoteLimit)
 	if err != nil {
 		return prompt.Input{}, err
 	}
-	guard, err := state.ReadOptional(e.dir.Guardrails())
+	guard, err := safefile.ReadOptional(e.dir.Guardrails(), safefile.NoteLimit)
 	if err != nil {
 		return prompt.Input{}, err
 	}
@@ -273,9 +275,16 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 	return in, nil
 }
 
-// readStatus prefers the word the agent wrote to .ralph/status.
+// readStatus prefers the word the agent wrote to .ralph/status. A status
+// file that is not a small regular file (a FIFO, /dev/zero, a huge file)
+// is the agent's doing: it is ignored with a warning, never read whole or
+// waited on.
 func (e *engine) readStatus(fromOutput agent.Status) (agent.Status, error) {
-	b, err := state.ReadOptional(e.dir.StatusFile())
+	b, err := safefile.ReadOptional(e.dir.StatusFile(), safefile.StatusLimit)
+	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) {
+		e.log.Warn().Err(err).Msg("ignoring the status file")
+		return fromOutput, nil
+	}
 	if err != nil || b == nil {
 		return fromOutput, err
 	}
