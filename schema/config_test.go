@@ -208,7 +208,7 @@ func TestLoadConfigProblems(t *testing.T) {
 			src:  "agents: {coder: {command: [sh]}}\nspecs: {dirs: [/etc, ../up]}\n",
 			want: []string{`ralph.yaml:2:16: specs.dirs.0: invalid value "/etc": want a path relative to the repository root`, `ralph.yaml:2:22: specs.dirs.1: invalid value "../up": want a path inside the repository (no "..")`}},
 		{name: "yaml duplicate keys", file: "ralph.yaml",
-			src: "agents:\n  coder: {command: [sh]}\n  coder: {command: [x]}\nloop: {}\nloop: {watch: true}\n",
+			src:  "agents:\n  coder: {command: [sh]}\n  coder: {command: [x]}\nloop: {}\nloop: {watch: true}\n",
 			want: []string{`ralph.yaml:3:3: agents.coder: duplicate key "coder" (first given at line 2); keep one`, `ralph.yaml:5:1: loop: duplicate key "loop" (first given at line 4); keep one`}},
 		{name: "json duplicate keys", file: "ralph.json",
 			src:  "{\n  \"agents\": {\"coder\": {\"command\": [\"sh\"], \"command\": [\"x\"]}},\n  \"agents\": {}\n}\n",
