@@ -179,7 +179,12 @@ func LoadConfig(filename string, src []byte) (*Config, error) {
 		return nil, err
 	}
 	var cfg Config
-	if err := s.check("#Config", filename, format, src, &cfg); err != nil {
+	if format == CUE {
+		err = checkCUE("#Config", filename, src, &cfg)
+	} else {
+		err = s.check("#Config", filename, format, src, &cfg)
+	}
+	if err != nil {
 		return nil, err
 	}
 	cfg.File = filename
@@ -194,6 +199,16 @@ func LoadConfig(filename string, src []byte) (*Config, error) {
 		return nil, ps
 	}
 	return &cfg, nil
+}
+
+// checkCUE checks a CUE source within CUEDeadline and CUEMemory, on a
+// schema compiled for it alone (see checkBounded).
+func checkCUE(def, filename string, src []byte, out any) error {
+	own, err := compile()
+	if err != nil {
+		return err
+	}
+	return own.checkBounded(def, filename, src, out, CUEDeadline, CUEMemory)
 }
 
 // crossCheck finds what the schema alone cannot: references between
