@@ -144,6 +144,9 @@ type GitHub struct {
 	Approvers          []string `json:"approvers"`
 	RequiredPermission string   `json:"required_permission"`
 	IgnorePRAuthor     bool     `json:"ignore_pr_author"`
+	// Timeout bounds each GitHub API request (sending it and reading its
+	// answer).
+	Timeout Duration `json:"timeout"`
 }
 
 // Workflow holds deprecated settings kept only to warn about them.
