@@ -79,7 +79,10 @@ type Loop struct {
 	DefaultMaxIterations int    `json:"default_max_iterations"`
 	DefaultVerification  string `json:"default_verification"`
 	StuckAttempts        int    `json:"stuck_attempts"`
-	Watch                bool   `json:"watch"`
+	// MaxVerificationPasses bounds the rotations after the last stage
+	// passed: a spec still short of 3/3 then is taken out of the loop.
+	MaxVerificationPasses int  `json:"max_verification_passes"`
+	Watch                 bool `json:"watch"`
 }
 
 // Budgets limit a run; zero values mean unlimited.

@@ -138,6 +138,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 // 2/3 when files changed).
 func (e *engine) apply(sp plan.Spec, ss *state.SpecState, stage plan.Stage, idx int, v verdict, changed []string) {
 	cfg := e.opts.Project.Config
+	verifying := ss.StagesDone // this rotation is a verification pass
 	ss.LastStatus, ss.LastHash, ss.Reason = v.Status, sp.Hash, v.Reason
 	ss.ModifiedFiles, ss.ChangedFiles = len(changed) > 0, append([]string{}, changed...)
 	ss.StageIterations++
@@ -168,6 +169,14 @@ func (e *engine) apply(sp plan.Spec, ss *state.SpecState, stage plan.Stage, idx 
 			}
 		} else if len(changed) > 0 {
 			other.DoneCount = counter.Propagate(other.DoneCount)
+		}
+	}
+	if ss.DoneCount == counter.Max {
+		ss.VerificationPasses = 0 // converged; a later drop to 2/3 starts a new count
+	} else if verifying {
+		ss.VerificationPasses++
+		if max := cfg.Loop.MaxVerificationPasses; max > 0 && ss.VerificationPasses >= max && ss.DoneCount < counter.Max && ss.Excluded == "" {
+			ss.Excluded = fmt.Sprintf("did not converge: %d verification passes after the last stage passed without reaching 3/3 (files changed; loop.max_verification_passes)", ss.VerificationPasses)
 		}
 	}
 }
