@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/headtail"
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
@@ -196,6 +197,13 @@ func (e *engine) baseline(ctx context.Context, pending *state.Rotation) (changes
 	return *e.after, nil
 }
 
+// The history log of one rotation keeps at most this much of the agent's
+// output: its first historyHead and last historyTail bytes.
+const (
+	historyHead = 8 << 20
+	historyTail = 2 << 20
+)
+
 // runAgent runs the stage's agent with the rotation's prompt, streaming
 // its output to the history log logf and current.log.
 func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, ss *state.SpecState, iteration int, logf *os.File) (agent.Result, string, error) {
@@ -207,15 +215,26 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 	if err != nil {
 		return agent.Result{}, "", err
 	}
-	out := io.Writer(logf)
+	files := io.Writer(logf)
 	if err := e.dir.LinkCurrentLog(logf.Name()); err != nil {
 		cur, err := e.dir.CreateCurrentLog()
 		if err != nil {
 			return agent.Result{}, "", err
 		}
 		defer cur.Close()
-		out = io.MultiWriter(logf, cur)
+		files = io.MultiWriter(logf, cur)
 	}
+	// The rotation's log keeps the head and the tail of a huge output.
+	capped := headtail.New(files, historyHead, historyTail)
+	defer func() {
+		if err := capped.Close(); err != nil {
+			e.log.Warn().Err(err).Str("file", logf.Name()).Msg("could not finish the history log")
+		}
+		if cut := capped.Cut(); cut > 0 {
+			e.log.Warn().Str("spec", sp.Path).Int64("cut_bytes", cut).Str("file", logf.Name()).Msg("the agent's output was too long for the history log: its middle was cut")
+		}
+	}()
+	out := io.Writer(capped)
 	if e.opts.Echo != nil {
 		w, done := e.opts.Echo(fmt.Sprintf("%s · %s · iteration %d", sp.Path, stage.Name, iteration))
 		defer done()
