@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"runtime/metrics"
+	"strings"
 	"time"
 )
 
@@ -53,7 +54,17 @@ func (s *Schema) checkBounded(def, filename string, src []byte, out any, deadlin
 	}
 }
 
+// boundMsg starts the message of a problem made by boundProblem.
+const boundMsg = "evaluating this CUE file "
+
 func boundProblem(filename, what string) Problems {
-	return Problems{{File: filename, Line: 1, Col: 1, Msg: "evaluating this CUE file " + what +
+	return Problems{{File: filename, Line: 1, Col: 1, Msg: boundMsg + what +
 		"; ralph-ci stopped it. A config describes a few agents and settings: remove the huge list or the deeply shared struct (list.Range, list.Repeat, references that double at each level)"}}
+}
+
+// isBoundProblem tells whether err is a bound's problem: the evaluation
+// it stopped may still be running on the schema.
+func isBoundProblem(err error) bool {
+	ps, ok := err.(Problems)
+	return ok && len(ps) == 1 && strings.HasPrefix(ps[0].Msg, boundMsg)
 }

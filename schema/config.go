@@ -208,14 +208,31 @@ func LoadConfig(filename string, src []byte) (*Config, error) {
 }
 
 // checkCUE checks a CUE source within CUEDeadline and CUEMemory, on a
-// schema compiled for it alone (see checkBounded).
+// schema of its own (see checkBounded): a spare one that a previous check
+// finished with, else a new one. A schema whose check was abandoned is
+// never used again.
 func checkCUE(def, filename string, src []byte, out any) error {
-	own, err := compile()
-	if err != nil {
-		return err
+	var own *Schema
+	select {
+	case own = <-spareSchemas:
+	default:
+		var err error
+		if own, err = compile(); err != nil {
+			return err
+		}
 	}
-	return own.checkBounded(def, filename, src, out, CUEDeadline, CUEMemory)
+	err := own.checkBounded(def, filename, src, out, CUEDeadline, CUEMemory)
+	if !isBoundProblem(err) {
+		select {
+		case spareSchemas <- own:
+		default:
+		}
+	}
+	return err
 }
+
+// spareSchemas holds a schema no check is using.
+var spareSchemas = make(chan *Schema, 1)
 
 // crossCheck finds what the schema alone cannot: references between
 // fields (stage agents must exist).
