@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
@@ -40,6 +41,10 @@ type State struct {
 	// before its agent starts; a run that finds it re-runs that rotation
 	// against its recorded baseline. See the package documentation.
 	Pending *Rotation `json:"pending,omitempty"`
+	// LimitedAgents are the agents a rate limit or quota stopped, with the
+	// time their limit resets, so that the next run (the next CI job) does
+	// not call them again before it.
+	LimitedAgents map[string]time.Time `json:"limited_agents,omitempty"`
 }
 
 // SpecState is the saved state of one spec.
@@ -198,7 +203,7 @@ func Save(dir Dir, s State) error {
 	if err := validate(s); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w (this is a bug in ralph-ci)", err)
 	}
-	out := State{Version: Version, Iteration: s.Iteration, Specs: make([]SpecState, len(s.Specs)), Current: s.Current, Pending: s.Pending}
+	out := State{Version: Version, Iteration: s.Iteration, Specs: make([]SpecState, len(s.Specs)), Current: s.Current, Pending: s.Pending, LimitedAgents: s.LimitedAgents}
 	copy(out.Specs, s.Specs)
 	for i := range out.Specs {
 		if out.Specs[i].ChangedFiles == nil {
