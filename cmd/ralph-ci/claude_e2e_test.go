@@ -158,14 +158,7 @@ func TestClaudeCodeEndToEnd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			home := t.TempDir()
-			configDir := filepath.Join(home, ".claude")
-			if err := os.MkdirAll(configDir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(configDir, ".claude.json"), []byte(`{"hasCompletedOnboarding": true}`+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			home, configDir := claudeHome(t)
 
 			const content = "hello from claude\n"
 			// The server needs the absolute path for the Write tool.
@@ -216,6 +209,21 @@ specs: {default_tier: auto}
 			})
 		})
 	}
+}
+
+// claudeHome is a private HOME for Claude Code with its config dir,
+// seeded with the onboarding state (see the notes above).
+func claudeHome(t *testing.T) (home, configDir string) {
+	t.Helper()
+	home = t.TempDir()
+	configDir = filepath.Join(home, ".claude")
+	if err := os.MkdirAll(configDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(configDir, ".claude.json"), []byte(`{"hasCompletedOnboarding": true}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home, configDir
 }
 
 // checkRoutes logs the requests the CLI made and fails the test on any the

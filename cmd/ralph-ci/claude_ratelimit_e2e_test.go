@@ -40,14 +40,7 @@ func TestClaudeCodeRateLimited(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	home := t.TempDir()
-	configDir := filepath.Join(home, ".claude")
-	if err := os.MkdirAll(configDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(configDir, ".claude.json"), []byte(`{"hasCompletedOnboarding": true}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	home, configDir := claudeHome(t)
 	limited := fmt.Sprintf(`  limited:
     preset: claude
     timeout: 1m
