@@ -26,7 +26,7 @@ func TestClaudeCodeRateLimited(t *testing.T) {
 		t.Skip("builds the binary and runs the real Claude Code CLI")
 	}
 	requireAgentCLI(t, "claude", "@anthropic-ai/claude-code")
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 	var calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {

@@ -11,18 +11,18 @@ import (
 	"testing"
 	"time"
 
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// The verify tier on a pull request, end to end through the built binary:
+// The verify tier on a pull request, end to end through the ralph-ci binary:
 // `ralph-ci run` and `ralph-ci check` run as subprocesses in GitHub
 // Actions' environment, on a git repository with a verify-tier spec and a
-// scripted agent, against a fake GitHub (prcommenttest) in this process
+// scripted agent, against a fake GitHub (internal/ghfake) in this process
 // that keeps the pull request's comments, reactions and statuses and fails
 // the test on any request it does not know. The event payloads are the
-// real webhook examples of reporters/prcomment/testdata/events.
+// real webhook examples of reporters/prchannel/testdata/events.
 
 var (
 	alice    = fake.User{Login: "alice", ID: 10, Type: "User"}          // write
@@ -149,7 +149,7 @@ func (w *prWorld) commit(msg string) {
 
 // setEvent writes a real webhook payload as the event of the job.
 func (w *prWorld) setEvent(name string) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "reporters", "prcomment", "testdata", "events", name))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "reporters", "prchannel", "testdata", "events", name))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -322,9 +322,9 @@ func contains(t *testing.T, what, s string, subs ...string) {
 
 func TestTiersOnPullRequest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("runs ralph-ci as a subprocess")
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 	extraSpec := map[string]string{"specs/c.spec.md": "---\nid: receipts\ntitle: Receipts\n---\n# Receipts\n"}
 	type story struct {
 		name  string

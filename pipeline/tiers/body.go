@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/internal/text"
 )
 
 // MaxCommentChars is GitHub's limit on a comment body.
@@ -46,10 +46,10 @@ func Note(spec string, r Record) string {
 // spec's title, criteria or the rejection feedback hold: the variable parts
 // are cut, each with a note, more and more until the body fits.
 func CommentBody(spec string, s Slice, r Record) string {
-	text := Shown(s, r)
+	shown := Shown(s, r)
 	var body string
 	for _, b := range bodyBudgets {
-		if body = commentBody(spec, text, r, b); len(body) <= MaxCommentChars {
+		if body = commentBody(spec, shown, r, b); len(body) <= MaxCommentChars {
 			return body
 		}
 	}
@@ -76,14 +76,14 @@ var bodyBudgets = []budget{
 	{text: 0, feedback: 0, entries: 0},
 }
 
-func commentBody(spec, text string, r Record, b budget) string {
-	if len(text) > b.text {
-		text = strings.ToValidUTF8(text[:b.text], "") + "\n[... cut: the full text is in the ralph-ci report]\n"
+func commentBody(spec, shown string, r Record, b budget) string {
+	if len(shown) > b.text {
+		shown = strings.ToValidUTF8(shown[:b.text], "") + "\n[... cut: the full text is in the ralph-ci report]\n"
 	}
-	fence := reporters.CodeFence(text)
+	fence := text.CodeFence(shown)
 	var w strings.Builder
 	w.WriteString(FormatMarker(Marker{Spec: spec, Record: trimmed(r, b.feedback, b.entries)}))
-	fmt.Fprintf(&w, "\n**ralph-ci checkpoint** · `%s`\n\n%stext\n%s%s\n\n%s\n", spec, fence, text, fence, Note(spec, r))
+	fmt.Fprintf(&w, "\n**ralph-ci checkpoint** · `%s`\n\n%stext\n%s%s\n\n%s\n", spec, fence, shown, fence, Note(spec, r))
 	if r.Open() || r.Status == StatusPending {
 		w.WriteString(howTo(spec))
 	}
