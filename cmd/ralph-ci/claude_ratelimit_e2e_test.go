@@ -41,17 +41,7 @@ func TestClaudeCodeRateLimited(t *testing.T) {
 	defer srv.Close()
 
 	home, configDir := claudeHome(t)
-	limited := fmt.Sprintf(`  limited:
-    preset: claude
-    timeout: 1m
-    env:
-      ANTHROPIC_BASE_URL: %q
-      ANTHROPIC_API_KEY: sk-ant-test-not-a-real-key
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1"
-      DISABLE_AUTOUPDATER: "1"
-      CLAUDE_CODE_MAX_RETRIES: "1"
-      CLAUDE_CONFIG_DIR: %q
-`, srv.URL, configDir)
+	limited := "  limited:\n    preset: claude\n    timeout: 1m\n" + claudeEnvYAML(srv.URL, configDir, `CLAUDE_CODE_MAX_RETRIES: "1"`)
 	spare := `  spare: {command: [sh, -c, 'cat >/dev/null; echo done > spare.txt; echo "<promise>IMPLEMENTATION_COMPLETE</promise>"; echo "RALPH_STATUS: DONE"']}
 `
 	config := func(pool string) string {
