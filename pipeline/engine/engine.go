@@ -42,6 +42,8 @@ type Options struct {
 	// Checkpoints, when set, is where verify-tier checkpoints are
 	// presented and answered (a pull request, or the terminal); see tiers.go.
 	Checkpoints gate.Channel
+	// Deliverer, when set, carries the work and state out of the job.
+	Deliverer Deliverer
 }
 
 // Outcome is how a run ended.
@@ -113,12 +115,17 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		}
 	}
 	_ = e.dir.CleanTemp()
+	external, err := e.startDelivery(ctx)
+	if err != nil {
+		return Outcome{Code: exitcode.Of(err)}, err
+	}
 	if err := ensureGuardrails(e.dir); err != nil {
 		return Outcome{Code: exitcode.Failure}, err
 	}
 	if e.st, err = state.Load(e.dir); err != nil {
 		return Outcome{Code: exitcode.Failure}, err
 	}
+	e.absorb(external, "differ from the commit the saved state describes")
 	e.watch, err = changes.NewWatcher(ctx, e.root, filepath.Join(state.DirName, "watch"), changes.WithFastPath(p.Config.Loop.Watch))
 	if err != nil {
 		return Outcome{Code: exitcode.Failure}, err
@@ -133,6 +140,9 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	// record of the rotation after it.
 	if serr := state.Save(e.dir, e.st); serr != nil && err == nil {
 		err = serr
+	}
+	if derr := e.finishDelivery(ctx); derr != nil && err == nil {
+		err = derr
 	}
 	switch {
 	case err != nil && ctx.Err() != nil:

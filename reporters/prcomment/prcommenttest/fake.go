@@ -91,6 +91,10 @@ type Server struct {
 	ReadOnly   bool // writes get 403 "Resource not accessible by integration"
 	Faults     []Fault
 	Requests   []string // "METHOD path", in order
+	// HeadFrom, when set, gives the pull request's head (a bare origin's
+	// branch); Pulls are the pull requests opened through the API.
+	HeadFrom func() string
+	Pulls    []Pull
 	nextID     int64
 	nextReactn int64
 }
@@ -266,12 +270,15 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.error(w, http.StatusForbidden, "Resource not accessible by integration")
 		return
 	}
+	if s.servePulls(w, r) {
+		return
+	}
 	switch m := match(p); {
 	case r.Method == "GET" && p == "/user":
 		s.error(w, http.StatusForbidden, "Resource not accessible by integration")
 	case r.Method == "GET" && m(rePull) != nil && s.repo(m(rePull)) && atoi(m(rePull)[3]) == s.PR:
-		s.json(w, 200, map[string]any{"number": s.PR, "state": "open", "head": map[string]any{"sha": s.Head, "ref": "feature"},
-			"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef}, "user": User{Login: s.Author, ID: 1, Type: "User"}})
+		s.json(w, 200, map[string]any{"number": s.PR, "state": "open", "head": map[string]any{"sha": s.head(), "ref": "feature", "repo": s.repoJSON()},
+			"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef, "repo": s.repoJSON()}, "user": User{Login: s.Author, ID: 1, Type: "User"}})
 	case r.Method == "GET" && m(reContents) != nil && s.repo(m(reContents)):
 		// GET /repos/{owner}/{repo}/contents/{path}?ref=: a file is
 		// {"type":"file","encoding":"base64","content":...}; without ref,
