@@ -35,8 +35,8 @@ func (s *Server) repoJSON() map[string]any {
 func (s *Server) pullJSON(p Pull) map[string]any {
 	return map[string]any{"number": p.Number, "state": "open", "title": p.Title, "body": p.Body,
 		"html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, p.Number),
-		"head": map[string]any{"ref": p.Head, "label": s.Owner + ":" + p.Head, "repo": s.repoJSON()},
-		"base": map[string]any{"ref": p.Base, "repo": s.repoJSON()}}
+		"head":     map[string]any{"ref": p.Head, "label": s.Owner + ":" + p.Head, "repo": s.repoJSON()},
+		"base":     map[string]any{"ref": p.Base, "repo": s.repoJSON()}}
 }
 
 // servePulls answers the pulls API for the pull requests of Pulls: list
