@@ -74,29 +74,30 @@ type Fault struct {
 // Server is the fake GitHub.
 type Server struct {
 	*httptest.Server
-	t         testing.TB
-	mu        sync.Mutex
-	Owner     string
-	Repo      string
-	PR        int
-	Head      string
-	Author    string
-	BaseSHA   string                       // the pull request's base commit, base.sha
-	BaseRef   string                       // its branch, base.ref
-	Files     map[string]map[string]string // ref (a sha or a branch) -> path -> content
-	Perms     map[string]string            // login -> role_name; missing: 404
-	Comments  []Comment
-	Reactions map[int64][]Reaction
-	Statuses  []Status
-	ReadOnly  bool // writes get 403 "Resource not accessible by integration"
-	Faults    []Fault
-	Requests  []string // "METHOD path", in order
-	// HeadFrom, when set, gives the pull request's head (a bare origin's
-	// branch); Pulls are the pull requests opened through the API.
-	HeadFrom   func() string
-	Pulls      []Pull
+	t          testing.TB
+	mu         sync.Mutex
+	Owner      string
+	Repo       string
+	PR         int
+	Head       string
+	Author     string
+	BaseSHA    string                       // the pull request's base commit, base.sha
+	BaseRef    string                       // its branch, base.ref
+	Files      map[string]map[string]string // ref (a sha or a branch) -> path -> content
+	Perms      map[string]string            // login -> role_name; missing: 404
+	Comments   []Comment
+	Reactions  map[int64][]Reaction
+	Statuses   []Status
+	ReadOnly   bool // writes get 403 "Resource not accessible by integration"
+	Faults     []Fault
+	Requests   []string // "METHOD path", in order
 	nextID     int64
 	nextReactn int64
+
+	// HeadFrom, when set, gives the pull request's head (a bare origin's
+	// branch); Pulls are the pull requests opened through the API.
+	HeadFrom func() string
+	Pulls    []Pull
 }
 
 // The base of the pull request of New, as in the webhook examples of
