@@ -19,7 +19,7 @@ import (
 
 func newRunCommand(opts *globalOptions) *cobra.Command {
 	var maxRotations int
-	var junitPath, jsonPath string
+	var junitPath, jsonPath, deliverMode string
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the Ralph loop over every spec until all are verified",
@@ -42,7 +42,15 @@ README's exit-code table).`,
 			if err != nil {
 				return err
 			}
+			mode, err := deliveryMode(deliverMode, p.Config)
+			if err != nil {
+				return err
+			}
 			ctx, sig := signalContext(cmd.Context())
+			p, dl, err := setupDelivery(ctx, opts, p, mode)
+			if err != nil {
+				return err
+			}
 			var progress *os.File
 			if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) {
 				progress = f
@@ -54,10 +62,19 @@ README's exit-code table).`,
 			if progress != nil {
 				o.Progress = progress
 			}
+			if dl != nil {
+				o.Deliverer = dl.session
+			}
 			if o.Checkpoints, err = checkpointChannel(ctx, opts, p); err != nil {
 				return err
 			}
 			out, err := engine.Run(ctx, o)
+			if derr := dl.finish(context.WithoutCancel(ctx), opts, out.Message); derr != nil {
+				opts.log.Error().Err(derr).Msg("delivery: the pull request or the outputs failed")
+				if err == nil && out.Code == exitcode.OK {
+					out.Code = exitcode.Failure
+				}
+			}
 			printRows(opts, engine.Rows(out.Specs, out.State))
 			code := out.Code
 			if code == exitcode.Interrupted {
@@ -91,6 +108,7 @@ README's exit-code table).`,
 	cmd.Flags().IntVar(&maxRotations, "max-rotations", 0, "stop after `N` rotations (state saved); 0 uses budgets.max_rotations")
 	cmd.Flags().StringVar(&junitPath, "junit", "", "write the JUnit XML report to `FILE` (default: reporters.junit)")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the JSON report to `FILE` (default: reporters.json)")
+	cmd.Flags().StringVar(&deliverMode, "deliver", "", "deliver the work: `MODE` none, commit (a commit per rotation) or pr (commit and push; the state travels in git) (default: delivery.mode)")
 	return cmd
 }
 
