@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
@@ -224,4 +230,135 @@ func TestDeliveryAcrossWorkflowRuns(t *testing.T) {
 	human := w.remote("refs/heads/changes")
 	w.job(human, "refs/remotes/origin/changes")
 	w.ralph(6, "check")
+}
+
+// ralphEnv runs the binary with extra environment and requires want.
+func (w *ciWorld) ralphEnv(want int, extra []string, args ...string) (stdout, stderr string) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd, o, e := w.command(ctx, args...)
+	cmd.Env = append(cmd.Env, extra...)
+	w.exit(want, cmd.Run(), args, o, e)
+	return o.String(), e.String()
+}
+
+// TestDeliveryOffAPullRequest: a workflow_dispatch run works on a branch
+// of its own and opens a pull request; the next run continues on that
+// branch and updates the same pull request.
+func TestDeliveryOffAPullRequest(t *testing.T) {
+	w := newCIWorld(t, buildBinary(t), ciRepoFiles)
+	w.setEvent("push.json") // no pull request in it; its repository is the same
+	dispatch := []string{"GITHUB_EVENT_NAME=workflow_dispatch", "GITHUB_REF_NAME=changes"}
+	tip := w.remote("refs/heads/changes")
+	w.job(tip, "refs/remotes/origin/changes")
+	w.ralphEnv(3, dispatch, "run", "--deliver", "pr", "--max-rotations", "1")
+	own := w.remote("refs/heads/ralph-ci/changes")
+	if own == "" || w.remote(own+"^1") != tip || w.remote("refs/heads/changes") != tip {
+		t.Fatalf("own branch %q is not one commit on top of %s (changes now %s)", own, tip, w.remote("refs/heads/changes"))
+	}
+	pulls := w.srv.OpenedPulls()
+	if len(pulls) != 1 || pulls[0].Head != "ralph-ci/changes" || pulls[0].Base != "master" {
+		t.Fatalf("pull requests %+v, want one from ralph-ci/changes into master", pulls)
+	}
+	out, _ := os.ReadFile(w.output)
+	contains(t, "GITHUB_OUTPUT", string(out), "branch=ralph-ci/changes", "head-sha="+own, "pull-request="+strconv.Itoa(pulls[0].Number))
+
+	w.job(tip, "refs/remotes/origin/changes")
+	w.ralphEnv(3, dispatch, "run", "--deliver", "pr", "--max-rotations", "1")
+	if got := strings.Join(w.iterations(), ","); got != "1,2" {
+		t.Fatalf("iterations %s, want 1,2", got)
+	}
+	if w.remote("refs/heads/ralph-ci/changes^1") != own || len(w.srv.OpenedPulls()) != 1 {
+		t.Fatalf("run 2 did not continue the branch and its one pull request: %+v", w.srv.OpenedPulls())
+	}
+}
+
+// raceAgent is ciAgent that, at iteration $RACE_AT, first has a person
+// push $RACE_FILE to the head branch (a commit landing between two
+// rotations), and at iteration $KILL_AT, once, kills ralph-ci (kill -9)
+// after writing its work.
+const raceAgent = `if [ "$RALPH_ITERATION" = "$RACE_AT" ]; then
+  git -C "$SEED" fetch -q origin && git -C "$SEED" checkout -q -B changes origin/changes &&
+  echo "by a person" >> "$SEED/$RACE_FILE" && git -C "$SEED" add -A && git -C "$SEED" commit -qm "a person's change" &&
+  git -C "$SEED" push -q origin changes || exit 9
+fi
+` + ciAgent + `if [ "$RALPH_ITERATION" = "$KILL_AT" ] && [ ! -e "$PROMPTS/../killed" ]; then
+  touch "$PROMPTS/../killed"; kill -9 $PPID
+fi
+`
+
+func TestDeliveryPushRace(t *testing.T) {
+	files := maps.Clone(ciRepoFiles)
+	files["agent.sh"] = raceAgent
+	bin := buildBinary(t)
+	person := []string{"SEED=", "RACE_AT=2", "GIT_AUTHOR_NAME=Human", "GIT_AUTHOR_EMAIL=human@example.com", "GIT_COMMITTER_NAME=Human", "GIT_COMMITTER_EMAIL=human@example.com"}
+	t.Run("rebased and counted", func(t *testing.T) {
+		w := newCIWorld(t, bin, files)
+		w.job("", "")
+		_, stderr := w.ralphEnv(3, append(slices.Clone(person), "SEED="+w.seed, "RACE_FILE=human.txt"), "run", "--deliver", "pr", "--max-rotations", "2", "--log-format", "json")
+		log := runGit(t, w.bare, "log", "--format=%an %s", "refs/heads/changes")
+		want := "ralph-ci ralph-ci: specs/a.spec.md, coder iteration 2: CONTINUE\nHuman a person's change\nralph-ci ralph-ci: specs/a.spec.md, coder iteration 1: CONTINUE\nHuman the spec\nHuman base"
+		if log != want {
+			t.Fatalf("origin's history:\n%s\nwant:\n%s", log, want)
+		}
+		contains(t, "the log", stderr, `"files":["human.txt"]`, "files changed outside the loop count as changed")
+	})
+	t.Run("conflict rescued", func(t *testing.T) {
+		w := newCIWorld(t, bin, files)
+		w.job("", "")
+		_, stderr := w.ralphEnv(1, append(slices.Clone(person), "SEED="+w.seed, "RACE_FILE=work.txt"), "run", "--deliver", "pr", "--max-rotations", "2")
+		contains(t, "stderr", stderr, "conflict", "ralph-ci/rescue-changes-")
+		out := runGit(t, w.bare, "for-each-ref", "--format=%(refname)", "refs/heads/ralph-ci/")
+		if !strings.HasPrefix(out, "refs/heads/ralph-ci/rescue-changes-") {
+			t.Fatalf("no rescue branch: %q", out)
+		}
+		if got := runGit(t, w.bare, "show", out+":work.txt"); got != "work of iteration 1\nwork of iteration 2" {
+			t.Fatalf("the rescue holds %q", got)
+		}
+	})
+	t.Run("killed before the push", func(t *testing.T) {
+		w := newCIWorld(t, bin, files)
+		w.job("", "")
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd, _, _ := w.command(ctx, "run", "--deliver", "pr", "--max-rotations", "2")
+		cmd.Env = append(cmd.Env, "KILL_AT=2")
+		var ee *exec.ExitError
+		if err := cmd.Run(); !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("the first run was not killed: %v", err)
+		}
+		if got := runGit(t, w.bare, "log", "-1", "--format=%(trailers:key=Ralph-Iteration,valueonly,separator=)", "refs/heads/changes"); got != "1" {
+			t.Fatalf("origin's head is iteration %q before the second run, want 1", got)
+		}
+		// The same checkout (a self-hosted runner's workspace) runs again.
+		w.ralphEnv(3, []string{"KILL_AT=2"}, "run", "--deliver", "pr", "--max-rotations", "1")
+		log := runGit(t, w.bare, "log", "--format=%(trailers:key=Ralph-Iteration,valueonly,separator=)", "refs/heads/changes")
+		if log != "2\n1" { // the two commits before them have no trailers
+			t.Fatalf("iterations committed on origin: %q, want 2 then 1, each once", log)
+		}
+	})
+}
+
+// TestDeliveryBudgetsAcrossRuns: budgets.max_spec_rotations counts the
+// rotations of all runs: three runs of --max-rotations 2 call the agent
+// three times in all, and a further run none, saying why.
+func TestDeliveryBudgetsAcrossRuns(t *testing.T) {
+	files := maps.Clone(ciRepoFiles)
+	files["ralph.yaml"] += "budgets: {max_spec_rotations: 3}\n"
+	files["agent.sh"] = "cat > /dev/null\nn=$(ls \"$PROMPTS\" | wc -l)\necho \"$RALPH_SPEC $RALPH_ITERATION\" > \"$PROMPTS/$((n + 1)).txt\"\necho 'RALPH_STATUS: CONTINUE'\n"
+	w := newCIWorld(t, buildBinary(t), files)
+	for run := 1; run <= 3; run++ {
+		w.job("", "")
+		w.ralph(3, "run", "--deliver", "pr", "--max-rotations", "2")
+	}
+	if got := strings.Join(w.iterations(), ","); got != "1,2,3" {
+		t.Fatalf("agent calls at iterations %s, want 1,2,3", got)
+	}
+	w.job("", "")
+	_, stderr := w.ralph(3, "run", "--deliver", "pr", "--max-rotations", "2")
+	contains(t, "the fourth run", stderr, "budgets.max_spec_rotations (3) reached")
+	if strings.Contains(stderr, "run again to continue") || len(w.iterations()) != 3 {
+		t.Fatalf("the fourth run called the agent or invites another run:\n%s", stderr)
+	}
 }

@@ -251,8 +251,8 @@ func (e *engine) finish() {
 		case ss == nil:
 		case ss.Excluded != "" && ss.LastStatus == state.StatusStuck:
 			stuck = append(stuck, sp.Path)
-		case ss.Excluded != "":
-			exhausted = append(exhausted, sp.Path)
+		case ss.Excluded != "": // with the reason: no run will continue it
+			exhausted = append(exhausted, sp.Path+": "+ss.Excluded)
 		case sp.Tier == plan.TierVerify && e.checkpointPassed(sp.Path):
 		case sp.Tier == plan.TierVerify && e.checkpointOf(sp.Path).Status == tiers.StatusEscalated:
 			escalated = append(escalated, sp.Path)
