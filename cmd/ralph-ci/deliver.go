@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -158,4 +159,60 @@ func reportsDir(p *project.Project) string {
 		return filepath.Join(p.Root, filepath.Dir(filepath.FromSlash(j)))
 	}
 	return filepath.Join(state.At(p.Root).Path(), "reports")
+}
+
+// checkDelivered is the merge gate's rule for delivery pr on a pull
+// request: the state saved in git for the pull request's head branch must
+// describe its head commit, with every spec verified 3/3 there. State
+// saved for an older commit (a person pushed since) does not count.
+func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project, mode string) error {
+	if mode != schema.DeliverPR {
+		return nil
+	}
+	d := &delivery{env: prcomment.EnvFrom(os.Getenv)}
+	ev, err := d.readEvent(ctx)
+	if err != nil || ev.PR == 0 {
+		return err
+	}
+	c, err := pulls.New(d.env.APIURL, d.env.Token, d.env.Repository, nil)
+	if err != nil {
+		return err
+	}
+	head, err := c.Head(ctx, ev.PR)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "ralph-ci-state-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	described, found, err := deliver.ReadState(ctx, deliver.Git{Dir: p.Root}, head.Ref, tmp)
+	if err != nil {
+		return err
+	}
+	st, err := state.Load(state.Dir(tmp))
+	if err != nil {
+		return err
+	}
+	var why []string
+	switch {
+	case !found:
+		why = append(why, "no loop state was delivered for the branch "+head.Ref)
+	case described != head.SHA:
+		why = append(why, fmt.Sprintf("the loop's state describes commit %.7s, the pull request is at %.7s", described, head.SHA))
+	default:
+		for _, sp := range p.Specs {
+			if ss := st.Spec(sp.Path); ss == nil || !ss.Verified(sp.Hash) {
+				why = append(why, sp.Path+" is not verified 3/3")
+			}
+		}
+	}
+	if len(why) == 0 {
+		opts.log.Info().Str("head", head.SHA).Msg("every spec is verified 3/3 at the pull request's head")
+		return nil
+	}
+	msg := fmt.Sprintf("not verified at the pull request's head %.7s: %s; run the loop again", head.SHA, strings.Join(why, "; "))
+	opts.log.Warn().Msg(msg)
+	return exitcode.Printed(exitcode.Limits, fmt.Errorf("%s", msg))
 }

@@ -101,7 +101,7 @@ func newCIWorld(t *testing.T, bin string, files map[string]string) *ciWorld {
 	}
 	w.setEvent("pull_request.opened.json")
 	w.srv = fake.New(t, "Codertocat", "Hello-World", 2, "", prAuthor.Login)
-	w.srv.HeadFrom = func() string { return w.remote("refs/heads/changes") }
+	w.srv.HeadFrom, w.srv.HeadRef = func() string { return w.remote("refs/heads/changes") }, "changes"
 	w.srv.Perms["alice"], w.srv.Perms["Codertocat"] = "write", "admin"
 	w.srv.SetFile(w.srv.BaseSHA, "ralph.yaml", files["ralph.yaml"])
 	return w
@@ -217,7 +217,7 @@ func TestDeliveryAcrossWorkflowRuns(t *testing.T) {
 	// Approved; check on a fresh checkout of the head passes.
 	w.srv.React(w.checkpoint().ID, alice, "+1")
 	w.job(head2, "refs/remotes/origin/changes")
-	stdout, _ := w.ralph(0, "check")
+	stdout, _ := w.ralph(0, "check", "--deliver", "pr", "--log-format", "json")
 	contains(t, "check", stdout, specA+"\tcheckpoint=passed")
 
 	// A human pushes after the approval: the gate fails again.
@@ -229,7 +229,36 @@ func TestDeliveryAcrossWorkflowRuns(t *testing.T) {
 	runGit(t, w.seed, "push", "--quiet", "origin", "changes")
 	human := w.remote("refs/heads/changes")
 	w.job(human, "refs/remotes/origin/changes")
-	w.ralph(6, "check")
+	w.ralph(6, "check", "--deliver", "pr")
+}
+
+// TestDeliveryGateJudgesTheHead: check --deliver pr passes only when the
+// state delivered for the head branch describes the head, with every spec
+// 3/3 (auto tier here, so no checkpoint hides the rule).
+func TestDeliveryGateJudgesTheHead(t *testing.T) {
+	files := maps.Clone(ciRepoFiles)
+	files["ralph.yaml"] += "specs: {default_tier: auto}\n"
+	files["specs/a.spec.md"] = "# A\n"
+	w := newCIWorld(t, buildBinary(t), files)
+	w.job("", "")
+	w.ralph(3, "run", "--deliver", "pr", "--max-rotations", "2")
+	w.job("", "")
+	_, stderr := w.ralph(3, "check", "--deliver", "pr", "--log-format", "json")
+	contains(t, "check after run 1", stderr, "specs/a.spec.md is not verified 3/3")
+	w.job("", "")
+	w.ralph(0, "run", "--deliver", "pr")
+	w.job("", "")
+	w.ralph(0, "check", "--deliver", "pr", "--log-format", "json")
+	w.ralph(0, "check") // without delivery, the gate has no verify-tier spec to wait for
+	runGit(t, w.seed, "fetch", "--quiet", "origin")
+	runGit(t, w.seed, "checkout", "--quiet", "-B", "changes", "origin/changes")
+	writeRepoFiles(t, w.seed, map[string]string{"human.txt": "human\n"})
+	runGit(t, w.seed, "add", ".")
+	runGit(t, w.seed, "commit", "--quiet", "-m", "a human change")
+	runGit(t, w.seed, "push", "--quiet", "origin", "changes")
+	w.job("", "")
+	_, stderr = w.ralph(3, "check", "--deliver", "pr")
+	contains(t, "check after a human push", stderr, "the loop's state describes commit")
 }
 
 // ralphEnv runs the binary with extra environment and requires want.

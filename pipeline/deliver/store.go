@@ -176,3 +176,16 @@ func isSaved(rel string) bool {
 	}
 	return false
 }
+
+// ReadState fetches the state saved for branch into the folder dst (not
+// the project's .ralph) and returns the work commit it describes; found
+// is false when origin holds no state for the branch. The merge gate uses
+// it to judge the pull request's head from a fresh checkout.
+func ReadState(ctx context.Context, g Git, branch, dst string) (described string, found bool, err error) {
+	commit, err := fetchState(ctx, g, branch)
+	if err != nil || commit == "" {
+		return "", false, err
+	}
+	described, err = restoreState(ctx, g, dst, commit)
+	return described, err == nil, err
+}

@@ -8,6 +8,7 @@
 package prcommenttest
 
 import (
+	"cmp"
 	"crypto/sha1"
 	"encoding/base64"
 	"encoding/hex"
@@ -97,6 +98,7 @@ type Server struct {
 	// HeadFrom, when set, gives the pull request's head (a bare origin's
 	// branch); Pulls are the pull requests opened through the API.
 	HeadFrom func() string
+	HeadRef  string // the head branch ("" = "feature")
 	Pulls    []Pull
 }
 
@@ -278,7 +280,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	case r.Method == "GET" && p == "/user":
 		s.error(w, http.StatusForbidden, "Resource not accessible by integration")
 	case r.Method == "GET" && m(rePull) != nil && s.repo(m(rePull)) && atoi(m(rePull)[3]) == s.PR:
-		s.json(w, 200, map[string]any{"number": s.PR, "state": "open", "head": map[string]any{"sha": s.head(), "ref": "feature", "repo": s.repoJSON()},
+		s.json(w, 200, map[string]any{"number": s.PR, "state": "open", "head": map[string]any{"sha": s.head(), "ref": cmp.Or(s.HeadRef, "feature"), "repo": s.repoJSON()},
 			"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef, "repo": s.repoJSON()}, "user": User{Login: s.Author, ID: 1, Type: "User"}})
 	case r.Method == "GET" && m(reContents) != nil && s.repo(m(reContents)):
 		// GET /repos/{owner}/{repo}/contents/{path}?ref=: a file is
