@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
@@ -43,56 +44,24 @@ fi
 `
 
 var ciRepoFiles = map[string]string{
-	"ralph.yaml": `agents:
-  coder: {command: [sh, agent.sh], timeout: 1m}
-stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
-github: {approvers: [carol]}
-`,
+	"ralph.yaml":      prRepoFiles["ralph.yaml"],
 	"specs/a.spec.md": prRepoFiles["specs/a.spec.md"],
 	"agent.sh":        ciAgent,
 	".gitignore":      ".ralph/\n",
 }
 
+// ciWorld is the pull request of prWorld held by a bare origin: each job
+// is a fresh checkout (w.dir), and the fake's pull request follows
+// origin's head branch.
 type ciWorld struct {
 	*prWorld
-	bare, origin, seed, merge string
-}
-
-func runGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Human", "GIT_AUTHOR_EMAIL=human@example.com", "GIT_COMMITTER_NAME=Human", "GIT_COMMITTER_EMAIL=human@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	*ghorigin.Origin
 }
 
 func newCIWorld(t *testing.T, bin string, files map[string]string) *ciWorld {
 	t.Helper()
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	root := t.TempDir()
-	w := &ciWorld{prWorld: &prWorld{t: t, bin: bin}, bare: filepath.Join(root, "origin.git")}
-	w.origin = "file://" + w.bare
-	runGit(t, root, "init", "--quiet", "--bare", "--initial-branch=master", w.bare)
-	runGit(t, w.bare, "config", "uploadpack.allowAnySHA1InWant", "true")
-	w.seed = filepath.Join(root, "seed")
-	runGit(t, root, "clone", "--quiet", w.origin, w.seed)
-	runGit(t, w.seed, "checkout", "--quiet", "-b", "master")
-	writeRepoFiles(t, w.seed, map[string]string{"README.md": "hello\n", ".gitignore": ".ralph/\n", "ralph.yaml": files["ralph.yaml"]})
-	runGit(t, w.seed, "add", ".")
-	runGit(t, w.seed, "commit", "--quiet", "-m", "base")
-	runGit(t, w.seed, "push", "--quiet", "origin", "master")
-	runGit(t, w.seed, "checkout", "--quiet", "-b", "changes")
-	writeRepoFiles(t, w.seed, files)
-	runGit(t, w.seed, "add", ".")
-	runGit(t, w.seed, "commit", "--quiet", "-m", "the spec")
-	runGit(t, w.seed, "push", "--quiet", "origin", "changes")
-	w.refreshPR()
-
+	o := ghorigin.New(t, "master", "changes", 2, map[string]string{"README.md": "hello\n", ".gitignore": ".ralph/\n", "ralph.yaml": files["ralph.yaml"]}, files)
+	w := &ciWorld{prWorld: &prWorld{t: t, bin: bin}, Origin: o}
 	gh := t.TempDir()
 	w.event, w.summary, w.output = filepath.Join(gh, "event.json"), filepath.Join(gh, "summary.md"), filepath.Join(gh, "output.txt")
 	w.prompts = filepath.Join(gh, "prompts")
@@ -101,60 +70,26 @@ func newCIWorld(t *testing.T, bin string, files map[string]string) *ciWorld {
 	}
 	w.setEvent("pull_request.opened.json")
 	w.srv = fake.New(t, "Codertocat", "Hello-World", 2, "", prAuthor.Login)
-	w.srv.HeadFrom, w.srv.HeadRef = func() string { return w.remote("refs/heads/changes") }, "changes"
+	w.srv.HeadFrom, w.srv.HeadRef = func() string { return w.Rev("refs/heads/changes") }, "changes"
 	w.srv.Perms["alice"], w.srv.Perms["Codertocat"] = "write", "admin"
 	w.srv.SetFile(w.srv.BaseSHA, "ralph.yaml", files["ralph.yaml"])
 	return w
 }
 
-func writeRepoFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// refreshPR moves refs/pull/2/head to the head branch and remakes
-// refs/pull/2/merge, as GitHub does after a push.
-func (w *ciWorld) refreshPR() {
-	t := w.t
-	runGit(t, w.seed, "fetch", "--quiet", "origin")
-	head := runGit(t, w.seed, "rev-parse", "origin/changes")
-	runGit(t, w.seed, "checkout", "--quiet", "--detach", "origin/master")
-	runGit(t, w.seed, "merge", "--quiet", "--no-ff", "-m", "Merge "+head+" into master", head)
-	w.merge = runGit(t, w.seed, "rev-parse", "HEAD")
-	runGit(t, w.seed, "push", "--quiet", "-f", "origin", head+":refs/pull/2/head", w.merge+":refs/pull/2/merge")
-	runGit(t, w.seed, "checkout", "--quiet", "-B", "changes", "origin/changes")
-}
-
-// job starts a workflow run: a fresh depth-1 checkout of sha at ref, as
-// actions/checkout makes it.
+// job starts a workflow run in a fresh checkout of sha at ref ("": the
+// pull request's merge ref).
 func (w *ciWorld) job(sha, ref string) {
-	t := w.t
-	w.refreshPR()
 	if sha == "" {
-		sha, ref = w.merge, "refs/remotes/pull/2/merge"
+		w.dir = w.PRJob()
+	} else {
+		w.dir = w.Checkout(sha, ref)
 	}
-	w.dir, w.head = t.TempDir(), w.remote("refs/heads/changes")
-	runGit(t, w.dir, "init", "--quiet")
-	runGit(t, w.dir, "remote", "add", "origin", w.origin)
-	runGit(t, w.dir, "config", "--local", "http.https://github.com/.extraheader", "AUTHORIZATION: basic ***")
-	runGit(t, w.dir, "-c", "protocol.version=2", "fetch", "--quiet", "--no-tags", "--prune", "--no-recurse-submodules", "--depth=1", "origin", "+"+sha+":"+ref)
-	runGit(t, w.dir, "checkout", "--quiet", "--force", ref)
+	w.head = w.Rev("refs/heads/changes")
 }
 
-func (w *ciWorld) remote(ref string) string {
-	out, err := exec.Command("git", "-C", w.bare, "rev-parse", "--verify", "--quiet", ref).Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
+// personPushes pushes a commit of a person to the head branch.
+func (w *ciWorld) personPushes() string {
+	return w.Push("changes", map[string]string{"human.txt": "human\n"}, "a human change")
 }
 
 // iterations are the iterations the agent ran, in order.
@@ -172,13 +107,13 @@ func (w *ciWorld) iterations() []string {
 
 func TestDeliveryAcrossWorkflowRuns(t *testing.T) {
 	w := newCIWorld(t, buildBinary(t), ciRepoFiles)
-	start := w.remote("refs/heads/changes")
+	start := w.Rev("refs/heads/changes")
 
 	// Run 1: two rotations, pushed to the head branch.
 	w.job("", "")
 	w.ralph(3, "run", "--deliver", "pr", "--max-rotations", "2")
-	head1 := w.remote("refs/heads/changes")
-	log := runGit(t, w.bare, "log", "--format=%H %P|%(trailers:key=Ralph-Iteration,valueonly,separator=)|%an", start+".."+head1)
+	head1 := w.Rev("refs/heads/changes")
+	log := ghorigin.Git(t, w.Bare, "log", "--format=%H %P|%(trailers:key=Ralph-Iteration,valueonly,separator=)|%an", start+".."+head1)
 	lines := strings.Split(log, "\n")
 	if len(lines) != 2 {
 		t.Fatalf("origin's head branch got %d commits, want 2:\n%s", len(lines), log)
@@ -190,10 +125,10 @@ func TestDeliveryAcrossWorkflowRuns(t *testing.T) {
 			t.Fatalf("commit %q: want a linear commit by ralph-ci with Ralph-Iteration %d", l, 2-i)
 		}
 	}
-	if files := runGit(t, w.bare, "diff", "--name-only", start, head1); files != "work.txt" {
+	if files := ghorigin.Git(t, w.Bare, "diff", "--name-only", start, head1); files != "work.txt" {
 		t.Fatalf("the pushed work holds %q, want work.txt only (no .ralph/ file)", files)
 	}
-	if st := w.remote(deliver.StateRef("changes")); st == "" || w.remote(st+"^1") != head1 {
+	if st := w.Rev(deliver.StateRef("changes")); st == "" || w.Rev(st+"^1") != head1 {
 		t.Fatalf("state ref %q does not describe the pushed head", st)
 	}
 	out, _ := os.ReadFile(w.output)
@@ -206,7 +141,7 @@ func TestDeliveryAcrossWorkflowRuns(t *testing.T) {
 	if got := strings.Join(w.iterations(), ","); got != "1,2,3,4,5" {
 		t.Fatalf("iterations %s, want 1,2,3,4,5 (run 2 starts at 3)", got)
 	}
-	head2 := w.remote("refs/heads/changes")
+	head2 := w.Rev("refs/heads/changes")
 	if head2 != head1 {
 		t.Fatalf("run 2 changed nothing yet pushed %s", head2)
 	}
@@ -221,13 +156,7 @@ func TestDeliveryAcrossWorkflowRuns(t *testing.T) {
 	contains(t, "check", stdout, specA+"\tcheckpoint=passed")
 
 	// A human pushes after the approval: the gate fails again.
-	runGit(t, w.seed, "fetch", "--quiet", "origin")
-	runGit(t, w.seed, "checkout", "--quiet", "-B", "changes", "origin/changes")
-	writeRepoFiles(t, w.seed, map[string]string{"human.txt": "human\n"})
-	runGit(t, w.seed, "add", ".")
-	runGit(t, w.seed, "commit", "--quiet", "-m", "a human change")
-	runGit(t, w.seed, "push", "--quiet", "origin", "changes")
-	human := w.remote("refs/heads/changes")
+	human := w.personPushes()
 	w.job(human, "refs/remotes/origin/changes")
 	w.ralph(6, "check", "--deliver", "pr")
 }
@@ -250,12 +179,7 @@ func TestDeliveryGateJudgesTheHead(t *testing.T) {
 	w.job("", "")
 	w.ralph(0, "check", "--deliver", "pr", "--log-format", "json")
 	w.ralph(0, "check") // without delivery, the gate has no verify-tier spec to wait for
-	runGit(t, w.seed, "fetch", "--quiet", "origin")
-	runGit(t, w.seed, "checkout", "--quiet", "-B", "changes", "origin/changes")
-	writeRepoFiles(t, w.seed, map[string]string{"human.txt": "human\n"})
-	runGit(t, w.seed, "add", ".")
-	runGit(t, w.seed, "commit", "--quiet", "-m", "a human change")
-	runGit(t, w.seed, "push", "--quiet", "origin", "changes")
+	w.personPushes()
 	w.job("", "")
 	_, stderr = w.ralph(3, "check", "--deliver", "pr")
 	contains(t, "check after a human push", stderr, "the loop's state describes commit")
@@ -279,12 +203,12 @@ func TestDeliveryOffAPullRequest(t *testing.T) {
 	w := newCIWorld(t, buildBinary(t), ciRepoFiles)
 	w.setEvent("push.json") // no pull request in it; its repository is the same
 	dispatch := []string{"GITHUB_EVENT_NAME=workflow_dispatch", "GITHUB_REF_NAME=changes"}
-	tip := w.remote("refs/heads/changes")
+	tip := w.Rev("refs/heads/changes")
 	w.job(tip, "refs/remotes/origin/changes")
 	w.ralphEnv(3, dispatch, "run", "--deliver", "pr", "--max-rotations", "1")
-	own := w.remote("refs/heads/ralph-ci/changes")
-	if own == "" || w.remote(own+"^1") != tip || w.remote("refs/heads/changes") != tip {
-		t.Fatalf("own branch %q is not one commit on top of %s (changes now %s)", own, tip, w.remote("refs/heads/changes"))
+	own := w.Rev("refs/heads/ralph-ci/changes")
+	if own == "" || w.Rev(own+"^1") != tip || w.Rev("refs/heads/changes") != tip {
+		t.Fatalf("own branch %q is not one commit on top of %s (changes now %s)", own, tip, w.Rev("refs/heads/changes"))
 	}
 	pulls := w.srv.OpenedPulls()
 	if len(pulls) != 1 || pulls[0].Head != "ralph-ci/changes" || pulls[0].Base != "master" {
@@ -298,7 +222,7 @@ func TestDeliveryOffAPullRequest(t *testing.T) {
 	if got := strings.Join(w.iterations(), ","); got != "1,2" {
 		t.Fatalf("iterations %s, want 1,2", got)
 	}
-	if w.remote("refs/heads/ralph-ci/changes^1") != own || len(w.srv.OpenedPulls()) != 1 {
+	if w.Rev("refs/heads/ralph-ci/changes^1") != own || len(w.srv.OpenedPulls()) != 1 {
 		t.Fatalf("run 2 did not continue the branch and its one pull request: %+v", w.srv.OpenedPulls())
 	}
 }
@@ -321,13 +245,13 @@ func TestDeliveryPushRace(t *testing.T) {
 	files := maps.Clone(ciRepoFiles)
 	files["agent.sh"] = raceAgent
 	bin := buildBinary(t)
-	person := []string{"SEED=", "RACE_AT=2", "GIT_AUTHOR_NAME=Human", "GIT_AUTHOR_EMAIL=human@example.com", "GIT_COMMITTER_NAME=Human", "GIT_COMMITTER_EMAIL=human@example.com"}
+	person := append([]string{"RACE_AT=2"}, ghorigin.PersonEnv...)
 	t.Run("rebased and counted", func(t *testing.T) {
 		w := newCIWorld(t, bin, files)
 		w.job("", "")
-		_, stderr := w.ralphEnv(3, append(slices.Clone(person), "SEED="+w.seed, "RACE_FILE=human.txt"), "run", "--deliver", "pr", "--max-rotations", "2", "--log-format", "json")
-		log := runGit(t, w.bare, "log", "--format=%an %s", "refs/heads/changes")
-		want := "ralph-ci ralph-ci: specs/a.spec.md, coder iteration 2: CONTINUE\nHuman a person's change\nralph-ci ralph-ci: specs/a.spec.md, coder iteration 1: CONTINUE\nHuman the spec\nHuman base"
+		_, stderr := w.ralphEnv(3, append(slices.Clone(person), "SEED="+w.Seed, "RACE_FILE=human.txt"), "run", "--deliver", "pr", "--max-rotations", "2", "--log-format", "json")
+		log := ghorigin.Git(t, w.Bare, "log", "--format=%an %s", "refs/heads/changes")
+		want := "ralph-ci ralph-ci: specs/a.spec.md, coder iteration 2: CONTINUE\nHuman a person's change\nralph-ci ralph-ci: specs/a.spec.md, coder iteration 1: CONTINUE\nHuman the pull request's change\nHuman base"
 		if log != want {
 			t.Fatalf("origin's history:\n%s\nwant:\n%s", log, want)
 		}
@@ -336,13 +260,13 @@ func TestDeliveryPushRace(t *testing.T) {
 	t.Run("conflict rescued", func(t *testing.T) {
 		w := newCIWorld(t, bin, files)
 		w.job("", "")
-		_, stderr := w.ralphEnv(1, append(slices.Clone(person), "SEED="+w.seed, "RACE_FILE=work.txt"), "run", "--deliver", "pr", "--max-rotations", "2")
+		_, stderr := w.ralphEnv(1, append(slices.Clone(person), "SEED="+w.Seed, "RACE_FILE=work.txt"), "run", "--deliver", "pr", "--max-rotations", "2")
 		contains(t, "stderr", stderr, "conflict", "ralph-ci/rescue-changes-")
-		out := runGit(t, w.bare, "for-each-ref", "--format=%(refname)", "refs/heads/ralph-ci/")
+		out := ghorigin.Git(t, w.Bare, "for-each-ref", "--format=%(refname)", "refs/heads/ralph-ci/")
 		if !strings.HasPrefix(out, "refs/heads/ralph-ci/rescue-changes-") {
 			t.Fatalf("no rescue branch: %q", out)
 		}
-		if got := runGit(t, w.bare, "show", out+":work.txt"); got != "work of iteration 1\nwork of iteration 2" {
+		if got := ghorigin.Git(t, w.Bare, "show", out+":work.txt"); got != "work of iteration 1\nwork of iteration 2" {
 			t.Fatalf("the rescue holds %q", got)
 		}
 	})
@@ -357,12 +281,12 @@ func TestDeliveryPushRace(t *testing.T) {
 		if err := cmd.Run(); !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 			t.Fatalf("the first run was not killed: %v", err)
 		}
-		if got := runGit(t, w.bare, "log", "-1", "--format=%(trailers:key=Ralph-Iteration,valueonly,separator=)", "refs/heads/changes"); got != "1" {
+		if got := ghorigin.Git(t, w.Bare, "log", "-1", "--format=%(trailers:key=Ralph-Iteration,valueonly,separator=)", "refs/heads/changes"); got != "1" {
 			t.Fatalf("origin's head is iteration %q before the second run, want 1", got)
 		}
 		// The same checkout (a self-hosted runner's workspace) runs again.
 		w.ralphEnv(3, []string{"KILL_AT=2"}, "run", "--deliver", "pr", "--max-rotations", "1")
-		log := runGit(t, w.bare, "log", "--format=%(trailers:key=Ralph-Iteration,valueonly,separator=)", "refs/heads/changes")
+		log := ghorigin.Git(t, w.Bare, "log", "--format=%(trailers:key=Ralph-Iteration,valueonly,separator=)", "refs/heads/changes")
 		if log != "2\n1" { // the two commits before them have no trailers
 			t.Fatalf("iterations committed on origin: %q, want 2 then 1, each once", log)
 		}

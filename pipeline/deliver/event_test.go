@@ -64,13 +64,8 @@ func TestTargetOf(t *testing.T) {
 // keeps its newer local state instead of origin's older one, and a state
 // file committed to the repository is never taken for it.
 func TestResumeInTheSameCheckout(t *testing.T) {
-	w := newWorld(t)
+	w, dir, s := started(t)
 	ctx := context.Background()
-	dir := w.prJob()
-	s := w.session(dir, prTarget)
-	if _, err := s.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	write(t, dir, "app.txt", "work\n")
 	write(t, dir, ".ralph/state.json", `{"iteration":1}`)
 	if _, err := s.AfterRotation(ctx, rot); err != nil {
@@ -85,10 +80,10 @@ func TestResumeInTheSameCheckout(t *testing.T) {
 		t.Fatalf("the local state was replaced: %q", got)
 	}
 	w.humanPush("feature", "x.txt", "x\n") // origin moves on: the state ref is unchanged, so local still continues it
-	other := w.prJob()
+	other := w.PRJob()
 	s2 := w.session(other, prTarget)
 	// A .ralph committed to the repository, marker included.
-	write(t, other, ".ralph/delivery.json", `{"branch":"feature","state":"`+w.remote(StateRef("feature"))+`"}`)
+	write(t, other, ".ralph/delivery.json", `{"branch":"feature","state":"`+w.Rev(StateRef("feature"))+`"}`)
 	write(t, other, ".ralph/state.json", `{"forged":true}`)
 	git(t, other, "add", "-f", ".ralph")
 	git(t, other, "commit", "--quiet", "-m", "commit the state")

@@ -16,18 +16,18 @@ var rot = Rotation{Spec: "spec.md", Stage: "coder", Iteration: 1, Status: "CONTI
 // the merge ref, the loop works on the pull request's head branch.
 func TestPrepareChecksOutTheHeadBranch(t *testing.T) {
 	w := newWorld(t)
-	dir := w.prJob()
+	dir := w.PRJob()
 	tip, err := Prepare(context.Background(), Git{Dir: dir}, prTarget)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := w.remote("refs/heads/feature"); tip != want || git(t, dir, "rev-parse", "HEAD") != want {
+	if want := w.Rev("refs/heads/feature"); tip != want || git(t, dir, "rev-parse", "HEAD") != want {
 		t.Fatalf("start %s, HEAD %s; want the head %s", tip, git(t, dir, "rev-parse", "HEAD"), want)
 	}
 	if b := git(t, dir, "symbolic-ref", "--short", "HEAD"); b != "feature" {
 		t.Fatalf("on %q, want the branch feature", b)
 	}
-	if got := git(t, dir, "log", "--format=%s", "-1"); got != "add the spec" {
+	if got := git(t, dir, "log", "--format=%s", "-1"); got != "the pull request's change" {
 		t.Fatalf("HEAD is %q, want the head commit, not the merge", got)
 	}
 }
@@ -38,7 +38,7 @@ func TestJobsInARow(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 
-	dir := w.prJob()
+	dir := w.PRJob()
 	write(t, dir, ".ralph/state.json", `{"committed":"never read"}`) // as if committed in the checkout
 	s := w.session(dir, prTarget)
 	if changed, err := s.Start(ctx); err != nil || changed != nil {
@@ -54,34 +54,33 @@ func TestJobsInARow(t *testing.T) {
 	if foreign, err := s.AfterRotation(ctx, rot); err != nil || foreign != nil {
 		t.Fatalf("foreign %v, err %v", foreign, err)
 	}
-	head := w.remote("refs/heads/feature")
+	head := w.Rev("refs/heads/feature")
 	if head != git(t, dir, "rev-parse", "HEAD") {
 		t.Fatal("the rotation's commit was not pushed to the head branch")
 	}
-	if files := git(t, w.bare, "show", "--name-only", "--format=", head); files != "app.txt" {
+	if files := git(t, w.Bare, "show", "--name-only", "--format=", head); files != "app.txt" {
 		t.Fatalf("the commit holds %q, want only app.txt", files)
 	}
-	trailers := git(t, w.bare, "log", "-1", "--format=%(trailers:only,unfold)", head)
+	trailers := git(t, w.Bare, "log", "-1", "--format=%(trailers:only,unfold)", head)
 	for _, want := range []string{"Ralph-Spec: spec.md", "Ralph-Stage: coder", "Ralph-Iteration: 1", "Ralph-Status: CONTINUE"} {
 		if !strings.Contains(trailers, want) {
 			t.Errorf("trailers %q lack %q", trailers, want)
 		}
 	}
-	if a := git(t, w.bare, "log", "-1", "--format=%an <%ae>|%cn", head); a != "ralph-ci <ralph-ci@users.noreply.github.com>|ralph-ci" {
+	if a := git(t, w.Bare, "log", "-1", "--format=%an <%ae>|%cn", head); a != "ralph-ci <ralph-ci@users.noreply.github.com>|ralph-ci" {
 		t.Errorf("made by %q, want ralph-ci", a)
 	}
-	st := w.remote(StateRef("feature"))
-	if st == "" || w.remote(st+"^1") != head {
+	st := w.Rev(StateRef("feature"))
+	if st == "" || w.Rev(st+"^1") != head {
 		t.Fatalf("state ref %q does not describe the pushed head %s", st, head)
 	}
-	tree := git(t, w.bare, "ls-tree", "-r", "--name-only", st)
+	tree := git(t, w.Bare, "ls-tree", "-r", "--name-only", st)
 	if tree != ".ralph/handoffs/spec.md\n.ralph/state.json" {
 		t.Fatalf("the state commit holds %q, want state.json and the handoff only", tree)
 	}
 
 	// Job 2: a fresh checkout resumes from the state ref.
-	w.refreshPR()
-	dir2 := w.prJob()
+	dir2 := w.PRJob()
 	s2 := w.session(dir2, prTarget)
 	if changed, err := s2.Start(ctx); err != nil || changed != nil {
 		t.Fatalf("second job: changed %v, err %v", changed, err)
@@ -98,8 +97,7 @@ func TestJobsInARow(t *testing.T) {
 
 	// A human pushes; job 3 reconciles: the human's files count as changed.
 	w.humanPush("feature", "other.txt", "human\n")
-	w.refreshPR()
-	dir3 := w.prJob()
+	dir3 := w.PRJob()
 	s3 := w.session(dir3, prTarget)
 	changed, err := s3.Start(ctx)
 	if err != nil || !slices.Equal(changed, []string{"other.txt"}) {
@@ -110,13 +108,8 @@ func TestJobsInARow(t *testing.T) {
 // TestPushRaceRebases: a commit pushed between two rotations is rebased
 // onto, named as foreign, and the branch stays linear.
 func TestPushRaceRebases(t *testing.T) {
-	w := newWorld(t)
+	w, dir, s := started(t)
 	ctx := context.Background()
-	dir := w.prJob()
-	s := w.session(dir, prTarget)
-	if _, err := s.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	theirs := w.humanPush("feature", "other.txt", "human\n")
 	write(t, dir, "app.txt", "one\ntwo\nthree\nfour\n")
 	foreign, err := s.AfterRotation(ctx, rot)
@@ -126,8 +119,8 @@ func TestPushRaceRebases(t *testing.T) {
 	if !slices.Equal(foreign, []string{"other.txt"}) {
 		t.Fatalf("foreign %v, want [other.txt]", foreign)
 	}
-	head := w.remote("refs/heads/feature")
-	if w.remote(head+"^1") != theirs || head != git(t, dir, "rev-parse", "HEAD") {
+	head := w.Rev("refs/heads/feature")
+	if w.Rev(head+"^1") != theirs || head != git(t, dir, "rev-parse", "HEAD") {
 		t.Fatalf("origin's head %s is not the loop's commit on top of the human's %s", head, theirs)
 	}
 	if read(t, dir, "other.txt") != "human\n" {
@@ -138,13 +131,8 @@ func TestPushRaceRebases(t *testing.T) {
 // TestRebaseConflictRescues: a conflicting push meanwhile stops delivery;
 // the work is on a rescue branch and the head branch keeps the human's.
 func TestRebaseConflictRescues(t *testing.T) {
-	w := newWorld(t)
+	w, dir, s := started(t)
 	ctx := context.Background()
-	dir := w.prJob()
-	s := w.session(dir, prTarget)
-	if _, err := s.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	theirs := w.humanPush("feature", "app.txt", "ONE\n")
 	write(t, dir, "app.txt", "uno\n")
 	_, err := s.AfterRotation(ctx, rot)
@@ -152,11 +140,11 @@ func TestRebaseConflictRescues(t *testing.T) {
 	if !errors.As(err, &re) || !strings.HasPrefix(re.Where, "branch ralph-ci/rescue-feature-") {
 		t.Fatalf("err %v, want a rescue branch", err)
 	}
-	if w.remote("refs/heads/feature") != theirs {
+	if w.Rev("refs/heads/feature") != theirs {
 		t.Fatal("the head branch was changed")
 	}
-	rescue := w.remote("refs/heads/" + strings.TrimPrefix(re.Where, "branch "))
-	if got := git(t, w.bare, "show", rescue+":app.txt"); got != "uno" {
+	rescue := w.Rev("refs/heads/" + strings.TrimPrefix(re.Where, "branch "))
+	if got := git(t, w.Bare, "show", rescue+":app.txt"); got != "uno" {
 		t.Fatalf("rescue holds %q, want the loop's work", got)
 	}
 	if out := git(t, dir, "status", "--porcelain", "--untracked-files=no"); out != "" {
@@ -167,14 +155,9 @@ func TestRebaseConflictRescues(t *testing.T) {
 // TestWorkflowChangeRefused: a change to .github/workflows/ is never
 // pushed; it is kept in a bundle.
 func TestWorkflowChangeRefused(t *testing.T) {
-	w := newWorld(t)
+	w, dir, s := started(t)
 	ctx := context.Background()
-	dir := w.prJob()
-	s := w.session(dir, prTarget)
-	if _, err := s.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	before := w.remote("refs/heads/feature")
+	before := w.Rev("refs/heads/feature")
 	write(t, dir, ".github/workflows/ci.yml", "on: push\n")
 	_, err := s.AfterRotation(ctx, rot)
 	var wf *WorkflowError
@@ -182,7 +165,7 @@ func TestWorkflowChangeRefused(t *testing.T) {
 	if !errors.As(err, &wf) || !errors.As(err, &re) || !strings.Contains(re.Where, ".bundle") {
 		t.Fatalf("err %v, want a refused workflow change saved in a bundle", err)
 	}
-	if w.remote("refs/heads/feature") != before {
+	if w.Rev("refs/heads/feature") != before {
 		t.Fatal("the workflow change was pushed")
 	}
 	bundle := strings.Fields(strings.TrimPrefix(re.Where, "the git bundle "))[0]
@@ -201,8 +184,8 @@ func TestOwnBranchReused(t *testing.T) {
 	if err != nil || target.Branch != "ralph-ci/main" {
 		t.Fatalf("target %+v, err %v", target, err)
 	}
-	main := w.remote("refs/heads/main")
-	dir := w.checkout(main, "refs/remotes/origin/main")
+	main := w.Rev("refs/heads/main")
+	dir := w.Checkout(main, "refs/remotes/origin/main")
 	s := w.session(dir, target)
 	if _, err := s.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -211,11 +194,11 @@ func TestOwnBranchReused(t *testing.T) {
 	if _, err := s.AfterRotation(ctx, rot); err != nil {
 		t.Fatal(err)
 	}
-	pushed := w.remote("refs/heads/ralph-ci/main")
-	if pushed == "" || w.remote(pushed+"^1") != main || w.remote("refs/heads/main") != main {
-		t.Fatalf("branch %q not on top of main %s (main now %s)", pushed, main, w.remote("refs/heads/main"))
+	pushed := w.Rev("refs/heads/ralph-ci/main")
+	if pushed == "" || w.Rev(pushed+"^1") != main || w.Rev("refs/heads/main") != main {
+		t.Fatalf("branch %q not on top of main %s (main now %s)", pushed, main, w.Rev("refs/heads/main"))
 	}
-	dir2 := w.checkout(main, "refs/remotes/origin/main")
+	dir2 := w.Checkout(main, "refs/remotes/origin/main")
 	s2 := w.session(dir2, target)
 	if _, err := s2.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -233,7 +216,7 @@ func TestForkDeliversABundle(t *testing.T) {
 	if err != nil || !target.Fork {
 		t.Fatalf("target %+v, err %v", target, err)
 	}
-	dir := w.prJob()
+	dir := w.PRJob()
 	s := w.session(dir, target)
 	if _, err := s.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -247,7 +230,7 @@ func TestForkDeliversABundle(t *testing.T) {
 	if !errors.As(err, &re) || !strings.Contains(re.Error(), "fork") || !strings.Contains(re.Where, ".bundle") {
 		t.Fatalf("err %v, want the fork's work in a bundle", err)
 	}
-	if w.remote("refs/heads/ralph-ci/pr-7") != "" || w.remote(StateRef(target.Branch)) != "" {
+	if w.Rev("refs/heads/ralph-ci/pr-7") != "" || w.Rev(StateRef(target.Branch)) != "" {
 		t.Fatal("something was pushed for a fork")
 	}
 }
@@ -256,13 +239,13 @@ func TestForkDeliversABundle(t *testing.T) {
 func TestCommitModeNeverPushes(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	dir := w.prJob()
+	dir := w.PRJob()
 	s := w.session(dir, prTarget)
 	s.Push = false
 	if _, err := s.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	before := w.remote("refs/heads/feature")
+	before := w.Rev("refs/heads/feature")
 	write(t, dir, "app.txt", "committed\n")
 	if _, err := s.AfterRotation(ctx, rot); err != nil {
 		t.Fatal(err)
@@ -270,7 +253,7 @@ func TestCommitModeNeverPushes(t *testing.T) {
 	if git(t, dir, "log", "-1", "--format=%(trailers:key=Ralph-Spec,valueonly)") != "spec.md" {
 		t.Fatal("no commit with the trailers")
 	}
-	if err := s.Finish(ctx); err != nil || w.remote("refs/heads/feature") != before {
+	if err := s.Finish(ctx); err != nil || w.Rev("refs/heads/feature") != before {
 		t.Fatalf("commit mode pushed (err %v)", err)
 	}
 	if _, err := s.AfterRotation(ctx, rot); err != nil || git(t, dir, "rev-list", "--count", before+"..HEAD") != "1" {
