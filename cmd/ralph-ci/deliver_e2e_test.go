@@ -17,7 +17,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
 )
 
 // Delivery end to end through the built binary, over several workflow
@@ -62,17 +61,8 @@ func newCIWorld(t *testing.T, bin string, files map[string]string) *ciWorld {
 	t.Helper()
 	o := ghorigin.New(t, "master", "changes", 2, map[string]string{"README.md": "hello\n", ".gitignore": ".ralph/\n", "ralph.yaml": files["ralph.yaml"]}, files)
 	w := &ciWorld{prWorld: &prWorld{t: t, bin: bin}, Origin: o}
-	gh := t.TempDir()
-	w.event, w.summary, w.output = filepath.Join(gh, "event.json"), filepath.Join(gh, "summary.md"), filepath.Join(gh, "output.txt")
-	w.prompts = filepath.Join(gh, "prompts")
-	if err := os.Mkdir(w.prompts, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w.setEvent("pull_request.opened.json")
-	w.srv = fake.New(t, "Codertocat", "Hello-World", 2, "", prAuthor.Login)
+	w.startGitHub(files["ralph.yaml"])
 	w.srv.HeadFrom, w.srv.HeadRef = func() string { return w.Rev("refs/heads/changes") }, "changes"
-	w.srv.Perms["alice"], w.srv.Perms["Codertocat"] = "write", "admin"
-	w.srv.SetFile(w.srv.BaseSHA, "ralph.yaml", files["ralph.yaml"])
 	return w
 }
 
