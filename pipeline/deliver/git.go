@@ -49,7 +49,9 @@ func (g Git) RunInput(ctx context.Context, stdin []byte, args ...string) ([]byte
 }
 
 func (g Git) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
-	full := append([]string{"-c", "core.quotepath=off", "-c", "advice.detachedHead=false"}, args...)
+	// No hook runs: what ralph-ci commits and pushes is decided here, not
+	// by scripts the agent could have written into .git/hooks.
+	full := append([]string{"-c", "core.quotepath=off", "-c", "advice.detachedHead=false", "-c", "core.hooksPath=" + os.DevNull}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = g.Dir
 	cmd.Env = append(append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0"), g.Env...)
