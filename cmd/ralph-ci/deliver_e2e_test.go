@@ -63,6 +63,15 @@ func newCIWorld(t *testing.T, bin string, files map[string]string) *ciWorld {
 	w := &ciWorld{prWorld: &prWorld{t: t, bin: bin}, Origin: o}
 	w.startGitHub(files["ralph.yaml"])
 	w.srv.HeadFrom, w.srv.HeadRef = func() string { return w.Rev("refs/heads/changes") }, "changes"
+	// The contents API reads origin; the fake's base commit is master.
+	w.srv.Files = map[string]map[string]string{}
+	w.srv.FilesFrom = func(ref, path string) (string, bool) {
+		if ref == w.srv.BaseSHA {
+			ref = "master"
+		}
+		out, err := exec.Command("git", "-C", w.Bare, "show", ref+":"+path).Output()
+		return string(out), err == nil
+	}
 	return w
 }
 

@@ -99,7 +99,10 @@ type Server struct {
 	// branch); Pulls are the pull requests opened through the API.
 	HeadFrom func() string
 	HeadRef  string // the head branch ("" = "feature")
-	Pulls    []Pull
+	// FilesFrom, when set, answers the contents API for files not in
+	// Files (a bare origin's blobs).
+	FilesFrom func(ref, path string) (string, bool)
+	Pulls     []Pull
 }
 
 // The base of the pull request of New, as in the webhook examples of
@@ -291,6 +294,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 			ref = s.BaseRef
 		}
 		content, ok := s.Files[ref][p]
+		if !ok && s.FilesFrom != nil {
+			content, ok = s.FilesFrom(ref, p)
+		}
 		if !ok {
 			s.error(w, 404, "Not Found")
 			return
