@@ -29,9 +29,17 @@ its completion claim, detects changed files and updates the verification
 counters (0/3 .. 3/3), saving .ralph/state.json after every rotation. It
 stops when every spec is verified 3/3, or when a limit is reached (state is
 saved: run it again to continue). The exit code says how it ended (see the
-README's exit-code table).`,
+README's exit-code table).
+
+--deliver commit makes each rotation that changed files one commit by
+ralph-ci (trailers Ralph-Spec, Ralph-Stage, Ralph-Iteration, Ralph-Status);
+--deliver pr also pushes it, to the pull request's head branch (or to a
+branch of its own, with a pull request opened for it), and pushes the
+loop's state to refs/ralph-ci/state/<branch>, so that the next CI job, from
+a fresh checkout, continues where this one stopped.`,
 		Example: `  ralph-ci run
   ralph-ci run --max-rotations 10     # one slice of a long loop; the next job continues
+  ralph-ci run --deliver pr           # in CI: push the work and the state
   ralph-ci -C examples/quickstart run`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
