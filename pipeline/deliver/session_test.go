@@ -260,3 +260,31 @@ func TestCommitModeNeverPushes(t *testing.T) {
 		t.Fatalf("a rotation without changes made a commit (err %v)", err)
 	}
 }
+
+// TestAgentCommitsKept: the agent's own commits are pushed as they are,
+// ralph-ci's commit holding what it left uncommitted; an agent commit
+// holding a .ralph/ file is refused and rescued.
+func TestAgentCommitsKept(t *testing.T) {
+	w, dir, s := started(t)
+	ctx := context.Background()
+	write(t, dir, "mine.txt", "agent\n")
+	git(t, dir, "add", "mine.txt")
+	git(t, dir, "commit", "--quiet", "-m", "agent: its own commit")
+	write(t, dir, "loose.txt", "left\n")
+	if _, err := s.AfterRotation(ctx, rot); err != nil {
+		t.Fatal(err)
+	}
+	log := git(t, w.Bare, "log", "--format=%an|%s", "-2", "refs/heads/feature")
+	if log != "ralph-ci|ralph-ci: spec.md, coder iteration 1: CONTINUE\nHuman|agent: its own commit" {
+		t.Fatalf("origin's head:\n%s", log)
+	}
+	before := w.Rev("refs/heads/feature")
+	write(t, dir, ".ralph/state.json", "{}")
+	git(t, dir, "add", "-f", ".ralph/state.json")
+	git(t, dir, "commit", "--quiet", "-m", "agent: commits the state")
+	_, err := s.AfterRotation(ctx, rot)
+	var re *RescueError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), ".ralph/state.json") || w.Rev("refs/heads/feature") != before {
+		t.Fatalf("err %v: want the .ralph/ commit refused and rescued", err)
+	}
+}

@@ -30,7 +30,11 @@ func (e *engine) startDelivery(ctx context.Context) ([]string, error) {
 	if e.opts.Deliverer == nil {
 		return nil, nil
 	}
-	return e.opts.Deliverer.Start(ctx)
+	changed, err := e.opts.Deliverer.Start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return changed, e.dir.Ensure() // restoring may have replaced its folders
 }
 
 // deliverRotation saves the state the rotation left and hands the

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"testing"
 
@@ -67,5 +68,33 @@ func TestDeliverRotationSavesThenAbsorbs(t *testing.T) {
 	}
 	if err := (&engine{}).deliverRotation(context.Background(), rot); err != nil {
 		t.Fatalf("no Deliverer: %v", err)
+	}
+}
+
+// clearing is a Deliverer whose Start empties the state folder, as a
+// restore from a branch without state does.
+type clearing struct {
+	recorder
+	dir state.Dir
+}
+
+func (c *clearing) Start(context.Context) ([]string, error) {
+	return []string{"x"}, os.RemoveAll(c.dir.HandoffsDir())
+}
+
+// TestStartDeliveryKeepsTheFolders: after a restore, the handoffs folder
+// the agents write to exists again.
+func TestStartDeliveryKeepsTheFolders(t *testing.T) {
+	dir := state.At(t.TempDir())
+	if err := dir.Ensure(); err != nil {
+		t.Fatal(err)
+	}
+	e := &engine{opts: Options{Deliverer: &clearing{dir: dir}}, dir: dir, log: zerolog.Nop()}
+	changed, err := e.startDelivery(context.Background())
+	if err != nil || !slices.Equal(changed, []string{"x"}) {
+		t.Fatalf("changed %v, err %v", changed, err)
+	}
+	if fi, err := os.Stat(dir.HandoffsDir()); err != nil || !fi.IsDir() {
+		t.Fatalf("handoffs folder missing after the restore: %v", err)
 	}
 }
