@@ -1,6 +1,9 @@
 // Package reporters turns the outcome of a run into the reports CI users
-// read: JUnit XML, a JSON report, and GitHub Actions output. Report is the
-// data model every reporter reads; the engine fills it.
+// read: JUnit XML (reporters/junit), a JSON report (reporters/jsonreport)
+// and GitHub Actions output (reporters/actions), written together by
+// reporters/publish. Report is the data model every reporter reads; the
+// engine fills it. The text helpers the reports share are in
+// internal/text.
 package reporters
 
 import (

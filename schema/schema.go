@@ -62,8 +62,9 @@ func compile() (*Schema, error) {
 	return &Schema{ctx: ctx, v: v}, nil
 }
 
-// Source returns the text of one embedded schema file, e.g. "config.cue",
-// so that users can read the exact rules (`ralph-ci schema config`).
+// Source returns the text of one embedded schema file, e.g. "config.cue":
+// the exact rules the loaders check. No command prints it; the files are
+// also in the repository, next to this one.
 func Source(name string) ([]byte, error) {
 	return cueFiles.ReadFile(name)
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/reporters/github"
-	"github.com/ralph-ci/ralph-ci/reporters/prcomment"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
+	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 	"github.com/ralph-ci/ralph-ci/reporters/pulls"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -22,7 +22,7 @@ import (
 // the step outputs report afterwards.
 type delivery struct {
 	session *deliver.Session
-	env     prcomment.Env
+	env     prchannel.Env
 	event   deliver.Event
 }
 
@@ -49,7 +49,7 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 	if a := p.Config.Delivery.Author; a != nil {
 		id = deliver.Identity{Name: a.Name, Email: a.Email}
 	}
-	d := &delivery{env: prcomment.EnvFrom(os.Getenv)}
+	d := &delivery{env: opts.env.pr}
 	s := &deliver.Session{Git: g, StateDir: state.At(p.Root).Path(), Identity: id, Reports: reportsDir(p)}
 	d.session = s
 	if mode == schema.DeliverCommit {
@@ -62,7 +62,7 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 		return nil, nil, exitcode.New(exitcode.Failure, err)
 	}
 	d.event = ev
-	refName := os.Getenv("GITHUB_REF_NAME")
+	refName := opts.env.refName
 	if refName == "" {
 		refName, _ = g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
 	}
@@ -136,10 +136,10 @@ func (d *delivery) finish(ctx context.Context, opts *globalOptions, summary stri
 			}
 		}
 	}
-	if out := github.EnvFrom(os.Getenv).Output; out != "" {
+	if out := opts.env.actions.Output; out != "" {
 		f, ferr := os.OpenFile(out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if ferr == nil {
-			ferr = github.WriteOutputs(f, []github.Output{{Name: "branch", Value: s.Target.Branch}, {Name: "head-sha", Value: s.Head()},
+			ferr = actions.WriteOutputs(f, []actions.Output{{Name: "branch", Value: s.Target.Branch}, {Name: "head-sha", Value: s.Head()},
 				{Name: "pull-request", Value: pr}, {Name: "pull-request-url", Value: url}}, nil)
 			if cerr := f.Close(); ferr == nil {
 				ferr = cerr
@@ -169,7 +169,7 @@ func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project
 	if mode != schema.DeliverPR {
 		return nil
 	}
-	d := &delivery{env: prcomment.EnvFrom(os.Getenv)}
+	d := &delivery{env: opts.env.pr}
 	ev, err := d.readEvent(ctx)
 	if err != nil || ev.PR == 0 {
 		return err

@@ -13,7 +13,9 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
-	"github.com/ralph-ci/ralph-ci/reporters/github"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/reporters/publish"
 )
 
@@ -59,17 +61,7 @@ a fresh checkout, continues where this one stopped.`,
 			if err != nil {
 				return err
 			}
-			var progress *os.File
-			if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) {
-				progress = f
-			}
-			o := engine.Options{Project: p, MaxRotations: maxRotations, Log: opts.log, Version: versionString()}
-			if github.EnvFrom(os.Getenv).Actions {
-				o.Echo = actionsEcho(opts.stdout)
-			}
-			if progress != nil {
-				o.Progress = progress
-			}
+			o := engineOptions(opts, p, maxRotations)
 			if dl != nil {
 				o.Deliverer = dl.session
 			}
@@ -88,16 +80,10 @@ a fresh checkout, continues where this one stopped.`,
 			if code == exitcode.Interrupted {
 				code = sig.code()
 			}
-			if out.Report != nil {
-				out.Report.Exit.Code, out.Report.Exit.Class = int(code), code.Class()
-				targets := publish.Targets{Root: p.Root, JUnit: cmp.Or(junitPath, p.Config.Reporters.JUnit), JSON: cmp.Or(jsonPath, p.Config.Reporters.JSON), GitHub: true}
-				// Reports are written even for an interrupted run.
-				if werr := publish.Write(context.WithoutCancel(ctx), out.Report, targets, github.EnvFrom(os.Getenv), opts.stdout); werr != nil {
-					opts.log.Error().Err(werr).Msg("writing the reports failed")
-					if err == nil && code == exitcode.OK {
-						return exitcode.New(exitcode.Failure, werr)
-					}
-				}
+			// Reports are written even for an interrupted run; failing to
+			// write them fails a run that would have succeeded.
+			if werr := writeReports(context.WithoutCancel(ctx), opts, p, out.Report, code, junitPath, jsonPath); werr != nil && err == nil && code == exitcode.OK {
+				return exitcode.New(exitcode.Failure, werr)
 			}
 			if err != nil {
 				return err
@@ -120,16 +106,46 @@ a fresh checkout, continues where this one stopped.`,
 	return cmd
 }
 
+// engineOptions are the engine's options of one run: the agents' output
+// echoed in folded groups on GitHub Actions, a progress line on a
+// terminal.
+func engineOptions(opts *globalOptions, p *project.Project, maxRotations int) engine.Options {
+	o := engine.Options{Project: p, MaxRotations: maxRotations, Log: opts.log, Version: versionString()}
+	if opts.env.actions.Actions {
+		o.Echo = actionsEcho(opts.stdout)
+	}
+	if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) {
+		o.Progress = f
+	}
+	return o
+}
+
+// writeReports writes the run's report, with the exit code the process
+// ends with, to the configured files (the flags win) and GitHub Actions'
+// places. A failure is logged and returned.
+func writeReports(ctx context.Context, opts *globalOptions, p *project.Project, r *reporters.Report, code exitcode.Code, junitPath, jsonPath string) error {
+	if r == nil {
+		return nil
+	}
+	r.Exit.Code, r.Exit.Class = int(code), code.Class()
+	targets := publish.Targets{Root: p.Root, JUnit: cmp.Or(junitPath, p.Config.Reporters.JUnit), JSON: cmp.Or(jsonPath, p.Config.Reporters.JSON), GitHub: true}
+	if err := publish.Write(ctx, r, targets, opts.env.actions, opts.stdout); err != nil {
+		opts.log.Error().Err(err).Msg("writing the reports failed")
+		return err
+	}
+	return nil
+}
+
 // actionsEcho shows each rotation's agent output in the job log, folded
 // in a ::group:: and fenced with ::stop-commands:: so that an agent cannot
 // issue workflow commands.
 func actionsEcho(w io.Writer) func(string) (io.Writer, func()) {
 	return func(title string) (io.Writer, func()) {
-		end, err := github.Group(w, title)
+		end, err := actions.Group(w, title)
 		if err != nil {
 			return io.Discard, func() {}
 		}
-		resume, err := github.StopCommands(w, nil)
+		resume, err := actions.StopCommands(w, nil)
 		if err != nil {
 			_ = end()
 			return io.Discard, func() {}

@@ -42,6 +42,24 @@
 // lines that are not the agent's own prose (see [Report.RateLimited]); when
 // the message says when the limit resets, [Report.ResetAt] tells.
 //
+// # Status
+//
+// [Status] is ralph-ci's one status vocabulary, spelled as state.json
+// stores it: what the agent reported (DONE, CONTINUE, ROTATE, STUCK, or
+// NONE for nothing), REJECTED for a claim ralph-ci's layers rejected, and
+// "" before the first rotation. [ParseStatusLine] reads the output's
+// status line and [ParseStatusFile] the word in .ralph/status; both go
+// through one word reader, the only place that knows TASK_COMPLETE.
+//
+// # Configured agents
+//
+// [Configured] is the one doorway that starts an agent of the config (the
+// rotation's, the artifact reviewer, a semantic judge): its command,
+// format, timeout and env, after the caller's RALPH_* variables.
+// [Result.Failure] classes how a run ended, the same for every caller, and
+// [Start.Failed] turns that into an error naming the agent. [Environ] is
+// the one function that builds the environment of a started process.
+//
 // [Scanner] does all the reading without a process, so it can be fed from a
 // saved log, fuzzed, or fed in chunks of any size: the result does not
 // depend on how the output was split.

@@ -59,6 +59,7 @@ func TestFormats(t *testing.T) {
 				Tokens: Tokens{Input: 24763, CachedInput: 24448, Output: 122}},
 		}},
 		{"codex", "codex_usage_limit.jsonl", Report{
+			Status: StatusNone,
 			Usage: Usage{Turns: 1, IsError: true, SessionID: "019a7c41-2b3d-7e20-9f11-5c6d7e8f9a0b",
 				ErrorMessage: "You've hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at 3:28 PM."},
 			RateLimited:      true,
@@ -75,6 +76,7 @@ func TestFormats(t *testing.T) {
 			Usage:  Usage{SessionID: "abc123", Tokens: Tokens{Input: 4100, CachedInput: 2048, Output: 170}},
 		}},
 		{"gemini", "gemini_quota.json", Report{
+			Status: StatusNone,
 			Usage: Usage{IsError: true, SessionID: "0f1e2d3c-4b5a-4968-8776-655443322110",
 				ErrorMessage: "You have exhausted your capacity on this model. Your quota will reset after 21h53m56s."},
 			RateLimited:      true,

@@ -22,7 +22,7 @@ func FuzzStatus(f *testing.F) {
 		if chunked := scanChunks(t, "text", data, seed); !reflect.DeepEqual(chunked, got) {
 			t.Fatalf("chunked:\n%+v\nwhole:\n%+v", chunked, got)
 		}
-		var want Status
+		want := StatusNone
 		var task bool
 		for _, line := range strings.Split(string(data), "\n") {
 			if len(line) > maxStatusLine {

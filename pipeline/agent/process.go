@@ -67,7 +67,7 @@ func startProcess(inv Invocation, output, scanner io.Writer) (*process, error) {
 	}
 	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
 	cmd.Dir = inv.Dir
-	cmd.Env = append(os.Environ(), inv.Env...)
+	cmd.Env = Environ(inv.Env)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
 	setGroup(cmd)
 	err = cmd.Start()

@@ -4,19 +4,6 @@ import (
 	"time"
 )
 
-// Status is what the agent says about its task at the end of its output.
-type Status string
-
-// The statuses an agent can report. StatusNone means it reported none,
-// which the caller treats as "not done".
-const (
-	StatusNone     Status = ""
-	StatusDone     Status = "DONE"
-	StatusContinue Status = "CONTINUE"
-	StatusRotate   Status = "ROTATE"
-	StatusStuck    Status = "STUCK"
-)
-
 // Bounds on what is kept in memory while reading an agent's output.
 const (
 	// TailBytes is how much of the end of the final text Report.Tail keeps.
@@ -66,7 +53,8 @@ type Usage struct {
 
 // Report is what was read from an agent's output.
 type Report struct {
-	// Status is the last status line of the final text (StatusNone if none).
+	// Status is the last status line of the final text (StatusNone if none;
+	// never StatusNever).
 	Status Status
 	// TaskComplete tells that the winning status line was TASK_COMPLETE
 	// (Status is then StatusDone).

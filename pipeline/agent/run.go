@@ -25,7 +25,8 @@ type Invocation struct {
 	Dir string
 	// Env holds KEY=VALUE entries added to the inherited environment
 	// (RALPH_SPEC, RALPH_ITERATION, …, and the agent's configured env).
-	// Later entries override earlier ones and the inherited ones.
+	// Later entries override earlier ones and the inherited ones; [Environ]
+	// builds the whole environment.
 	Env []string
 	// Prompt is written to the agent's stdin, which is then closed.
 	Prompt string

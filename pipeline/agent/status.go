@@ -6,8 +6,63 @@ import (
 	"unicode"
 )
 
-// statusKey starts a status line.
-const statusKey = "RALPH_STATUS"
+// Status is what became of a rotation: what the agent said about its task
+// (DONE, CONTINUE, ROTATE, STUCK, or nothing), or what ralph-ci made of a
+// claim it rejected. It is the one status vocabulary of ralph-ci: the
+// agent's output, .ralph/status, state.json's last_status and the counter
+// all use it, spelled as state.json stores it.
+type Status string
+
+// The statuses.
+const (
+	// StatusNever is the zero value: no rotation has run yet.
+	StatusNever Status = ""
+	// StatusNone: the rotation ended without any status, which is not
+	// DONE ("silent completion is not valid").
+	StatusNone     Status = "NONE"
+	StatusDone     Status = "DONE"
+	StatusContinue Status = "CONTINUE"
+	StatusRotate   Status = "ROTATE"
+	StatusStuck    Status = "STUCK"
+	// StatusRejected: the agent claimed completion and ralph-ci's layers
+	// or verification rejected the claim. No agent reports it.
+	StatusRejected Status = "REJECTED"
+)
+
+// statusKey starts a status line; taskComplete is the alias of DONE.
+const (
+	statusKey        = "RALPH_STATUS"
+	taskCompleteWord = "TASK_COMPLETE"
+)
+
+// word reads one status word, case-sensitively: one of the four an agent
+// reports, or TASK_COMPLETE (DONE, with task true). It is the only place
+// that knows the words and the alias.
+func word(s string) (st Status, task, ok bool) {
+	switch v := Status(s); v {
+	case StatusDone, StatusContinue, StatusRotate, StatusStuck:
+		return v, false, true
+	case taskCompleteWord:
+		return StatusDone, true, true
+	}
+	return StatusNone, false, false
+}
+
+// Done tells whether s counts as DONE for the counter: DONE, or its alias
+// TASK_COMPLETE when a caller kept the word. Every other status (none,
+// REJECTED, a lower-case "done", anything unknown) is not.
+func (s Status) Done() bool {
+	st, _, ok := word(string(s))
+	return ok && st == StatusDone
+}
+
+// ParseStatusFile reads the word an agent wrote to .ralph/status: one of
+// DONE, CONTINUE, ROTATE, STUCK or TASK_COMPLETE (as DONE), ignoring case
+// and surrounding whitespace. ok is false for anything else.
+func ParseStatusFile(content []byte) (st Status, ok bool) {
+	st, _, ok = word(strings.ToUpper(strings.TrimSpace(string(content))))
+	return st, ok
+}
 
 // ParseStatusLine tells whether line is a status line, and which status it
 // gives. The grammar, after removing ANSI color codes:
@@ -27,8 +82,8 @@ func ParseStatusLine(line string) (st Status, taskComplete, ok bool) {
 		line = stripANSI(line)
 	}
 	s := trimDecoration(line)
-	if s == "TASK_COMPLETE" {
-		return StatusDone, true, true
+	if s == taskCompleteWord {
+		return word(s)
 	}
 	rest, found := strings.CutPrefix(s, statusKey)
 	if !found {
@@ -41,9 +96,8 @@ func ParseStatusLine(line string) (st Status, taskComplete, ok bool) {
 	if !found {
 		return StatusNone, false, false
 	}
-	switch v := Status(trimDecoration(rest)); v {
-	case StatusDone, StatusContinue, StatusRotate, StatusStuck:
-		return v, false, true
+	if st, task, ok := word(trimDecoration(rest)); ok && !task {
+		return st, false, true
 	}
 	return StatusNone, false, false
 }
@@ -135,4 +189,7 @@ func (s *statusScanner) endLine() {
 func (s *statusScanner) finish(r *Report) {
 	s.endLine()
 	r.Status, r.TaskComplete = s.status, s.task
+	if r.Status == StatusNever {
+		r.Status = StatusNone
+	}
 }

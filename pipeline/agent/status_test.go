@@ -81,3 +81,31 @@ func TestStripANSI(t *testing.T) {
 		t.Errorf("stripANSI = %q, want %q", got, want)
 	}
 }
+
+// The word in .ralph/status: the four statuses and TASK_COMPLETE, any case,
+// surrounded by whitespace; anything else is no status.
+func TestParseStatusFile(t *testing.T) {
+	for content, want := range map[string]Status{
+		"DONE\n": StatusDone, " continue ": StatusContinue, "Rotate": StatusRotate, "STUCK\r\n": StatusStuck,
+		"task_complete\n": StatusDone, "": StatusNone, "NONE": StatusNone, "REJECTED": StatusNone,
+		"DONE!": StatusNone, "RALPH_STATUS: DONE": StatusNone,
+	} {
+		got, ok := ParseStatusFile([]byte(content))
+		if got != want || ok != (want != StatusNone) {
+			t.Errorf("ParseStatusFile(%q) = %q, %v; want %q", content, got, ok, want)
+		}
+	}
+}
+
+// Only DONE and its alias TASK_COMPLETE count as DONE, exactly spelled.
+func TestStatusDone(t *testing.T) {
+	for s, want := range map[Status]bool{
+		StatusDone: true, "TASK_COMPLETE": true,
+		StatusNever: false, StatusNone: false, StatusContinue: false, StatusRotate: false,
+		StatusStuck: false, StatusRejected: false, "done": false, " DONE": false,
+	} {
+		if got := s.Done(); got != want {
+			t.Errorf("Status(%q).Done() = %v, want %v", s, got, want)
+		}
+	}
+}

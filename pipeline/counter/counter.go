@@ -1,6 +1,10 @@
 package counter
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+)
 
 // Max is the counter value at which a spec is complete (3/3): DONE reported
 // and then verified twice without any tracked file changing.
@@ -9,21 +13,12 @@ const Max = 3
 // Initial is the counter of a spec that has no saved state yet (0/3).
 const Initial = 0
 
-// StatusDone is the agent status that counts as DONE.
-const StatusDone = "DONE"
-
-// StatusTaskComplete is accepted by [IsDone] as an alias of [StatusDone].
-// Callers are expected to map it to DONE themselves; the alias only makes
-// sure an unmapped TASK_COMPLETE is not mistaken for a non-DONE status.
-const StatusTaskComplete = "TASK_COMPLETE"
-
-// IsDone reports whether an agent status counts as DONE for the counter.
-// Only the exact strings [StatusDone] and [StatusTaskComplete] do; every
-// other status — CONTINUE, ROTATE, STUCK, "" (the agent reported nothing),
-// NONE, a lower-case "done" or anything unknown — is non-DONE.
-func IsDone(status string) bool {
-	return status == StatusDone || status == StatusTaskComplete
-}
+// IsDone reports whether an agent status counts as DONE for the counter:
+// [agent.Status.Done]. Only DONE and its alias TASK_COMPLETE do; every
+// other status — CONTINUE, ROTATE, STUCK, "" (no rotation yet), NONE (the
+// agent reported nothing), REJECTED, a lower-case "done" or anything
+// unknown — is non-DONE.
+func IsDone(status agent.Status) bool { return status.Done() }
 
 // Clamp brings n into the valid range 0..[Max]: negative values become 0
 // and values above Max become Max. It exists for counters read from a state

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"maps"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
 // testCase is one rotation of the active spec: the counter before it, the
@@ -12,7 +14,7 @@ import (
 type testCase struct {
 	name    string
 	current int
-	status  string
+	status  agent.Status
 	changed bool
 	want    int
 }
@@ -116,7 +118,7 @@ func TestNextClampsOutOfRangeInput(t *testing.T) {
 // Only DONE (and its alias TASK_COMPLETE) counts as DONE; the note in the
 // brief: no status and unknown statuses are non-DONE.
 func TestIsDoneOnlyForDoneAndTaskComplete(t *testing.T) {
-	for status, want := range map[string]bool{
+	for status, want := range map[agent.Status]bool{
 		"DONE": true, "TASK_COMPLETE": true,
 		"CONTINUE": false, "ROTATE": false, "STUCK": false, "": false,
 		"NONE": false, "done": false, " DONE": false, "FINISHED": false,

@@ -17,8 +17,9 @@
 //	non-DONE  yes                     0/3
 //	non-DONE  no                      unchanged
 //
-// Non-DONE means CONTINUE, ROTATE, STUCK, no status at all, or any status
-// this package does not know (see [IsDone]).
+// Non-DONE means CONTINUE, ROTATE, STUCK, no status at all, REJECTED, or
+// any status this package does not know (see [IsDone]; statuses are
+// agent.Status values).
 //
 // Multi-spec change propagation: when the active spec changed tracked files,
 // every other spec goes through [Propagate], which only downgrades 3/3 to

@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"maps"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
 // rotation is one scripted rotation of a single spec in the examples of
 // verification-counter.md, with the counter expected after it.
 type rotation struct {
 	note    string
-	status  string
+	status  agent.Status
 	changed bool
 	want    int
 }

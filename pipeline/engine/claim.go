@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
@@ -28,124 +29,99 @@ func (e *engine) claimWatch(sp plan.Spec, stage plan.Stage, ss *state.SpecState)
 	return append(w, e.opts.Project.Config.Layers.ContradictionPhrases...)
 }
 
-// verdictOf judges a rotation: layers 1 and 2 and the promise (judge),
-// the verifier guard, the stage's verification method, then the artifact
-// review (layer 3). An error only means ctx was cancelled: the rotation
-// is then left to be run again.
-func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss *state.SpecState, stage plan.Stage, status agent.Status, res agent.Result, changed []string, history string) (verdict, error) {
+// judgement is a rotation's verdict with everything else its judging
+// found: together, all the changes it asks of the spec's state, which
+// apply makes.
+type judgement struct {
+	layers.Verdict
+	// restart tells that the spec changed since its tasks began: its task
+	// count and review loop start over.
+	restart bool
+	// seen are the guarded files' hashes after the rotation (nil when the
+	// spec guards none).
+	seen map[string]string
+}
+
+// verdictOf judges a rotation: contradiction, signal and promise
+// (layers.Claim), the verifier guard, the stage's verification method,
+// then the artifact review. It reads ss and never changes it. An error
+// only means ctx was cancelled: the rotation is then left to be run again.
+func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, status agent.Status, res agent.Result, changed []string, history string) (judgement, error) {
 	cfg := e.opts.Project.Config
+	var j judgement
 	if ss.TaskKey != sp.Hash {
-		ss.TaskKey, ss.TaskIndex, ss.TaskStage = sp.Hash, 0, ""
-		clearReview(ss)
+		j.restart = true
+		ss.StartTasks(sp.Hash) // on the copy judged here; apply does it for real
 	}
 	if sp.Front == nil || sp.Front.Completion == nil {
 		if ss.Rotations == 0 {
 			e.log.Warn().Str("spec", sp.Path).Str("method", stage.Criteria.VerificationMethod).Msg("spec has no completion spec: using the default criteria of each stage")
 		}
 	}
-	v, ok := judge(status, res.Report, stage, cfg.Layers.ContradictionPhrases)
-	if strings.HasPrefix(v.Reason, contradictionLog) {
-		e.log.Warn().Str("spec", sp.Path).Msg(contradictionLog)
+	v, ok := layers.Claim(status, res.Report, stage, cfg.Layers.ContradictionPhrases)
+	if strings.HasPrefix(v.Reason, layers.ContradictionLog) {
+		e.log.Warn().Str("spec", sp.Path).Msg(layers.ContradictionLog)
 	}
-	tampered := e.tamperedVerifier(ss)
-	if ok && len(ss.VerifierHashes) > 0 {
-		if len(tampered) > 0 {
-			v.reject("verifier_guard", fmt.Sprintf("the verification files changed since the %s stage started: %s; restore them, or set allow_verifier_changes: true in the spec if the change is intended", stage.Name, strings.Join(tampered, ", ")))
-			e.log.Warn().Str("spec", sp.Path).Strs("files", tampered).Msg("verifier guard: claim rejected, the verification files were changed")
-			ok = false
-		} else {
-			v.pass("verifier_guard", "unchanged: "+strings.Join(sortedKeys(ss.VerifierHashes), ", "))
+	j.seen = e.verifierNow(ss)
+	if ok {
+		if ok = v.Guard(stage.Name, ss.VerifierHashes, j.seen); !ok {
+			e.log.Warn().Str("spec", sp.Path).Strs("files", layers.Differing(ss.VerifierHashes, j.seen)).Msg("verifier guard: claim rejected, the verification files were changed")
 		}
 	}
-	var transcript *os.File
-	defer func() {
-		if transcript != nil {
-			_ = transcript.Close()
-		}
-	}()
-	open := func() io.Writer {
-		if transcript == nil {
-			f, err := os.OpenFile(strings.TrimSuffix(history, ".log")+".verify.log", os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-			if err != nil {
-				e.log.Warn().Err(err).Msg("verification transcript")
-				return io.Discard
-			}
-			transcript = f
-		}
-		return transcript
-	}
+	transcript := &lazyFile{path: strings.TrimSuffix(history, ".log") + ".verify.log", e: e}
+	defer transcript.close()
 	if method := stage.Criteria.VerificationMethod; ok && method != verify.StringMatch {
 		log := e.log.With().Str("spec", sp.Path).Str("stage", stage.Name).Str("method", method).Logger()
-		out := open()
+		out := transcript.writer()
 		in := verify.Input{
 			Root: e.root, Promise: stage.Criteria.Promise, Output: res.Report,
-			AcceptanceCriteria: acceptanceCriteria(sp), DefaultJudge: cfg.Layers.Judge, Log: log, Transcript: out,
+			AcceptanceCriteria: layers.AcceptanceCriteria(sp), DefaultJudge: cfg.Layers.Judge, Log: log, Transcript: out,
 			Judge: verify.AgentJudge{Agents: cfg.Agents, Root: e.root, Transcript: out, Env: []string{"RALPH_SPEC=" + sp.Path, "RALPH_STAGE=" + stage.Name, "RALPH_RUN_ID=" + e.runID}},
 		}
 		r := verify.Verify(ctx, method, in, stage.Criteria.VerificationConfig)
 		if ctx.Err() != nil {
-			return v, ctx.Err()
+			return j, ctx.Err()
 		}
-		v.Layers = append(v.Layers, methodLayers(method, r)...)
-		if !r.Passed {
-			v.Status, v.Reason, ok = state.StatusRejected, r.Reason, false
-		}
+		ok = v.Method(method, r)
 	}
 	reviewed := false
 	if ok {
 		var err error
-		if reviewed, ok, err = e.review(ctx, sp, ss, stage, &v, changed, open); err != nil {
-			return v, err
+		if reviewed, ok, err = e.review(ctx, sp, ss, stage, &v, changed, transcript.writer); err != nil {
+			return j, err
 		}
 	}
 	if ok {
 		v.Accepted = true
-	} else if ss.ReviewIteration > 0 && !reviewed {
-		e.fixFailed(sp, ss, &v, res)
+	} else if ss.ReviewIteration > 0 && !reviewed && v.FixFailed(res.TimedOut, ss.ReviewIteration, ss.ReviewFixFailures) {
+		e.log.Warn().Str("spec", sp.Path).Msg(layers.FixGaveUp)
+		e.progressLog(sp, fmt.Sprintf("\n%s (task %d).\n", strings.ToUpper(layers.FixGaveUp[:1])+layers.FixGaveUp[1:], ss.TaskIndex))
 	}
-	if v.Accepted {
-		ss.TaskIndex, ss.TaskStage = ss.TaskIndex+1, stage.Name
-	}
-	return v, nil
+	j.Verdict = v
+	return j, nil
 }
 
-// acceptanceCriteria are the spec's completion criteria and those of its
-// contracts: what "{{acceptance_criteria}}" stands for.
-func acceptanceCriteria(sp plan.Spec) []string {
-	var out []string
-	if sp.Front != nil && sp.Front.Completion != nil {
-		out = append(out, sp.Front.Completion.AcceptanceCriteria...)
-	}
-	return append(out, sp.AcceptanceCriteria...)
+// lazyFile is the verification transcript, created on first use.
+type lazyFile struct {
+	path string
+	e    *engine
+	f    *os.File
 }
 
-// fixFailed handles a fix rotation of a pending review loop that did not
-// end in an accepted claim ("Phase agent fails during revision"): a
-// rotation that was rejected, stuck, silent or timed out is retried once;
-// when the retry fails too, the original implementation is used and the
-// spec proceeds as if its reviewed claim had been accepted.
-func (e *engine) fixFailed(sp plan.Spec, ss *state.SpecState, v *verdict, res agent.Result) {
-	failed := res.TimedOut || v.Status == state.StatusRejected || v.Status == state.StatusStuck || v.Status == state.StatusNone
-	if !failed {
-		return
-	}
-	ss.ReviewFixFailures++
-	if ss.ReviewFixFailures < 2 {
-		note := fmt.Sprintf("the review fix failed, retrying once (review iteration %d)", ss.ReviewIteration)
-		if v.Reason != "" {
-			note = v.Reason + "; " + note
+func (l *lazyFile) writer() io.Writer {
+	if l.f == nil {
+		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			l.e.log.Warn().Err(err).Msg("verification transcript")
+			return io.Discard
 		}
-		v.Reason = note
-		return
+		l.f = f
 	}
-	msg := "the review fix failed twice: proceeding with the original implementation"
-	e.log.Warn().Str("spec", sp.Path).Msg(msg)
-	e.progressLog(sp, fmt.Sprintf("\n%s (task %d).\n", strings.ToUpper(msg[:1])+msg[1:], ss.TaskIndex))
-	v.Accepted = true
-	v.Layers = append(v.Layers, reportersLayer("review", true, msg))
-	clearReview(ss)
+	return l.f
 }
 
-func clearReview(ss *state.SpecState) {
-	ss.ReviewIteration, ss.ReviewFindings, ss.ReviewFixFailures = 0, "", 0
+func (l *lazyFile) close() {
+	if l.f != nil {
+		_ = l.f.Close()
+	}
 }

@@ -47,7 +47,7 @@ func TestDeliverRotationSavesThenAbsorbs(t *testing.T) {
 	rec := &recorder{foreign: []string{"theirs.txt"}}
 	e := &engine{opts: Options{Deliverer: rec}, dir: dir, log: zerolog.Nop(), after: &changes.Snapshot{}}
 	e.st.Iteration = 4
-	e.st.Specs = []state.SpecState{{Path: "a.spec.md", DoneCount: 3}, {Path: "b.spec.md", DoneCount: 1}}
+	e.st.Specs = []state.SpecState{{Path: "a.spec.md", Counting: state.Counting{DoneCount: 3}}, {Path: "b.spec.md", Counting: state.Counting{DoneCount: 1}}}
 	rot := deliver.Rotation{Spec: "a.spec.md", Stage: "coder", Iteration: 4, Status: "DONE", Counter: "3/3"}
 	if err := e.deliverRotation(context.Background(), rot); err != nil {
 		t.Fatal(err)

@@ -6,8 +6,16 @@
 // One rotation: pick a spec (scheduler), snapshot the tracked files
 // (changes), record the in-flight rotation (state), run the stage's agent
 // with the prompt on stdin (agent, prompt), read its status, judge its
-// completion claim (verdict), compare the files, update every counter
-// (counter), and save state.json atomically. A run killed at any point
+// completion claim, compare the files, update every counter (counter), and
+// save state.json atomically.
+//
+// Judging. What a claim's layers mean (contradiction, signal, promise,
+// verifier guard, the artifact review's decisions and prompt) is decided
+// by package layers; the engine does their I/O (hashing the guarded files,
+// running the method and the reviewer, the progress log). verdictOf reads
+// the spec's state and returns a judgement; apply, in apply.go, is the one
+// place a rotation changes the state (the spec's tasks, review loop and
+// guard, its stage, then every counter through counter.Apply). A run killed at any point
 // resumes without losing or double-counting a rotation: an interrupted
 // rotation is run again against the baseline recorded before it started.
 //

@@ -12,15 +12,16 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/scheduler"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	"github.com/ralph-ci/ralph-ci/pipeline/tiers/gate"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
@@ -151,7 +152,6 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		e.outcome.Code, e.outcome.Message = exitcode.Of(err), err.Error()
 	}
 	e.outcome.State, e.outcome.Specs, e.outcome.Report = e.st, e.specs, e.report()
-	e.reportCheckpoints(e.outcome.Report)
 	return e.outcome, err
 }
 
@@ -249,7 +249,7 @@ func (e *engine) finish() {
 		ss := e.st.Spec(sp.Path)
 		switch {
 		case ss == nil:
-		case ss.Excluded != "" && ss.LastStatus == state.StatusStuck:
+		case ss.Excluded != "" && ss.LastStatus == agent.StatusStuck:
 			stuck = append(stuck, sp.Path)
 		case ss.Excluded != "": // with the reason: no run will continue it
 			exhausted = append(exhausted, sp.Path+": "+ss.Excluded)
@@ -265,10 +265,9 @@ func (e *engine) finish() {
 		e.outcome.Code, e.outcome.Message = exitcode.Stuck, fmt.Sprintf("stuck: %v", stuck)
 	case len(exhausted) > 0:
 		e.outcome.Code, e.outcome.Message = exitcode.Limits, fmt.Sprintf("out of iterations: %v", exhausted)
-	case len(escalated) > 0:
-		e.outcome.Code, e.outcome.Message = exitcode.Escalated, fmt.Sprintf("checkpoint rejected 3 times; escalated, waiting for a decision (1/2/3): %v", escalated)
-	case len(awaiting) > 0:
-		e.outcome.Code, e.outcome.Message = exitcode.AwaitHuman, fmt.Sprintf("verified 3/3; awaiting the human checkpoint of the verify tier: %v", awaiting)
+	case len(escalated) > 0 || len(awaiting) > 0:
+		// The checkpoints' own mapping, the one check ends with too.
+		e.outcome.Code, e.outcome.Message = gate.Result{Escalated: escalated, Pending: awaiting}.Code()
 	default:
 		e.outcome.Code, e.outcome.Message = exitcode.OK, "all specs verified 3/3"
 	}

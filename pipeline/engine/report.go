@@ -4,26 +4,28 @@ import (
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
 // record adds one rotation to the run's report.
-func (e *engine) record(sp plan.Spec, stage plan.Stage, agentName string, iteration int, res agent.Result, raw agent.Status, v verdict, ss *state.SpecState, changed []string, history string) {
+func (e *engine) record(sp plan.Spec, stage plan.Stage, agentName string, iteration int, res agent.Result, raw agent.Status, v layers.Verdict, ss *state.SpecState, changed []string, history string) {
 	if e.rotations == nil {
 		e.rotations = map[string][]reporters.Rotation{}
 	}
 	e.rotations[sp.Path] = append(e.rotations[sp.Path], reporters.Rotation{
 		Iteration: iteration, Stage: stage.Name, Agent: agentName,
-		AgentStatus: statusWord(raw), Status: v.Status, Claimed: v.Claimed, Accepted: v.Accepted, Reason: v.Reason,
+		AgentStatus: string(raw), Status: string(v.Status), Claimed: v.Claimed, Accepted: v.Accepted, Reason: v.Reason,
 		Counter: ss.DoneCount, ChangedFiles: append([]string{}, changed...),
 		DurationSeconds: res.Duration.Seconds(), CostUSD: res.Usage.CostUSD, CostKnown: res.Usage.CostKnown,
 		ExitCode: res.ExitCode, TimedOut: res.TimedOut, Log: e.relToRoot(history), Layers: v.Layers,
 	})
 }
 
-// report builds the run's report from the final state.
+// report builds the run's report from the final state, the checkpoints
+// included, with its totals summed by reporters.ComputeTotals.
 func (e *engine) report() *reporters.Report {
 	r := &reporters.Report{
 		Version: reporters.ReportVersion, Tool: reporters.Tool{Name: "ralph-ci", Version: e.opts.Version},
@@ -44,7 +46,7 @@ func (e *engine) report() *reporters.Report {
 				s.Stage = ss.Stage
 			}
 			switch {
-			case ss.Excluded != "" && ss.LastStatus == state.StatusStuck:
+			case ss.Excluded != "" && ss.LastStatus == agent.StatusStuck:
 				s.Outcome, s.Reason = reporters.SpecStuck, ss.Excluded
 			case ss.Excluded != "":
 				s.Outcome, s.Reason = reporters.SpecFailed, ss.Excluded
@@ -58,22 +60,9 @@ func (e *engine) report() *reporters.Report {
 			s.CostUSD += rot.CostUSD
 			s.DurationSeconds += rot.DurationSeconds
 		}
-		r.Totals.Specs++
-		r.Totals.Rotations += len(s.Rotations)
-		r.Totals.CostUSD += s.CostUSD
-		switch s.Outcome {
-		case reporters.SpecVerified:
-			r.Totals.Verified++
-		case reporters.SpecPending:
-			r.Totals.Pending++
-		case reporters.SpecFailed:
-			r.Totals.Failed++
-		case reporters.SpecStuck:
-			r.Totals.Stuck++
-		case reporters.SpecAwaiting:
-			r.Totals.Awaiting++
-		}
 		r.Specs = append(r.Specs, s)
 	}
+	e.reportCheckpoints(r)
+	r.Totals = reporters.ComputeTotals(r.Specs)
 	return r
 }

@@ -7,9 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
@@ -98,11 +96,12 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	e.after = &after
 
-	v, err := e.verdictOf(ctx, sp, ss, stage, status, res, changed, history)
+	j, err := e.verdictOf(ctx, sp, *ss, stage, status, res, changed, history)
 	if err != nil {
 		return err
 	}
-	e.apply(sp, ss, stage, idx, v, changed)
+	apply(&e.st, sp, stage, idx, j, changed, e.opts.Project.Config.Loop.StuckAttempts)
+	v := j.Verdict
 	ss.Rotations = n
 	if max := e.opts.Project.Config.Budgets.MaxSpecRotations; max > 0 && n >= max && !ss.Verified(sp.Hash) && ss.Excluded == "" {
 		ss.Excluded = fmt.Sprintf("budgets.max_spec_rotations (%d) reached without verification", max)
@@ -116,7 +115,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	e.outcome.Rotations++
 	e.outcome.CostUSD += res.Usage.CostUSD
 	ev := e.log.Info().Str("spec", sp.Path).Int("iteration", iteration).Str("stage", stage.Name).
-		Str("status", v.Status).Str("counter", counter.String(ss.DoneCount)).Int("changed", len(changed)).
+		Str("status", string(v.Status)).Str("counter", counter.String(ss.DoneCount)).Int("changed", len(changed)).
 		Dur("duration_ms", res.Duration)
 	if res.Usage.CostKnown {
 		ev = ev.Float64("cost_usd", res.Usage.CostUSD)
@@ -128,47 +127,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 		ev = ev.Str("excluded", ss.Excluded)
 	}
 	ev.Msg("rotation")
-	return e.deliverRotation(ctx, deliver.Rotation{Spec: sp.Path, Stage: stage.Name, Iteration: iteration, Status: v.Status, Counter: counter.String(ss.DoneCount)})
-}
-
-// apply updates the matrix with one rotation's verdict: the stage
-// progression and stuck handling of the active spec, then the counters of
-// every spec (the active one by its own status, the others only 3/3 ->
-// 2/3 when files changed).
-func (e *engine) apply(sp plan.Spec, ss *state.SpecState, stage plan.Stage, idx int, v verdict, changed []string) {
-	cfg := e.opts.Project.Config
-	ss.LastStatus, ss.LastHash, ss.Reason = v.Status, sp.Hash, v.Reason
-	ss.ModifiedFiles, ss.ChangedFiles = len(changed) > 0, append([]string{}, changed...)
-	ss.StageIterations++
-	switch {
-	case v.Accepted && idx < len(sp.Stages)-1:
-		ss.Stage, ss.StageIterations = sp.Stages[idx+1].Name, 0
-	case v.Accepted:
-		ss.Stage, ss.StageIterations, ss.StagesDone = stage.Name, 0, true
-	case ss.StageIterations >= stage.MaxIterations:
-		ss.Excluded = fmt.Sprintf("max iterations (%d) of stage %s reached without a verified completion", stage.MaxIterations, stage.Name)
-	}
-	if v.Status == state.StatusStuck {
-		ss.StuckCount++
-		if ss.StuckCount >= cfg.Loop.StuckAttempts {
-			ss.Excluded = fmt.Sprintf("returned STUCK %d times in a row", ss.StuckCount)
-		}
-	} else {
-		ss.StuckCount = 0
-	}
-
-	done := counter.IsDone(v.Status)
-	for i := range e.st.Specs {
-		other := &e.st.Specs[i]
-		if other.Path == sp.Path {
-			other.DoneCount = counter.Next(other.DoneCount, done, len(changed) > 0)
-			if !other.StagesDone {
-				other.DoneCount = min(other.DoneCount, counter.Max-1)
-			}
-		} else if len(changed) > 0 {
-			other.DoneCount = counter.Propagate(other.DoneCount)
-		}
-	}
+	return e.deliverRotation(ctx, deliver.Rotation{Spec: sp.Path, Stage: stage.Name, Iteration: iteration, Status: string(v.Status), Counter: counter.String(ss.DoneCount)})
 }
 
 // baseline is the snapshot the rotation is compared against.
@@ -223,18 +182,11 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 	watch := e.claimWatch(sp, stage, ss)
 	return e.runPool(ctx, stage.Agents, out, func(name string) (agent.Result, error) {
 		a := cfg.Agents[name]
-		agentEnv := slices.Clone(env)
-		for k, v := range a.Env {
-			agentEnv = append(agentEnv, k+"="+v)
-		}
-		res, err := agent.Run(ctx, agent.Invocation{
-			Argv: a.Command, Dir: e.root, Env: agentEnv, Prompt: text,
-			Timeout: a.Timeout.Std(), Format: a.Format, Output: out, Watch: watch,
-		})
+		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch})
 		if err != nil && !res.Cancelled {
 			return res, fmt.Errorf("agent %s on %s: %w", name, sp.Path, err)
 		}
-		if res.TimedOut {
+		if res.Failure(err) == agent.TimedOut {
 			e.log.Warn().Str("spec", sp.Path).Str("agent", name).Dur("timeout", a.Timeout.Std()).Msg("agent timed out: its process group was stopped")
 		}
 		return res, nil
@@ -280,11 +232,8 @@ func (e *engine) readStatus(fromOutput agent.Status) (agent.Status, error) {
 	if err != nil || b == nil {
 		return fromOutput, err
 	}
-	switch s := agent.Status(strings.ToUpper(strings.TrimSpace(string(b)))); s {
-	case agent.StatusDone, agent.StatusContinue, agent.StatusRotate, agent.StatusStuck:
+	if s, ok := agent.ParseStatusFile(b); ok {
 		return s, nil
-	case "TASK_COMPLETE":
-		return agent.StatusDone, nil
 	}
 	e.log.Warn().Str("file", e.dir.StatusFile()).Str("content", string(b)).Msg("ignoring an unknown status word")
 	return fromOutput, nil

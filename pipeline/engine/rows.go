@@ -33,7 +33,7 @@ func Rows(specs []plan.Spec, st state.State) []Row {
 		if ss := st.Spec(sp.Path); ss != nil {
 			r.DoneCount, r.Counter = ss.DoneCount, counter.String(ss.DoneCount)
 			if ss.LastStatus != "" {
-				r.LastStatus = ss.LastStatus
+				r.LastStatus = string(ss.LastStatus)
 			}
 			r.ModifiedFiles, r.ChangedFiles = ss.ModifiedFiles, ss.ChangedFiles
 			if ss.Stage != "" {

@@ -45,7 +45,7 @@
 //   - after DONE without file changes: the highest-priority other spec that
 //     needs work, and the current spec again only when it is the only one;
 //   - when no spec that is not excluded needs work, the loop is complete
-//     ([Complete]) and Next reports ok=false.
+//     (no entry is [Runnable]) and Next reports ok=false.
 //
 // Counters themselves are moved by package counter; the caller applies
 // counter.Apply (and resets New, Modified, LastStatus and ModifiedFiles of

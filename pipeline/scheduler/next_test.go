@@ -1,6 +1,10 @@
 package scheduler
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+)
 
 // testCase is one call of Next: the matrix after the last rotation, the spec
 // of that rotation ("" on start/restart), whether it ended DONE without file
@@ -22,8 +26,8 @@ func run(t *testing.T, cases []testCase) {
 			if got != tc.want || ok != (tc.want != "") {
 				t.Errorf("Next(current=%q, doneNoChange=%v) = (%q, %v), want %q", tc.current, tc.doneNoChange, got, ok, tc.want)
 			}
-			if want := Complete(tc.entries); ok == want {
-				t.Errorf("ok = %v but Complete = %v", ok, want)
+			if want := complete(tc.entries); ok == want {
+				t.Errorf("ok = %v but complete = %v", ok, want)
 			}
 		})
 	}
@@ -59,12 +63,12 @@ func TestNextRestartPicksSameAsRuntimeOrder(t *testing.T) {
 func TestNextKeepsCurrentAfterNonDone(t *testing.T) {
 	others := []Entry{{Path: "a", Modified: true}, {Path: "b", LastStatus: "CONTINUE"}, done("c", 0)}
 	var cases []testCase
-	for _, status := range []string{"CONTINUE", "ROTATE", "STUCK", "", "WHATEVER"} {
+	for _, status := range []agent.Status{"CONTINUE", "ROTATE", "STUCK", "", "WHATEVER"} {
 		clean := Entry{Path: "x", LastStatus: status, DoneCount: 2}          // counter unchanged
 		changed := Entry{Path: "x", LastStatus: status, ModifiedFiles: true} // reset to 0/3
 		cases = append(cases,
-			testCase{name: status + " without changes", entries: append([]Entry{clean}, others...), current: "x", want: "x"},
-			testCase{name: status + " with changes", entries: append([]Entry{changed}, others...), current: "x", want: "x"},
+			testCase{name: string(status) + " without changes", entries: append([]Entry{clean}, others...), current: "x", want: "x"},
+			testCase{name: string(status) + " with changes", entries: append([]Entry{changed}, others...), current: "x", want: "x"},
 		)
 	}
 	run(t, cases)

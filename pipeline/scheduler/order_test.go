@@ -205,8 +205,14 @@ func TestCompleteWhenEveryNonExcludedSpecIsAtThree(t *testing.T) {
 		{"new spec is not complete", []Entry{done("a", 3), {Path: "b", New: true}}, false},
 		{"empty matrix", nil, true},
 	} {
-		if got := Complete(tc.entries); got != tc.want {
-			t.Errorf("%s: Complete = %v, want %v", tc.name, got, tc.want)
+		if got := complete(tc.entries); got != tc.want {
+			t.Errorf("%s: complete = %v, want %v", tc.name, got, tc.want)
+		}
+		if _, ok := Next(tc.entries, "", false); ok == tc.want {
+			t.Errorf("%s: Next found a spec = %v, want %v", tc.name, ok, !tc.want)
 		}
 	}
 }
+
+// complete tells that the loop is over: no entry is Runnable.
+func complete(entries []Entry) bool { return !slices.ContainsFunc(entries, Runnable) }

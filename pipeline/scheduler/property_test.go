@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 )
 
@@ -12,7 +13,7 @@ import (
 var pool = []string{"PROMPT.md", "specs/a.spec.md", "specs/b.spec.md", "specs/c/d.spec.md", "specs/e.spec.md", "z.spec.md"}
 
 // statuses are the statuses random agents return, DONE twice as likely.
-var statuses = []string{"DONE", "DONE", "CONTINUE", "ROTATE", "STUCK", "", "TASK_COMPLETE", "HUH"}
+var statuses = []agent.Status{"DONE", "DONE", "CONTINUE", "ROTATE", "STUCK", "", "TASK_COMPLETE", "HUH"}
 
 // chaosRotations is how long random agents and random events last; after
 // that every agent returns DONE without changes, so every run must end.

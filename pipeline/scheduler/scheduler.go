@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 )
 
@@ -30,10 +31,9 @@ type Entry struct {
 	Modified bool
 	// DoneCount is the verification counter, 0..3 (clamped if outside).
 	DoneCount int
-	// LastStatus is the status of the spec's last rotation: "DONE",
-	// "CONTINUE", "ROTATE", "STUCK", or "" when the agent said nothing. Only
+	// LastStatus is the status of the spec's last rotation. Only
 	// counter.IsDone statuses count as DONE.
-	LastStatus string
+	LastStatus agent.Status
 	// ModifiedFiles reports that the spec's last rotation changed tracked
 	// files.
 	ModifiedFiles bool
@@ -115,14 +115,6 @@ func NeedsWork(e Entry) bool {
 // excluded.
 func Runnable(e Entry) bool { return !e.Excluded && NeedsWork(e) }
 
-// Complete reports whether the loop is over: no entry is [Runnable], that is
-// every spec that is not excluded is at 3/3 and neither new nor modified.
-// An empty matrix, or one where every spec is excluded, is complete too;
-// callers that want to tell those cases apart check the entries themselves.
-func Complete(entries []Entry) bool {
-	return !slices.ContainsFunc(entries, Runnable)
-}
-
 // Next picks the spec for the next rotation. entries is the current matrix
 // (after the state update of the rotation that just ended); current is the
 // path of that rotation's spec, or "" on start and restart; doneNoChange
@@ -136,7 +128,8 @@ func Complete(entries []Entry) bool {
 //   - doneNoChange: the first runnable spec of Order other than current;
 //     current itself only if it is the only runnable spec.
 //
-// ok is false, with path "", exactly when [Complete] reports true.
+// ok is false, with path "", exactly when no entry is [Runnable] (every
+// spec not excluded is at 3/3 and neither new nor modified).
 func Next(entries []Entry, current string, doneNoChange bool) (path string, ok bool) {
 	var runnable []Entry
 	for _, e := range Order(entries) {

@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 )
 
 // outcome is what a scripted agent reports for one rotation.
 type outcome struct {
-	status  string
+	status  agent.Status
 	changed bool // tracked files changed during the rotation
 }
 

@@ -49,4 +49,16 @@
 // [Acquire] creates run.json exclusively (a complete temporary file is
 // hard-linked to run.json, which fails if it exists) and recovers locks left
 // by crashed processes; see [Acquire] for the details.
+//
+// # One spec's state
+//
+// [SpecState] groups its fields by the feature that owns them, as embedded
+// structs that encoding/json flattens (state.json is one flat object per
+// spec, unchanged): [Counting] (the counter and the last rotation),
+// [Staging] (stage progression and exclusion), the checkpoint, [Tasks] and
+// [ReviewLoop] (the artifact review), [VerifierGuard] (the tamper guard's
+// baseline). Its stage moves — [SpecState.StartOver], [SpecState.SendBack],
+// [SpecState.Advance], [SpecState.ClearReview] and the task and guard
+// moves beside them — are methods in one file, spec.go. Statuses are
+// [agent.Status] values, spelled as state.json stores them.
 package state

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
 // The test binary doubles as a helper process (for kill -9 and
@@ -132,9 +134,9 @@ func sampleState(i int) State {
 			files = append(files, fmt.Sprintf("internal/pkg%03d/file_%d_%d.go", k, i, j))
 		}
 		s.Specs = append(s.Specs, SpecState{
-			Path: fmt.Sprintf("specs/s%d.spec.md", j), DoneCount: i % 4, LastStatus: StatusContinue,
-			LastHash: hex.EncodeToString(sum[:]), ModifiedFiles: i%2 == 0, ChangedFiles: files,
-			Rotations: i, StuckCount: j,
+			Path: fmt.Sprintf("specs/s%d.spec.md", j), Counting: Counting{DoneCount: i % 4, LastStatus: agent.StatusContinue,
+				LastHash: hex.EncodeToString(sum[:]), ModifiedFiles: i%2 == 0, ChangedFiles: files,
+				Rotations: i, StuckCount: j},
 		})
 	}
 	return s

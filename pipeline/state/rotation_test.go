@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
 func pendingState() State {
 	return State{Version: Version, Iteration: 4, Current: "specs/a.spec.md",
-		Specs: []SpecState{{Path: "specs/a.spec.md", DoneCount: 1, LastStatus: StatusDone}},
+		Specs: []SpecState{{Path: "specs/a.spec.md", Counting: Counting{DoneCount: 1, LastStatus: agent.StatusDone}}},
 		Pending: &Rotation{Iteration: 5, Spec: "specs/a.spec.md", Stage: "coder", History: "history/a.spec-123456/003.log",
 			StartedAt: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC), Before: json.RawMessage(`{"kind":"git","head":"abc"}`)}}
 }

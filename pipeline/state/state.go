@@ -6,24 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/ralph-ci/ralph-ci/pipeline/counter"
-	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
 
 // Version is the state.json format version this package reads and writes.
 const Version = 1
-
-// Values of SpecState.LastStatus.
-const (
-	StatusNever    = ""         // the spec has never been processed
-	StatusDone     = "DONE"     // the agent reported DONE
-	StatusContinue = "CONTINUE" // the agent reported CONTINUE
-	StatusRotate   = "ROTATE"   // the agent reported ROTATE
-	StatusStuck    = "STUCK"    // the agent reported STUCK
-	StatusNone     = "NONE"     // the rotation ended without a status
-	StatusRejected = "REJECTED" // a completion claim failed verification
-)
 
 // State is the content of state.json: the matrix of all specs.
 type State struct {
@@ -40,68 +26,6 @@ type State struct {
 	// before its agent starts; a run that finds it re-runs that rotation
 	// against its recorded baseline. See the package documentation.
 	Pending *Rotation `json:"pending,omitempty"`
-}
-
-// SpecState is the saved state of one spec.
-type SpecState struct {
-	// Path is the spec file, relative to the repository root, slash-separated.
-	Path string `json:"path"`
-	// DoneCount is the verification counter (0..3).
-	DoneCount int `json:"done_count"`
-	// LastStatus is the status of the last rotation, see the Status constants.
-	LastStatus string `json:"last_status"`
-	// LastHash is the sha256 (hex) of the spec content at the last rotation.
-	LastHash string `json:"last_hash"`
-	// ModifiedFiles tells whether the last rotation changed tracked files.
-	ModifiedFiles bool `json:"modified_files"`
-	// ChangedFiles lists the files the last rotation changed.
-	ChangedFiles []string `json:"changed_files"`
-	// Rotations is the number of rotations of this spec; it also numbers
-	// the spec's history logs.
-	Rotations int `json:"rotations"`
-	// StuckCount is the number of consecutive STUCK rotations.
-	StuckCount int `json:"stuck_count"`
-	// Stage is the stage the spec's next rotation runs ("" = the first).
-	Stage string `json:"stage,omitempty"`
-	// StageIterations counts the rotations of the current stage.
-	StageIterations int `json:"stage_iterations,omitempty"`
-	// StagesDone tells that the spec's last stage has passed once.
-	StagesDone bool `json:"stages_done,omitempty"`
-	// Reason says why the last completion claim was rejected.
-	Reason string `json:"reason,omitempty"`
-	// Excluded says why the spec was taken out of the loop (stuck, out of
-	// iterations); "" while it is in.
-	Excluded string `json:"excluded,omitempty"`
-	// Checkpoint is the human checkpoint of a verify-tier spec: its
-	// decision, rejection counter and log (also kept in the checkpoint
-	// comment's marker).
-	Checkpoint *tiers.Record `json:"checkpoint,omitempty"`
-
-	// TaskKey is the spec hash the task fields below belong to; a changed
-	// spec starts its tasks (accepted claims) and review loop over.
-	TaskKey string `json:"task_key,omitempty"`
-	// TaskIndex is the number of tasks (accepted completion claims) of the
-	// spec so far: the index of the next one.
-	TaskIndex int `json:"task_index,omitempty"`
-	// TaskStage is the stage (the "phase") of the last accepted task.
-	TaskStage string `json:"task_stage,omitempty"`
-	// ReviewIteration is the iteration of a pending artifact review loop
-	// (a fix rotation is due); 0 when none is pending.
-	ReviewIteration int `json:"review_iteration,omitempty"`
-	// ReviewFindings are the findings of the last REVIEW_FAIL of the
-	// pending review loop.
-	ReviewFindings string `json:"review_findings,omitempty"`
-	// ReviewFixFailures counts failed fix rotations of the pending loop.
-	ReviewFixFailures int `json:"review_fix_failures,omitempty"`
-	// VerifierKey identifies what VerifierHashes were recorded for (stage,
-	// spec hash, guarded files).
-	VerifierKey string `json:"verifier_key,omitempty"`
-	// VerifierHashes are the sha256 of the guarded verifier files when the
-	// stage started ("" for a missing file).
-	VerifierHashes map[string]string `json:"verifier_hashes,omitempty"`
-	// VerifierSeen are their hashes after the last rotation, to tell a
-	// change made by a rotation from one made between runs.
-	VerifierSeen map[string]string `json:"verifier_seen,omitempty"`
 }
 
 // CorruptError reports a state file that cannot be parsed. It is never
@@ -256,19 +180,6 @@ func (s *State) SpecOrNew(path string) *SpecState {
 	}
 	s.Specs = append(s.Specs, SpecState{Path: path})
 	return &s.Specs[len(s.Specs)-1]
-}
-
-// Verified tells whether the spec whose content hashes to hash is done:
-// its counter at 3/3 and its last stage passed, for this very content,
-// and it is still in the loop.
-func (s *SpecState) Verified(hash string) bool {
-	return s != nil && s.DoneCount == counter.Max && s.StagesDone && s.LastHash == hash && s.Excluded == ""
-}
-
-// StartOver sends the spec back to the start of its verification:
-// counter 0/3, its first stage, no stage passed, no STUCK in a row.
-func (s *SpecState) StartOver() {
-	s.DoneCount, s.Stage, s.StageIterations, s.StagesDone, s.StuckCount = 0, "", 0, false, 0
 }
 
 func validate(s State) error {

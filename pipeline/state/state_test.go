@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
 func TestSaveLoadRoundTrip(t *testing.T) {
@@ -28,7 +30,7 @@ func TestSaveSortsSpecsAndWritesPinnedFields(t *testing.T) {
 	d := newDir(t)
 	in := State{Iteration: 3, Specs: []SpecState{
 		{Path: "specs/z.spec.md"},
-		{Path: "specs/a.spec.md", DoneCount: 2, LastStatus: StatusDone, ChangedFiles: []string{"a.go"}},
+		{Path: "specs/a.spec.md", Counting: Counting{DoneCount: 2, LastStatus: agent.StatusDone, ChangedFiles: []string{"a.go"}}},
 		{Path: "specs/m.spec.md"},
 	}}
 	if err := Save(d, in); err != nil {
@@ -141,15 +143,15 @@ func TestSaveRejectsInvalidState(t *testing.T) {
 
 func TestReset(t *testing.T) {
 	in := State{Version: 1, Iteration: 12, Specs: []SpecState{
-		{Path: "a", DoneCount: 3, LastStatus: StatusDone, LastHash: "h1", ModifiedFiles: true,
-			ChangedFiles: []string{"x.go"}, Rotations: 5, StuckCount: 2},
-		{Path: "b", DoneCount: 1, LastStatus: StatusNever, Rotations: 0},
+		{Path: "a", Counting: Counting{DoneCount: 3, LastStatus: agent.StatusDone, LastHash: "h1", ModifiedFiles: true,
+			ChangedFiles: []string{"x.go"}, Rotations: 5, StuckCount: 2}},
+		{Path: "b", Counting: Counting{DoneCount: 1, LastStatus: agent.StatusNever, Rotations: 0}},
 	}}
 	got := Reset(in)
 	want := State{Version: 1, Iteration: 0, Specs: []SpecState{
-		{Path: "a", DoneCount: 0, LastStatus: StatusDone, LastHash: "h1", ModifiedFiles: true,
-			ChangedFiles: []string{"x.go"}, Rotations: 5, StuckCount: 0},
-		{Path: "b", DoneCount: 0, LastStatus: StatusNever},
+		{Path: "a", Counting: Counting{DoneCount: 0, LastStatus: agent.StatusDone, LastHash: "h1", ModifiedFiles: true,
+			ChangedFiles: []string{"x.go"}, Rotations: 5, StuckCount: 0}},
+		{Path: "b", Counting: Counting{DoneCount: 0, LastStatus: agent.StatusNever}},
 	}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Reset:\n got %+v\nwant %+v", got, want)
@@ -217,7 +219,7 @@ func TestEnsureAndReadOptional(t *testing.T) {
 // keeps its focus where an uninterrupted one would.
 func TestSaveKeepsCurrent(t *testing.T) {
 	dir := Dir(t.TempDir())
-	in := State{Version: Version, Iteration: 2, Current: "specs/b.spec.md", Specs: []SpecState{{Path: "specs/b.spec.md", LastStatus: StatusContinue}}}
+	in := State{Version: Version, Iteration: 2, Current: "specs/b.spec.md", Specs: []SpecState{{Path: "specs/b.spec.md", Counting: Counting{LastStatus: agent.StatusContinue}}}}
 	if err := Save(dir, in); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +235,7 @@ func TestVerifiedStartOverAndSpecOrNew(t *testing.T) {
 	if st.SpecOrNew("specs/a.spec.md") != ss || len(st.Specs) != 1 {
 		t.Fatal("SpecOrNew added the spec twice")
 	}
-	*ss = SpecState{Path: ss.Path, DoneCount: 3, StagesDone: true, LastHash: "h", Stage: "qa", StageIterations: 2, StuckCount: 1}
+	*ss = SpecState{Path: ss.Path, Counting: Counting{DoneCount: 3, LastHash: "h", StuckCount: 1}, Staging: Staging{StagesDone: true, Stage: "qa", StageIterations: 2}}
 	for name, tc := range map[string]struct {
 		edit func(*SpecState)
 		hash string

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/internal/text"
 )
 
 // MaxCommentChars is GitHub's limit on a comment body.
@@ -44,18 +44,18 @@ func Note(spec string, r Record) string {
 // a heading, the exact text in a code block, where it stands and how to
 // answer. It stays under GitHub's 65,536 characters: long text is cut.
 func CommentBody(spec string, s Slice, r Record) string {
-	text := Shown(s, r)
-	if len(text) > maxBody {
-		text = strings.ToValidUTF8(text[:maxBody], "") + "\n[... cut: the full text is in the ralph-ci report]\n"
+	shown := Shown(s, r)
+	if len(shown) > maxBody {
+		shown = strings.ToValidUTF8(shown[:maxBody], "") + "\n[... cut: the full text is in the ralph-ci report]\n"
 	}
-	fence := reporters.CodeFence(text)
+	fence := text.CodeFence(shown)
 	var b strings.Builder
 	marker := FormatMarker(Marker{Spec: spec, Record: trimmed(r, 2000)})
 	if len(marker) > MaxCommentChars-maxBody-2000 {
 		marker = FormatMarker(Marker{Spec: spec, Record: trimmed(r, 100)})
 	}
 	b.WriteString(marker)
-	fmt.Fprintf(&b, "\n**ralph-ci checkpoint** · `%s`\n\n%stext\n%s%s\n\n%s\n", spec, fence, text, fence, Note(spec, r))
+	fmt.Fprintf(&b, "\n**ralph-ci checkpoint** · `%s`\n\n%stext\n%s%s\n\n%s\n", spec, fence, shown, fence, Note(spec, r))
 	if r.Open() || r.Status == StatusPending {
 		b.WriteString(howTo(spec))
 	}

@@ -20,9 +20,10 @@ type Judge interface {
 	Judge(ctx context.Context, name, model, prompt string) (string, error)
 }
 
-// AgentJudge runs judges as the config's agents: the prompt on stdin, in
-// the repository root, with the agent's timeout, format and environment,
-// plus RALPH_JUDGE_MODEL (the criteria's model) and RALPH_JUDGE=1.
+// AgentJudge runs judges as the config's agents, through agent.Configured:
+// the prompt on stdin, in the repository root, with the agent's timeout,
+// format and environment, plus RALPH_JUDGE_MODEL (the criteria's model)
+// and RALPH_JUDGE=1.
 type AgentJudge struct {
 	Agents map[string]schema.Agent
 	Root   string
@@ -38,29 +39,17 @@ func (j AgentJudge) Judge(ctx context.Context, name, model, prompt string) (stri
 	if !ok {
 		return "", fmt.Errorf("judge %q is not an agent of the config (agents: %s)", name, strings.Join(slices.Sorted(maps.Keys(j.Agents)), ", "))
 	}
-	env := append(slices.Clone(j.Env), "RALPH_JUDGE=1", "RALPH_JUDGE_MODEL="+model)
-	for k, v := range a.Env {
-		env = append(env, k+"="+v)
-	}
 	out := j.Transcript
 	if out != nil {
 		fmt.Fprintf(out, "\n--- judge %s ---\n", name)
 	}
-	res, err := agent.Run(ctx, agent.Invocation{
-		Argv: a.Command, Dir: j.Root, Env: env, Prompt: prompt,
-		Timeout: a.Timeout.Std(), Format: a.Format, Output: out,
-	})
-	switch {
-	case res.Cancelled:
+	start := agent.Start{Name: name, Agent: a, Dir: j.Root, Env: append(slices.Clone(j.Env), "RALPH_JUDGE=1", "RALPH_JUDGE_MODEL="+model), Prompt: prompt, Output: out}
+	res, err := agent.Configured(ctx, start)
+	switch ferr := start.Failed(res, err); {
+	case res.Failure(err) == agent.Cancelled:
 		return "", errors.New("judge cancelled")
-	case err != nil && res.PID == 0:
-		return "", fmt.Errorf("judge %s: %w", name, err)
-	case res.TimedOut:
-		return "", fmt.Errorf("judge %s timed out after %s", name, a.Timeout.Std())
-	case res.ExitCode != 0:
-		return "", fmt.Errorf("judge %s exited with %d", name, res.ExitCode)
-	case res.Usage.IsError:
-		return "", fmt.Errorf("judge %s reported an error: %s", name, res.Usage.ErrorMessage)
+	case ferr != nil:
+		return "", fmt.Errorf("judge %w", ferr)
 	}
 	return res.Tail, nil
 }

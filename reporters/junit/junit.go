@@ -29,7 +29,7 @@
 // the spec's current stage and the spec is not done: then it fails with
 // the spec (failed, stuck) or is skipped as unfinished (pending). Times are
 // the agents' durations in seconds; text from agents is cleaned
-// (reporters.CleanText) because XML 1.0 forbids most control characters.
+// (text.CleanText) because XML 1.0 forbids most control characters.
 package junit
 
 import (
@@ -110,20 +110,20 @@ type (
 		Value string `xml:"value,attr"`
 	}
 	testcase struct {
-		Name      string  `xml:"name,attr"`
-		Classname string  `xml:"classname,attr"`
-		Time      string  `xml:"time,attr"`
-		Failure   *result `xml:"failure"`
-		Skipped   *result `xml:"skipped"`
-		SystemOut *text   `xml:"system-out"`
+		Name      string   `xml:"name,attr"`
+		Classname string   `xml:"classname,attr"`
+		Time      string   `xml:"time,attr"`
+		Failure   *result  `xml:"failure"`
+		Skipped   *result  `xml:"skipped"`
+		SystemOut *xmlText `xml:"system-out"`
 	}
 	result struct {
 		Type    string `xml:"type,attr,omitempty"`
 		Message string `xml:"message,attr"`
 		Text    string `xml:",cdata"`
 	}
-	// text is multi-line content, kept readable in a CDATA section.
-	text struct {
+	// xmlText is multi-line content, kept readable in a CDATA section.
+	xmlText struct {
 		Text string `xml:",cdata"`
 	}
 )

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/layers"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+)
+
+// apply is the one place a rotation's judgement changes the state: the
+// active spec's tasks, review loop and verifier guard, its stage
+// progression and stuck handling, then the counters of every spec by
+// counter.Apply (the active one by its own status, the others only 3/3 ->
+// 2/3 when files changed). sp is on stage, the idx-th of its stages.
+func apply(st *state.State, sp plan.Spec, stage plan.Stage, idx int, j judgement, changed []string, stuckAttempts int) {
+	ss := st.SpecOrNew(sp.Path)
+	v := j.Verdict
+	if j.restart {
+		ss.StartTasks(sp.Hash)
+	}
+	if j.seen != nil {
+		ss.VerifierSeen = j.seen
+	}
+	switch v.Loop {
+	case layers.LoopClear:
+		ss.ClearReview()
+	case layers.LoopFix:
+		ss.AwaitFix(v.FixIteration, v.Findings)
+	case layers.LoopFixFailed:
+		ss.ReviewFixFailures++
+	}
+	if v.Accepted {
+		ss.AcceptTask(stage.Name)
+	}
+
+	ss.LastStatus, ss.LastHash, ss.Reason = v.Status, sp.Hash, v.Reason
+	ss.ModifiedFiles, ss.ChangedFiles = len(changed) > 0, append([]string{}, changed...)
+	ss.StageIterations++
+	switch {
+	case v.Accepted && idx < len(sp.Stages)-1:
+		ss.Advance(stage.Name, sp.Stages[idx+1].Name)
+	case v.Accepted:
+		ss.Advance(stage.Name, "")
+	case ss.StageIterations >= stage.MaxIterations:
+		ss.Excluded = fmt.Sprintf("max iterations (%d) of stage %s reached without a verified completion", stage.MaxIterations, stage.Name)
+	}
+	if v.Status == agent.StatusStuck {
+		ss.StuckCount++
+		if ss.StuckCount >= stuckAttempts {
+			ss.Excluded = fmt.Sprintf("returned STUCK %d times in a row", ss.StuckCount)
+		}
+	} else {
+		ss.StuckCount = 0
+	}
+
+	counts := make(map[string]int, len(st.Specs))
+	for _, other := range st.Specs {
+		counts[other.Path] = other.DoneCount
+	}
+	counts = counter.Apply(counts, sp.Path, counter.IsDone(v.Status), len(changed) > 0)
+	for i := range st.Specs {
+		other := &st.Specs[i]
+		other.DoneCount = counts[other.Path]
+		if other.Path == sp.Path && !other.StagesDone {
+			other.DoneCount = min(other.DoneCount, counter.Max-1)
+		}
+	}
+}

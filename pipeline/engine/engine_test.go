@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+func withBudgets(b schema.Budgets) *engine {
+	return &engine{opts: Options{Project: &project.Project{Config: &schema.Config{Budgets: b}}}, started: time.Now()}
+}
+
+// The run's budgets stop it before a rotation: max rotations (the flag,
+// else the config), the wall time and the cost.
+func TestLimitReached(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		e         *engine
+		rotations int
+		cost      float64
+		want      string
+	}{
+		{"no budget", withBudgets(schema.Budgets{}), 100, 100, ""},
+		{"max rotations", func() *engine { e := withBudgets(schema.Budgets{}); e.maxRotns = 2; return e }(), 2, 0, "max rotations (2) reached: state saved; run again to continue"},
+		{"below max rotations", func() *engine { e := withBudgets(schema.Budgets{}); e.maxRotns = 2; return e }(), 1, 0, ""},
+		{"wall time", func() *engine {
+			e := withBudgets(schema.Budgets{WallTime: schema.Duration(time.Minute)})
+			e.started = time.Now().Add(-time.Hour)
+			return e
+		}(), 0, 0, "wall-time budget (1m0s) reached"},
+		{"cost", withBudgets(schema.Budgets{CostUSD: 1}), 0, 1.5, "cost budget ($1.00) reached: $1.5000 spent"},
+	} {
+		tc.e.outcome.Rotations, tc.e.outcome.CostUSD = tc.rotations, tc.cost
+		stop, msg := tc.e.limitReached()
+		if stop != (tc.want != "") || !strings.HasPrefix(msg, tc.want) {
+			t.Errorf("%s: %v %q, want %q", tc.name, stop, msg, tc.want)
+		}
+	}
+}
+
+// The next spec: after DONE without changes the focus moves on; after
+// another status it stays on the current spec.
+func TestNext(t *testing.T) {
+	spec := func(p string) plan.Spec { return plan.Spec{Spec: discovery.Spec{Path: p, Hash: "h"}} }
+	for _, tc := range []struct {
+		name   string
+		status agent.Status
+		want   string
+	}{
+		{"DONE without changes moves on", agent.StatusDone, "b"},
+		{"CONTINUE stays", agent.StatusContinue, "a"},
+		{"REJECTED stays", agent.StatusRejected, "a"},
+	} {
+		e := &engine{specs: []plan.Spec{spec("a"), spec("b")}, fresh: map[string]bool{}}
+		a, b := state.SpecState{Path: "a"}, state.SpecState{Path: "b"}
+		a.DoneCount, a.LastHash, a.LastStatus = 1, "h", tc.status
+		b.DoneCount, b.LastHash, b.LastStatus = 1, "h", agent.StatusContinue
+		e.st = state.State{Current: "a", Specs: []state.SpecState{a, b}}
+		if got, ok := e.next(); !ok || got != tc.want {
+			t.Errorf("%s: next = %q, %v; want %q", tc.name, got, ok, tc.want)
+		}
+	}
+}
+
+// .ralph/status wins over the output's status line; an unknown word is
+// ignored (and logged).
+func TestReadStatus(t *testing.T) {
+	e := &engine{dir: state.Dir(t.TempDir()), log: zerolog.Nop()}
+	for _, tc := range []struct {
+		file string // "" = no file
+		want agent.Status
+	}{
+		{"", agent.StatusContinue},
+		{"done\n", agent.StatusDone},
+		{"TASK_COMPLETE", agent.StatusDone},
+		{"STUCK", agent.StatusStuck},
+		{"maybe", agent.StatusContinue},
+	} {
+		_ = os.Remove(e.dir.StatusFile())
+		if tc.file != "" {
+			if err := os.WriteFile(e.dir.StatusFile(), []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, err := e.readStatus(agent.StatusContinue); err != nil || got != tc.want {
+			t.Errorf("status file %q: %q, %v; want %q", tc.file, got, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// The guard's baseline before each rotation: recorded when the stage
+// starts, kept while nothing changes, moved when a person edits a guarded
+// file between rotations; after a rotation the files are hashed again.
+func TestBaselineVerifier(t *testing.T) {
+	root := t.TempDir()
+	write := func(s string) {
+		if err := os.WriteFile(filepath.Join(root, "check.sh"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("exit 0")
+	e := &engine{root: root, log: zerolog.Nop()}
+	sp := plan.Spec{Spec: discovery.Spec{Path: "a.spec.md", Hash: "h"}}
+	stage := plan.Stage{Name: "coder", Criteria: schema.Criteria{VerificationMethod: "external",
+		VerificationConfig: schema.VerificationConfig{Command: &schema.Command{Shell: "sh check.sh"}}}}
+	var ss state.SpecState
+	if !e.baselineVerifier(sp, stage, &ss) || ss.VerifierKey != "coder@h@check.sh" || len(ss.VerifierHashes) != 1 {
+		t.Fatalf("stage start: %+v", ss.VerifierGuard)
+	}
+	base := ss.VerifierHashes["check.sh"]
+	if e.baselineVerifier(sp, stage, &ss) {
+		t.Error("nothing changed, yet the baseline moved")
+	}
+	write("exit 1") // a person's edit between rotations
+	if !e.baselineVerifier(sp, stage, &ss) || ss.VerifierHashes["check.sh"] == base || ss.VerifierSeen["check.sh"] != ss.VerifierHashes["check.sh"] {
+		t.Errorf("edit between rotations: %+v", ss.VerifierGuard)
+	}
+	write("exit 0") // the rotation's own edit
+	if now := e.verifierNow(ss); now["check.sh"] != base {
+		t.Errorf("after the rotation: %v", now)
+	}
+	if now := e.verifierNow(state.SpecState{}); now != nil {
+		t.Errorf("nothing guarded: %v", now)
+	}
+}

@@ -1,0 +1,133 @@
+package layers
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/verify"
+	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// phrases are the default contradiction phrases of the spec (Layer 1).
+var phrases = []string{"requires manual", "cannot be automated", "could not complete", "needs human", "manual intervention"}
+
+func coder(method string) plan.Stage {
+	return plan.Stage{Name: "coder", Criteria: schema.Criteria{Promise: "CODER_DONE", VerificationMethod: method}}
+}
+
+// names lists the layers of a verdict as "name:passed".
+func names(ls []reporters.Layer) string {
+	var out []string
+	for _, l := range ls {
+		s := "fail"
+		if l.Passed {
+			s = "pass"
+		}
+		out = append(out, l.Name+":"+s)
+	}
+	return strings.Join(out, " ")
+}
+
+// One case per rule of Layers 1 and 2 and the promise layer: a claim is
+// a DONE (TASK_COMPLETE) status or a promise, and the first layer that
+// fails rejects it.
+func TestClaim(t *testing.T) {
+	done := agent.Report{Status: agent.StatusDone, PromiseFound: true, Promise: "CODER_DONE", Phrases: []string{"CODER_DONE"}}
+	with := func(r agent.Report, edit func(*agent.Report)) agent.Report { edit(&r); return r }
+	for _, tc := range []struct {
+		name    string
+		status  agent.Status
+		rep     agent.Report
+		method  string
+		ok      bool
+		claimed bool
+		status2 agent.Status // the verdict's status
+		layers  string
+		reason  string // a part of the reason
+	}{
+		{name: "no claim: CONTINUE without a promise", status: agent.StatusContinue, rep: agent.Report{Status: agent.StatusContinue}, method: verify.StringMatch,
+			status2: agent.StatusContinue},
+		{name: "no status at all is no claim (silent completion is not valid)", status: agent.StatusNone, rep: agent.Report{Status: agent.StatusNone}, method: verify.StringMatch,
+			status2: agent.StatusNone},
+		{name: "Layer 1: contradiction phrase beside the claim rejects it", status: agent.StatusDone,
+			rep:    with(done, func(r *agent.Report) { r.Phrases = append(r.Phrases, "requires manual", "needs human") }),
+			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:fail",
+			reason: "CONTRADICTION: claimed completion while admitting failure (requires manual, needs human)"},
+		{name: "Layer 1 applies to a promise without DONE too", status: agent.StatusContinue,
+			rep:    with(done, func(r *agent.Report) { r.Status = agent.StatusContinue; r.Phrases = []string{"Cannot Be Automated"} }),
+			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:fail", reason: "(cannot be automated)"},
+		{name: "Layer 2: a promise without an explicit DONE", status: agent.StatusContinue,
+			rep:    with(done, func(r *agent.Report) { r.Status = agent.StatusContinue }),
+			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:pass signal:fail",
+			reason: "a promise without an explicit DONE status: end with RALPH_STATUS: DONE when the coder stage is complete"},
+		{name: "Layer 2: DONE without the promise", status: agent.StatusDone,
+			rep:    agent.Report{Status: agent.StatusDone},
+			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:pass signal:fail",
+			reason: "DONE without the completion promise: print <promise>CODER_DONE</promise> when the coder stage is complete"},
+		{name: "promise: another promise than the stage's", status: agent.StatusDone,
+			rep:    with(done, func(r *agent.Report) { r.Promise, r.Phrases = "ALL_DONE", nil }),
+			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:pass signal:pass string_match:fail",
+			reason: "Promise 'CODER_DONE' not found in output (got <promise>ALL_DONE</promise>)"},
+		{name: "promise layer is named promise before another method", status: agent.StatusDone,
+			rep:    with(done, func(r *agent.Report) { r.Phrases = nil }),
+			method: "external", claimed: true, status2: agent.StatusRejected, layers: "contradiction:pass signal:pass promise:fail", reason: "not found in output"},
+		{name: "all three pass with string_match", status: agent.StatusDone, rep: done, method: verify.StringMatch,
+			ok: true, claimed: true, status2: agent.StatusDone, layers: "contradiction:pass signal:pass string_match:pass"},
+		{name: "all three pass before another method", status: agent.StatusDone, rep: done, method: "semantic",
+			ok: true, claimed: true, status2: agent.StatusDone, layers: "contradiction:pass signal:pass promise:pass"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, ok := Claim(tc.status, tc.rep, coder(tc.method), phrases)
+			if ok != tc.ok || v.Claimed != tc.claimed || v.Status != tc.status2 || v.Accepted {
+				t.Errorf("ok %v claimed %v status %q accepted %v; want ok %v claimed %v status %q", ok, v.Claimed, v.Status, v.Accepted, tc.ok, tc.claimed, tc.status2)
+			}
+			if got := names(v.Layers); got != tc.layers {
+				t.Errorf("layers %q, want %q", got, tc.layers)
+			}
+			if !strings.Contains(v.Reason, tc.reason) || (tc.reason == "") != (v.Reason == "") {
+				t.Errorf("reason %q, want %q", v.Reason, tc.reason)
+			}
+		})
+	}
+}
+
+// The method's result becomes one layer, plus one per multi_stage stage
+// ("optional: " for the stages that are not required); a failed method
+// rejects the claim with its reason.
+func TestMethod(t *testing.T) {
+	var v Verdict
+	v.Status = agent.StatusDone
+	if !v.Method("external", verify.Result{Passed: true, Reason: "exit 0"}) || v.Status != agent.StatusDone {
+		t.Fatalf("a passed method rejected the claim: %+v", v)
+	}
+	r := verify.Result{Reason: "stage lint failed", Stages: []verify.StageResult{
+		{Name: "lint", Required: true, Reason: "exit 1"}, {Name: "docs", Passed: true, Reason: "ok"}}}
+	if v.Method("multi_stage", r) || v.Status != agent.StatusRejected || v.Reason != "stage lint failed" {
+		t.Fatalf("a failed method: %+v", v)
+	}
+	want := []reporters.Layer{{Name: "external", Passed: true, Detail: "exit 0"},
+		{Name: "multi_stage", Detail: "stage lint failed"}, {Name: "multi_stage/lint", Detail: "exit 1"},
+		{Name: "multi_stage/docs", Passed: true, Detail: "optional: ok"}}
+	if len(v.Layers) != len(want) {
+		t.Fatalf("layers %+v", v.Layers)
+	}
+	for i := range want {
+		if v.Layers[i] != want[i] {
+			t.Errorf("layer %d = %+v, want %+v", i, v.Layers[i], want[i])
+		}
+	}
+}
+
+func TestAcceptanceCriteria(t *testing.T) {
+	sp := plan.Spec{AcceptanceCriteria: []string{"from a contract"}}
+	if got := strings.Join(AcceptanceCriteria(sp), "|"); got != "from a contract" {
+		t.Errorf("without a completion spec: %q", got)
+	}
+	sp.Front = &schema.FrontMatter{Completion: &schema.Completion{AcceptanceCriteria: []string{"outcome criterion"}}}
+	if got := strings.Join(AcceptanceCriteria(sp), "|"); got != "outcome criterion|from a contract" {
+		t.Errorf("with a completion spec: %q", got)
+	}
+}

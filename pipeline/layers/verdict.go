@@ -1,0 +1,160 @@
+package layers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/verify"
+	"github.com/ralph-ci/ralph-ci/reporters"
+)
+
+// ContradictionLog is logged, verbatim, when a claim admits failure.
+const ContradictionLog = "CONTRADICTION: claimed completion while admitting failure"
+
+// Loop is what a verdict does to the spec's pending artifact-review loop.
+type Loop int
+
+// The steps of the review loop a verdict can ask for.
+const (
+	LoopKeep      Loop = iota // leave the loop as it is
+	LoopClear                 // the loop is over (passed, proceeded, or the fix gave up)
+	LoopFix                   // REVIEW_FAIL, Path A: a fix rotation is due (FixIteration, Findings)
+	LoopFixFailed             // a fix rotation failed: count it, it is retried once
+)
+
+// Verdict is the judgement of one rotation's output.
+type Verdict struct {
+	Status   agent.Status // the effective status for the counter
+	Claimed  bool         // the agent claimed completion
+	Accepted bool         // ... and the claim held
+	Reason   string       // why a claim was rejected
+	// Layers are the verdicts of the layers and the method, in order.
+	Layers []reporters.Layer
+	// Loop is the review loop's next step; FixIteration and Findings go
+	// with LoopFix.
+	Loop         Loop
+	FixIteration int
+	Findings     string
+}
+
+// Pass records a layer that passed.
+func (v *Verdict) Pass(layer, detail string) {
+	v.Layers = append(v.Layers, reporters.Layer{Name: layer, Passed: true, Detail: detail})
+}
+
+// Reject records a layer that rejected the claim: the claim counts as
+// non-DONE and reason goes to the handoff and the next prompt.
+func (v *Verdict) Reject(layer, reason string) {
+	v.Status, v.Reason, v.Accepted = agent.StatusRejected, reason, false
+	v.Layers = append(v.Layers, reporters.Layer{Name: layer, Detail: reason})
+}
+
+// Claim runs the layers that need no process on a rotation's output:
+// contradiction, signal and promise. A claim is a DONE/TASK_COMPLETE
+// status or a promise. ok tells that the claim passed so far: the
+// verifier guard, the method and the artifact review follow.
+func Claim(status agent.Status, rep agent.Report, stage plan.Stage, phrases []string) (v Verdict, ok bool) {
+	v = Verdict{Status: status}
+	v.Claimed = status == agent.StatusDone || rep.PromiseFound
+	if !v.Claimed {
+		return v, false
+	}
+	if reason, ok := Contradiction(rep.Phrases, phrases); !ok {
+		v.Reject("contradiction", reason)
+		return v, false
+	}
+	v.Pass("contradiction", "")
+	if reason, ok := Signal(status, rep.PromiseFound, stage); !ok {
+		v.Reject("signal", reason)
+		return v, false
+	}
+	v.Pass("signal", "")
+	layer := verify.StringMatch
+	if stage.Criteria.VerificationMethod != verify.StringMatch {
+		layer = "promise"
+	}
+	if reason, ok := Promise(rep.Phrases, stage.Criteria.Promise, rep.Promise); !ok {
+		v.Reject(layer, reason)
+		return v, false
+	}
+	v.Pass(layer, "Promise found in output")
+	return v, true
+}
+
+// Contradiction is layer 1: found are the watched phrases the output
+// holds, phrases the contradiction phrases of the config. Any of them
+// beside a claim rejects it; reason names them.
+func Contradiction(found, phrases []string) (reason string, ok bool) {
+	hit := intersect(found, phrases)
+	if len(hit) == 0 {
+		return "", true
+	}
+	return fmt.Sprintf("%s (%s)", ContradictionLog, strings.Join(hit, ", ")), false
+}
+
+// Signal is layer 2: a claim needs both an explicit DONE status and a
+// promise ("silent completion is not valid").
+func Signal(status agent.Status, promiseFound bool, stage plan.Stage) (reason string, ok bool) {
+	switch {
+	case status != agent.StatusDone:
+		return fmt.Sprintf("a promise without an explicit DONE status: end with RALPH_STATUS: DONE when the %s stage is complete", stage.Name), false
+	case !promiseFound:
+		return fmt.Sprintf("DONE without the completion promise: print <promise>%s</promise> when the %s stage is complete", stage.Criteria.Promise, stage.Name), false
+	}
+	return "", true
+}
+
+// Promise is layer 3: the stage's promise want must be among the phrases
+// found in the output; got is the promise the agent printed.
+func Promise(found []string, want, got string) (reason string, ok bool) {
+	if contains(found, want) {
+		return "", true
+	}
+	return fmt.Sprintf("Promise '%s' not found in output (got <promise>%s</promise>)", want, got), false
+}
+
+// Method records the result of the stage's verification method: one
+// layer for the method and one per multi_stage stage; a failed method
+// rejects the claim with its reason. It reports whether the claim holds.
+func (v *Verdict) Method(method string, r verify.Result) bool {
+	v.Layers = append(v.Layers, MethodLayers(method, r)...)
+	if !r.Passed {
+		v.Status, v.Reason = agent.StatusRejected, r.Reason
+	}
+	return r.Passed
+}
+
+// MethodLayers turns a method's result into report layers: one for the
+// method, then one per multi_stage stage ("multi_stage/NAME").
+func MethodLayers(method string, r verify.Result) []reporters.Layer {
+	out := []reporters.Layer{{Name: method, Passed: r.Passed, Detail: r.Reason}}
+	for _, s := range r.Stages {
+		d := s.Reason
+		if !s.Required {
+			d = "optional: " + d
+		}
+		out = append(out, reporters.Layer{Name: method + "/" + s.Name, Passed: s.Passed, Detail: d})
+	}
+	return out
+}
+
+func intersect(found, want []string) []string {
+	var out []string
+	for _, w := range want {
+		if contains(found, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
