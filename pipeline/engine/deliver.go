@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
@@ -64,17 +63,13 @@ func (e *engine) finishDelivery(ctx context.Context) error {
 	return err
 }
 
-// absorb applies files changed outside the loop's rotations (by a person,
-// or before the saved state's commit) as the multi-spec rule says: a spec
-// at 3/3 drops to 2/3 and is verified again. The next rotation takes a
-// fresh baseline.
+// absorb applies files changed outside the loop's rotations (see
+// applyForeign); the next rotation takes a fresh baseline.
 func (e *engine) absorb(files []string, source string) {
 	if len(files) == 0 {
 		return
 	}
-	for i := range e.st.Specs {
-		e.st.Specs[i].DoneCount = counter.Propagate(e.st.Specs[i].DoneCount)
-	}
+	applyForeign(&e.st, files)
 	e.after = nil
 	e.log.Info().Strs("files", files).Str("source", source).Msg("files changed outside the loop count as changed")
 }
