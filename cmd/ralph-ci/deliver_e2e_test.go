@@ -105,7 +105,7 @@ func (w *ciWorld) iterations() []string {
 }
 
 func TestDeliveryAcrossWorkflowRuns(t *testing.T) {
-	w := newCIWorld(t, buildBinary(t), ciRepoFiles)
+	w := newCIWorld(t, ralphBinary(t), ciRepoFiles)
 	start := w.Rev("refs/heads/changes")
 
 	// Run 1: two rotations, pushed to the head branch.
@@ -167,7 +167,7 @@ func TestDeliveryGateJudgesTheHead(t *testing.T) {
 	files := maps.Clone(ciRepoFiles)
 	files["ralph.yaml"] += "specs: {default_tier: auto}\n"
 	files["specs/a.spec.md"] = "# A\n"
-	w := newCIWorld(t, buildBinary(t), files)
+	w := newCIWorld(t, ralphBinary(t), files)
 	w.job("", "")
 	w.ralph(3, "run", "--deliver", "pr", "--max-rotations", "2")
 	w.job("", "")
@@ -199,7 +199,7 @@ func (w *ciWorld) ralphEnv(want int, extra []string, args ...string) (stdout, st
 // of its own and opens a pull request; the next run continues on that
 // branch and updates the same pull request.
 func TestDeliveryOffAPullRequest(t *testing.T) {
-	w := newCIWorld(t, buildBinary(t), ciRepoFiles)
+	w := newCIWorld(t, ralphBinary(t), ciRepoFiles)
 	w.setEvent("push.json") // no pull request in it; its repository is the same
 	dispatch := []string{"GITHUB_EVENT_NAME=workflow_dispatch", "GITHUB_REF_NAME=changes"}
 	tip := w.Rev("refs/heads/changes")
@@ -243,7 +243,7 @@ fi
 func TestDeliveryPushRace(t *testing.T) {
 	files := maps.Clone(ciRepoFiles)
 	files["agent.sh"] = raceAgent
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 	person := append([]string{"RACE_AT=2"}, ghorigin.PersonEnv...)
 	t.Run("rebased and counted", func(t *testing.T) {
 		w := newCIWorld(t, bin, files)
@@ -299,7 +299,7 @@ func TestDeliveryBudgetsAcrossRuns(t *testing.T) {
 	files := maps.Clone(ciRepoFiles)
 	files["ralph.yaml"] += "budgets: {max_spec_rotations: 3}\n"
 	files["agent.sh"] = "cat > /dev/null\nn=$(ls \"$PROMPTS\" | wc -l)\necho \"$RALPH_SPEC $RALPH_ITERATION\" > \"$PROMPTS/$((n + 1)).txt\"\necho 'RALPH_STATUS: CONTINUE'\n"
-	w := newCIWorld(t, buildBinary(t), files)
+	w := newCIWorld(t, ralphBinary(t), files)
 	for run := 1; run <= 3; run++ {
 		w.job("", "")
 		w.ralph(3, "run", "--deliver", "pr", "--max-rotations", "2")

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 )
 
 func TestEnsureOpensThenUpdates(t *testing.T) {
