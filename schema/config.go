@@ -18,6 +18,7 @@ type Config struct {
 	Layers    Layers           `json:"layers"`
 	Reporters Reporters        `json:"reporters"`
 	GitHub    GitHub           `json:"github"`
+	Delivery  Delivery         `json:"delivery"`
 	Workflow  *Workflow        `json:"workflow,omitempty"`
 
 	// File is where the config was read from ("" for the built-in one).
@@ -150,6 +151,26 @@ type GitHub struct {
 	// Timeout bounds each GitHub API request (sending it and reading its
 	// answer).
 	Timeout Duration `json:"timeout"`
+}
+
+// Delivery modes (delivery.mode, run --deliver).
+const (
+	DeliverNone   = "none"   // the work stays in the work tree
+	DeliverCommit = "commit" // one commit per rotation that changed files
+	DeliverPR     = "pr"     // commit, push, and state carried by git
+)
+
+// Delivery says how the loop's work and state leave a CI job.
+type Delivery struct {
+	Mode   string  `json:"mode"`
+	Branch string  `json:"branch,omitempty"`
+	Author *Author `json:"author,omitempty"`
+}
+
+// Author is a git identity.
+type Author struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
 }
 
 // Workflow holds deprecated settings kept only to warn about them.

@@ -1,6 +1,7 @@
 package ghfake
 
 import (
+	"cmp"
 	"crypto/sha1"
 	"encoding/base64"
 	"encoding/hex"
@@ -28,6 +29,9 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/comments/{id}/reactions", s.listReactions)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{user}/permission", s.getPermission)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls", s.listPulls)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls", s.createPull)
+	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/{id}", s.editPull)
 	mux.HandleFunc("/", s.unexpected)
 	return mux
 }
@@ -102,8 +106,8 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 	if !s.ours(w, r) {
 		return
 	}
-	s.json(w, 200, map[string]any{"number": s.PR, "state": "open", "head": map[string]any{"sha": s.Head, "ref": "feature"},
-		"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef}, "user": User{Login: s.Author, ID: 1, Type: "User"}})
+	s.json(w, 200, map[string]any{"number": s.PR, "state": "open", "head": map[string]any{"sha": s.head(), "ref": cmp.Or(s.HeadRef, "feature"), "repo": s.repoJSON()},
+		"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef, "repo": s.repoJSON()}, "user": User{Login: s.Author, ID: 1, Type: "User"}})
 }
 
 // getContents answers GET /repos/{owner}/{repo}/contents/{path}?ref=: a
@@ -122,6 +126,9 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {
 		ref = s.BaseRef
 	}
 	content, ok := s.Files[ref][p]
+	if !ok && s.FilesFrom != nil {
+		content, ok = s.FilesFrom(ref, p)
+	}
 	if !ok {
 		s.error(w, 404, "Not Found")
 		return
