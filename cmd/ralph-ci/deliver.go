@@ -57,18 +57,9 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 		s.Target = deliver.Target{Branch: branch}
 		return p, d, nil
 	}
-	ev, err := d.readEvent(ctx)
+	t, err := d.target(ctx, opts, g, p.Config)
 	if err != nil {
-		return nil, nil, exitcode.New(exitcode.Failure, err)
-	}
-	d.event = ev
-	refName := opts.env.refName
-	if refName == "" {
-		refName, _ = g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
-	}
-	t, err := deliver.TargetOf(ev, p.Config.Delivery.Branch, refName)
-	if err != nil {
-		return nil, nil, exitcode.New(exitcode.Usage, err)
+		return nil, nil, err
 	}
 	start, err := deliver.Prepare(ctx, g, t)
 	if err != nil {
@@ -80,6 +71,24 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 		return nil, nil, err
 	}
 	return p, d, nil
+}
+
+// target is the branch the loop works on in pr mode, from the event.
+func (d *delivery) target(ctx context.Context, opts *globalOptions, g deliver.Git, cfg *schema.Config) (deliver.Target, error) {
+	ev, err := d.readEvent(ctx)
+	if err != nil {
+		return deliver.Target{}, exitcode.New(exitcode.Failure, err)
+	}
+	d.event = ev
+	refName := opts.env.refName
+	if refName == "" {
+		refName, _ = g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+	}
+	t, err := deliver.TargetOf(ev, cfg.Delivery.Branch, refName)
+	if err != nil {
+		return t, exitcode.New(exitcode.Usage, err)
+	}
+	return t, nil
 }
 
 // readEvent reads the event payload; a comment's payload names no head
