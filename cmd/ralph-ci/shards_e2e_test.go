@@ -115,6 +115,21 @@ func TestShardsAcrossAMatrix(t *testing.T) {
 		t.Fatalf("the integrated state %q does not describe the head %s", st, head)
 	}
 
+	// The next workflow run plans the same shards (a spec keeps its
+	// shard), and a shard starts from the integrated state: its specs are
+	// verified there, so it calls no agent.
+	w.job("", "")
+	again, _ := w.ralph(0, "plan", "--shards", "2", "--deliver", "pr")
+	if again != stdout {
+		t.Fatalf("the next plan moved specs:\n%s\nwant:\n%s", again, stdout)
+	}
+	before, _ := os.ReadDir(w.prompts)
+	w.job("", "")
+	w.ralphEnv(0, []string{"SHARD=again"}, "run", "--deliver", "pr", "--shard", shardB.Shard)
+	if after, _ := os.ReadDir(w.prompts); len(after) != len(before) {
+		t.Fatalf("shard %s ran %d rotations on specs the integration verified", shardB.Shard, len(after)-len(before))
+	}
+
 	// Both shards' work is on the branch; no push was lost.
 	for file, want := range map[string]string{"PROMPT_md.txt": "PROMPT_md 1", "specs_a_spec_md.txt": "specs_a_spec_md 1", "specs_b_spec_md.txt": "specs_b_spec_md 1\nspecs_b_spec_md 2"} {
 		if got := ghorigin.Git(t, w.Bare, "show", "changes:"+file); got != want {
