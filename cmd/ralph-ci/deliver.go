@@ -26,6 +26,17 @@ type delivery struct {
 	event   deliver.Event
 }
 
+// loadDelivering loads the project and its delivery mode (--deliver flag,
+// else the config's).
+func loadDelivering(opts *globalOptions, flag string) (*project.Project, string, error) {
+	p, err := loadProject(opts)
+	if err != nil {
+		return nil, "", err
+	}
+	mode, err := deliveryMode(flag, p.Config)
+	return p, mode, err
+}
+
 // deliveryMode is --deliver, else the config's delivery.mode.
 func deliveryMode(flag string, cfg *schema.Config) (string, error) {
 	switch flag {
@@ -146,16 +157,10 @@ func (d *delivery) finish(ctx context.Context, opts *globalOptions, summary stri
 		}
 	}
 	if out := opts.env.actions.Output; out != "" {
-		f, ferr := os.OpenFile(out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if ferr == nil {
-			ferr = actions.WriteOutputs(f, []actions.Output{{Name: "branch", Value: s.Target.Branch}, {Name: "head-sha", Value: s.Head()},
-				{Name: "pull-request", Value: pr}, {Name: "pull-request-url", Value: url}}, nil)
-			if cerr := f.Close(); ferr == nil {
-				ferr = cerr
-			}
-		}
+		ferr := appendOutputs(out, []actions.Output{{Name: "branch", Value: s.Target.Branch}, {Name: "head-sha", Value: s.Head()},
+			{Name: "pull-request", Value: pr}, {Name: "pull-request-url", Value: url}})
 		if err == nil && ferr != nil {
-			err = fmt.Errorf("write the delivery outputs: %w", ferr)
+			err = fmt.Errorf("delivery: %w", ferr)
 		}
 	}
 	return err

@@ -50,11 +50,7 @@ the matrix is also the step output "matrix".`,
 			if n < 1 {
 				return &usageError{fmt.Errorf("--shards %d: want 1 or more", n)}
 			}
-			p, err := loadProject(opts)
-			if err != nil {
-				return err
-			}
-			mode, err := deliveryMode(deliverMode, p.Config)
+			p, mode, err := loadDelivering(opts, deliverMode)
 			if err != nil {
 				return err
 			}

@@ -61,11 +61,7 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			if maxRotations < 0 {
 				return &usageError{fmt.Errorf("--max-rotations %d: want 0 (the config's budget) or more", maxRotations)}
 			}
-			p, err := loadProject(opts)
-			if err != nil {
-				return err
-			}
-			mode, err := deliveryMode(deliverMode, p.Config)
+			p, mode, err := loadDelivering(opts, deliverMode)
 			if err != nil {
 				return err
 			}

@@ -1,11 +1,10 @@
 package project
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 )
 
@@ -13,20 +12,12 @@ import (
 // later one of a Loader built with Only; a path that is no spec fails.
 func TestRestrict(t *testing.T) {
 	root := t.TempDir()
-	for name, content := range map[string]string{
+	ghorigin.WriteFiles(t, root, map[string]string{
 		"ralph.yaml":      "agents:\n  coder: {command: [sh, agent.sh]}\n",
 		"PROMPT.md":       "# P\n",
 		"specs/a.spec.md": "# A\n",
 		"specs/b.spec.md": "# B\n",
-	} {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	p, err := Load(root, "")
 	if err != nil {
 		t.Fatal(err)

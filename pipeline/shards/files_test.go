@@ -5,21 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
-
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestFold: the integrated folder holds the base's per-spec files, each
 // replaced by the shard's copy where the shard changed it, the merged
@@ -27,10 +15,10 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 func TestFold(t *testing.T) {
 	root := t.TempDir()
 	base, one, two, dst := filepath.Join(root, "base"), filepath.Join(root, "one"), filepath.Join(root, "two"), filepath.Join(root, "dst")
-	writeTree(t, base, map[string]string{"handoffs/a.md": "a base\n", "handoffs/b.md": "b base\n", "handoffs/c.md": "c base\n", "guardrails.md": "# G\n"})
-	writeTree(t, one, map[string]string{"handoffs/a.md": "a by one\n", "handoffs/b.md": "b base\n", "guardrails.md": "# G\none\n"})
-	writeTree(t, two, map[string]string{"handoffs/a.md": "a base\n", "handoffs/b.md": "b by two\n", "progress/b.md": "b progress\n", "guardrails.md": "# G\ntwo\n"})
-	writeTree(t, dst, map[string]string{"handoffs/stale.md": "left by an older run\n"})
+	ghorigin.WriteFiles(t, base, map[string]string{"handoffs/a.md": "a base\n", "handoffs/b.md": "b base\n", "handoffs/c.md": "c base\n", "guardrails.md": "# G\n"})
+	ghorigin.WriteFiles(t, one, map[string]string{"handoffs/a.md": "a by one\n", "handoffs/b.md": "b base\n", "guardrails.md": "# G\none\n"})
+	ghorigin.WriteFiles(t, two, map[string]string{"handoffs/a.md": "a base\n", "handoffs/b.md": "b by two\n", "progress/b.md": "b progress\n", "guardrails.md": "# G\ntwo\n"})
+	ghorigin.WriteFiles(t, dst, map[string]string{"handoffs/stale.md": "left by an older run\n"})
 	merged := state.State{Version: state.Version, Iteration: 3, Specs: []state.SpecState{{Path: "a"}}}
 	if err := Fold(dst, base, []string{one, two}, merged); err != nil {
 		t.Fatal(err)
