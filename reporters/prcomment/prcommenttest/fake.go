@@ -43,6 +43,7 @@ type Comment struct {
 	User      User      `json:"user"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	Issue     int       `json:"-"` // the pull request it is on
 }
 
 // Reaction is a reaction on a comment.
@@ -66,6 +67,9 @@ type Fault struct {
 	Method, Path string // Path is a regexp
 	Code         int
 	Count        int
+	// RetryAfter and Message, when set, are the answer's Retry-After
+	// header and message (a secondary rate limit).
+	RetryAfter, Message string
 	// Done carries the request out before failing: the server did the
 	// write, then answered Code (a 5xx after the comment was created).
 	Done bool
@@ -93,6 +97,7 @@ type Server struct {
 	Requests   []string // "METHOD path", in order
 	nextID     int64
 	nextReactn int64
+	others     []OpenPull // open pull requests besides PR (AddPull)
 }
 
 // The base of the pull request of New, as in the webhook examples of
@@ -117,13 +122,13 @@ func New(t testing.TB, owner, repo string, pr int, head, author string) *Server 
 func (s *Server) AddComment(user User, body string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.add(user, body)
+	return s.add(s.PR, user, body)
 }
 
-func (s *Server) add(user User, body string) int64 {
+func (s *Server) add(pr int, user User, body string) int64 {
 	s.nextID++
 	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(s.nextID) * time.Second)
-	s.Comments = append(s.Comments, Comment{ID: s.nextID, Body: body, User: user, CreatedAt: now, UpdatedAt: now})
+	s.Comments = append(s.Comments, Comment{ID: s.nextID, Body: body, User: user, CreatedAt: now, UpdatedAt: now, Issue: pr})
 	return s.nextID
 }
 
@@ -247,7 +252,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			if f.Code == http.StatusTooManyRequests {
 				w.Header().Set("Retry-After", "0")
 			}
-			s.error(w, f.Code, "injected fault")
+			if f.RetryAfter != "" {
+				w.Header().Set("Retry-After", f.RetryAfter)
+			}
+			msg := "injected fault"
+			if f.Message != "" {
+				msg = f.Message
+			}
+			s.error(w, f.Code, msg)
 			return
 		}
 	}
@@ -266,12 +278,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.error(w, http.StatusForbidden, "Resource not accessible by integration")
 		return
 	}
+	if s.serveOpen(w, r) {
+		return
+	}
 	switch m := match(p); {
 	case r.Method == "GET" && p == "/user":
 		s.error(w, http.StatusForbidden, "Resource not accessible by integration")
-	case r.Method == "GET" && m(rePull) != nil && s.repo(m(rePull)) && atoi(m(rePull)[3]) == s.PR:
-		s.json(w, 200, map[string]any{"number": s.PR, "state": "open", "head": map[string]any{"sha": s.Head, "ref": "feature"},
-			"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef}, "user": User{Login: s.Author, ID: 1, Type: "User"}})
+	case r.Method == "GET" && m(rePull) != nil && s.repo(m(rePull)) && s.isPull(atoi(m(rePull)[3])):
+		s.json(w, 200, s.pullJSON(s.pull(atoi(m(rePull)[3]))))
 	case r.Method == "GET" && m(reContents) != nil && s.repo(m(reContents)):
 		// GET /repos/{owner}/{repo}/contents/{path}?ref=: a file is
 		// {"type":"file","encoding":"base64","content":...}; without ref,
@@ -296,18 +310,19 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		blob := sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(content), content)))
 		s.json(w, 200, map[string]any{"type": "file", "encoding": "base64", "size": len(content), "name": name, "path": p,
 			"sha": hex.EncodeToString(blob[:]), "content": wrapped.String()})
-	case r.Method == "GET" && m(reComments) != nil && s.repo(m(reComments)) && atoi(m(reComments)[3]) == s.PR:
+	case r.Method == "GET" && m(reComments) != nil && s.repo(m(reComments)) && s.isPull(atoi(m(reComments)[3])):
+		all := s.commentsOn(atoi(m(reComments)[3]))
 		page := max(1, atoi(r.URL.Query().Get("page")))
-		lo, hi := min((page-1)*PageSize, len(s.Comments)), min(page*PageSize, len(s.Comments))
-		s.link(w, r, page, len(s.Comments))
-		s.json(w, 200, s.Comments[lo:hi])
-	case r.Method == "POST" && m(reComments) != nil && s.repo(m(reComments)) && atoi(m(reComments)[3]) == s.PR:
+		lo, hi := min((page-1)*PageSize, len(all)), min(page*PageSize, len(all))
+		s.link(w, r, page, len(all))
+		s.json(w, 200, all[lo:hi])
+	case r.Method == "POST" && m(reComments) != nil && s.repo(m(reComments)) && s.isPull(atoi(m(reComments)[3])):
 		var in struct{ Body string }
 		if json.NewDecoder(r.Body).Decode(&in) != nil || in.Body == "" || len(in.Body) > 65536 {
 			s.error(w, 422, "Validation Failed")
 			return
 		}
-		id := s.add(Bot, in.Body)
+		id := s.add(atoi(m(reComments)[3]), Bot, in.Body)
 		s.json(w, 201, s.Comments[len(s.Comments)-1])
 		_ = id
 	case r.Method == "PATCH" && m(reComment) != nil && s.repo(m(reComment)):
