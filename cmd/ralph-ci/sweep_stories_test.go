@@ -18,8 +18,8 @@ func TestCheckOnSchedule(t *testing.T) {
 	bin := buildBinary(t)
 	for name, story := range map[string]func(*testing.T, string){
 		"three pull requests: approved by reaction, pending, rejected by reply; overlapping runs add nothing": sweepThree,
-		"more open pull requests than github.max_pull_requests":                                            sweepLimit,
-		"a secondary rate limit in the middle of the walk":                                                 sweepRateLimit,
+		"more open pull requests than github.max_pull_requests":                                               sweepLimit,
+		"a secondary rate limit in the middle of the walk":                                                    sweepRateLimit,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
