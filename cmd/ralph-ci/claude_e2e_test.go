@@ -137,7 +137,7 @@ func runRalph(t *testing.T, bin, dir string, env []string, timeout time.Duration
 
 func TestClaudeCodeEndToEnd(t *testing.T) {
 	if testing.Short() && os.Getenv("CI") != "true" {
-		t.Skip("builds the binary and runs the real Claude Code CLI")
+		t.Skip("runs ralph-ci and the real Claude Code CLI")
 	}
 	claude := requireAgentCLI(t, "claude", "@anthropic-ai/claude-code")
 	if out, err := exec.Command(claude, "--version").CombinedOutput(); err != nil {
@@ -145,7 +145,7 @@ func TestClaudeCodeEndToEnd(t *testing.T) {
 	} else {
 		t.Logf("%s", bytes.TrimSpace(out))
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 
 	for _, tc := range []struct {
 		name  string

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
 )
 
 // check on a schedule, end to end through the built binary: the checkout

@@ -7,15 +7,15 @@ import (
 	"sync"
 	"testing"
 
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
 )
 
 func TestCheckOnSchedule(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("runs ralph-ci as a subprocess")
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 	for name, story := range map[string]func(*testing.T, string){
 		"three pull requests: approved by reaction, pending, rejected by reply; overlapping runs add nothing": sweepThree,
 		"more open pull requests than github.max_pull_requests":                                               sweepLimit,

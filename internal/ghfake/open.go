@@ -1,8 +1,7 @@
-package prcommenttest
+package ghfake
 
 import (
 	"net/http"
-	"regexp"
 	"slices"
 )
 
@@ -13,11 +12,6 @@ type OpenPull struct {
 	Number       int
 	Head, Author string
 }
-
-var (
-	rePullList = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls$`)
-	reCombined = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/commits/([^/]+)/status$`)
-)
 
 // AddPull opens another pull request with head commit head by author.
 func (s *Server) AddPull(number int, head, author string) {
@@ -42,7 +36,7 @@ func (s *Server) CommentsOn(pr int) []Comment {
 }
 
 func (s *Server) commentsOn(pr int) []Comment {
-	var out []Comment
+	out := []Comment{}
 	for _, c := range s.Comments {
 		if c.Issue == pr {
 			out = append(out, c)
@@ -74,57 +68,57 @@ func (s *Server) pullJSON(p OpenPull) map[string]any {
 		"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef}, "user": User{Login: p.Author, ID: 1, Type: "User"}}
 }
 
-// serveOpen answers the listing of the open pull requests (GET
-// /repos/{owner}/{repo}/pulls?state=open, paginated) and the combined
-// status of a commit (GET /repos/{owner}/{repo}/commits/{ref}/status: the
-// latest status of each context, as GitHub combines them). It reports
-// whether the request was one of them.
-func (s *Server) serveOpen(w http.ResponseWriter, r *http.Request) bool {
-	switch m := match(r.URL.Path); {
-	case r.Method == "GET" && m(rePullList) != nil && s.repo(m(rePullList)):
-		if st := r.URL.Query().Get("state"); st != "open" {
-			s.t.Errorf("fake GitHub: pulls listed with state=%q, want open", st)
+// listPulls answers GET /repos/{owner}/{repo}/pulls?state=open: the open
+// pull requests, oldest first, paginated. Only state=open is expected.
+func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	if st := r.URL.Query().Get("state"); st != "open" {
+		s.unexpected(w, r)
+		return
+	}
+	all := []map[string]any{}
+	for _, p := range s.pulls() {
+		all = append(all, s.pullJSON(p))
+	}
+	paginate(s, w, r, all)
+}
+
+// combinedStatus answers GET /repos/{owner}/{repo}/commits/{ref}/status:
+// the latest status of each context on the commit, and their combined
+// state (failure if any failed, else pending if any is, else success).
+func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	sha := r.PathValue("ref")
+	latest := map[string]Status{}
+	var contexts []string
+	for _, st := range s.Statuses {
+		if st.SHA != sha {
+			continue
 		}
-		var all []map[string]any
-		for _, p := range s.pulls() {
-			all = append(all, s.pullJSON(p))
+		if _, seen := latest[st.Context]; !seen {
+			contexts = append(contexts, st.Context)
 		}
-		page := max(1, atoi(r.URL.Query().Get("page")))
-		lo, hi := min((page-1)*PageSize, len(all)), min(page*PageSize, len(all))
-		s.link(w, r, page, len(all))
-		s.json(w, 200, all[lo:hi])
-	case r.Method == "GET" && m(reCombined) != nil && s.repo(m(reCombined)):
-		sha := m(reCombined)[3]
-		latest := map[string]Status{}
-		var contexts []string
-		for _, st := range s.Statuses {
-			if st.SHA != sha {
-				continue
-			}
-			if _, seen := latest[st.Context]; !seen {
-				contexts = append(contexts, st.Context)
-			}
-			latest[st.Context] = st
-		}
-		state, statuses := "success", []Status{}
-		for _, c := range contexts {
-			st := latest[c]
-			statuses = append(statuses, st)
-			switch {
-			case st.State == "failure" || st.State == "error":
-				state = "failure"
-			case st.State == "pending" && state == "success":
-				state = "pending"
-			}
-		}
-		if len(statuses) == 0 {
+		latest[st.Context] = st
+	}
+	state, statuses := "success", []Status{}
+	for _, c := range contexts {
+		st := latest[c]
+		statuses = append(statuses, st)
+		switch {
+		case st.State == "failure" || st.State == "error":
+			state = "failure"
+		case st.State == "pending" && state == "success":
 			state = "pending"
 		}
-		s.json(w, 200, map[string]any{"state": state, "sha": sha, "total_count": len(statuses), "statuses": statuses})
-	default:
-		return false
 	}
-	return true
+	if len(statuses) == 0 {
+		state = "pending"
+	}
+	s.json(w, 200, map[string]any{"state": state, "sha": sha, "total_count": len(statuses), "statuses": statuses})
 }
 
 // SetStatus sets a commit status on sha, as a run that presented a
