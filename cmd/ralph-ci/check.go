@@ -103,10 +103,16 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 	if err != nil || !gated {
 		return err
 	}
-	for _, line := range res.Lines() {
+	code, msg := res.Code()
+	return standings(opts, res.Lines(), code, msg)
+}
+
+// standings prints where the checkpoints stand, one line each, logs msg
+// and returns the exit code (nil for OK), already shown.
+func standings(opts *globalOptions, lines []string, code exitcode.Code, msg string) error {
+	for _, line := range lines {
 		fmt.Fprintln(opts.stdout, line)
 	}
-	code, msg := res.Code()
 	if code == exitcode.OK {
 		opts.log.Info().Msg(msg)
 		return nil

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
@@ -31,17 +28,9 @@ func checkSweep(ctx context.Context, opts *globalOptions, p *project.Project, wa
 	if err != nil {
 		return err
 	}
-	for _, line := range out.Lines() {
-		fmt.Fprintln(opts.stdout, line)
-	}
 	if err := opts.env.actions.AppendSummary(actions.SweepSummary(out)); err != nil {
 		opts.log.Warn().Err(err).Msg("cannot write the job summary")
 	}
 	code, msg := out.Code()
-	if code == exitcode.OK {
-		opts.log.Info().Msg(msg)
-		return nil
-	}
-	opts.log.Warn().Str("exit", code.Class()).Msg(msg)
-	return exitcode.Printed(code, errors.New(msg))
+	return standings(opts, out.Lines(), code, msg)
 }
