@@ -28,9 +28,10 @@ import (
 // It is bounded and polite: at most Limit pull requests are read, one
 // pass each; the walk starts at a different place each run (Turn), so
 // every open pull request gets its turn; a rate limit stops the walk and
-// the pull requests not read are named for the next run. It never posts a
-// checkpoint (only edits the ones presented by run), so two overlapping
-// sweeps compute the same records and cannot duplicate a comment.
+// the pull requests not read are named for the next run. It presents no
+// checkpoint (its state is empty: nothing is verified 3/3 in it), it only
+// edits the comments run presented, so two overlapping sweeps compute the
+// same records from the same answers and cannot duplicate a comment.
 
 // Pull is an open pull request.
 type Pull struct {
