@@ -20,6 +20,7 @@ func TestCheckOnSchedule(t *testing.T) {
 		"three pull requests: approved by reaction, pending, rejected by reply; overlapping runs add nothing": sweepThree,
 		"more open pull requests than github.max_pull_requests":                                               sweepLimit,
 		"a secondary rate limit in the middle of the walk":                                                    sweepRateLimit,
+		"a pull request that cannot be read does not stop the others":                                         sweepOneFails,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -152,4 +153,19 @@ func sweepRateLimit(t *testing.T, bin string) {
 	// The next run, the limit lifted, reads what was left.
 	stdout, _ = w.check(6)
 	contains(t, "the next run", stdout, "#1\tapproved", "#2\tspecs/a.spec.md\tcheckpoint=pending", "#3\tspecs/a.spec.md\tcheckpoint=passed")
+}
+
+func sweepOneFails(t *testing.T, bin string) {
+	w := newSweepWorld(t, bin, sweepConfig, "schedule", 1, 2, 3)
+	w.srv.React(w.comments[1], alice, "+1")
+	w.srv.React(w.comments[3], alice, "+1")
+	w.srv.SetFile(w.heads[2], sweepSpecPath, "---\ncontracts: [{verification: sometimes}]\n---\n")
+	stdout, stderr := w.check(1)
+	contains(t, "check", stdout, "#1\tspecs/a.spec.md\tcheckpoint=passed", "#2\terror=specs/a.spec.md at "+w.heads[2], "#3\tspecs/a.spec.md\tcheckpoint=passed")
+	contains(t, "check's log", stderr, "the checkpoints of 1 pull request(s) could not be read")
+	if w.status(1).State != "success" || w.status(3).State != "success" || w.status(2).State != "pending" {
+		t.Fatalf("statuses %+v %+v %+v", w.status(1), w.status(2), w.status(3))
+	}
+	summary, _ := os.ReadFile(w.summary)
+	contains(t, "the job summary", string(summary), "**failure** (exit 1)", "| #2 | | ❌ could not be read: specs/a.spec.md at "+w.heads[2])
 }
