@@ -17,6 +17,7 @@ import (
 
 func newCheckCommand(opts *globalOptions) *cobra.Command {
 	var wait, every time.Duration
+	var deliverMode string
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Validate the config and every spec's front matter",
@@ -64,10 +65,16 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 			}
 			opts.log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
 			ctx, sig := signalContext(cmd.Context())
-			if sweep {
+			if sweep { // each pull request's delivered state is judged on its own events
 				err = checkSweep(ctx, opts, p, wait)
 			} else {
 				err = checkGate(ctx, opts, p, wait, every)
+			}
+			if err == nil && !sweep { // the gate judges the head the loop delivered
+				mode, merr := deliveryMode(deliverMode, p.Config)
+				if err = merr; err == nil {
+					err = checkDelivered(ctx, opts, p, mode)
+				}
 			}
 			if exitcode.Of(err) == exitcode.Interrupted {
 				return exitcode.New(sig.code(), err)
@@ -80,6 +87,7 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 	// because a shorter interval only spends the API's rate limit.
 	cmd.Flags().DurationVar(&every, "poll-interval", defaultPollInterval, "internal: how often --wait reads the answers")
 	_ = cmd.Flags().MarkHidden("poll-interval")
+	cmd.Flags().StringVar(&deliverMode, "deliver", "", "with `MODE` pr on a pull request, also require every spec verified 3/3 at its head (default: delivery.mode)")
 	return cmd
 }
 

@@ -94,6 +94,16 @@ type Server struct {
 	nextReactn int64
 	mux        *http.ServeMux
 	others     []OpenPull // open pull requests besides PR (AddPull)
+
+	// HeadFrom, when set, gives the pull request's head (a bare origin's
+	// branch); HeadRef is its branch ("" = "feature").
+	HeadFrom func() string
+	HeadRef  string
+	// FilesFrom, when set, answers the contents API for files not in
+	// Files (a bare origin's blobs).
+	FilesFrom func(ref, path string) (string, bool)
+	// Pulls are the pull requests opened through the API (pulls.go).
+	Pulls []Pull
 }
 
 // The base of the pull request of New, as in the webhook examples of

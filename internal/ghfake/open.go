@@ -1,6 +1,8 @@
 package ghfake
 
 import (
+	"cmp"
+	"fmt"
 	"net/http"
 	"slices"
 )
@@ -63,26 +65,16 @@ func (s *Server) pull(n int) OpenPull {
 	return OpenPull{}
 }
 
-func (s *Server) pullJSON(p OpenPull) map[string]any {
-	return map[string]any{"number": p.Number, "state": "open", "head": map[string]any{"sha": p.Head, "ref": "feature"},
-		"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef}, "user": User{Login: p.Author, ID: 1, Type: "User"}}
-}
-
-// listPulls answers GET /repos/{owner}/{repo}/pulls?state=open: the open
-// pull requests, oldest first, paginated. Only state=open is expected.
-func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
-	if !s.ours(w, r) {
-		return
+// openPullJSON is an open pull request as the pulls API shows it; New's
+// follows HeadFrom and HeadRef (delivery), the others' head branch is
+// pr-<number>.
+func (s *Server) openPullJSON(p OpenPull) map[string]any {
+	head, ref := p.Head, fmt.Sprintf("pr-%d", p.Number)
+	if p.Number == s.PR {
+		head, ref = s.head(), cmp.Or(s.HeadRef, "feature")
 	}
-	if st := r.URL.Query().Get("state"); st != "open" {
-		s.unexpected(w, r)
-		return
-	}
-	all := []map[string]any{}
-	for _, p := range s.pulls() {
-		all = append(all, s.pullJSON(p))
-	}
-	paginate(s, w, r, all)
+	return map[string]any{"number": p.Number, "state": "open", "head": map[string]any{"sha": head, "ref": ref, "repo": s.repoJSON()},
+		"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef, "repo": s.repoJSON()}, "user": User{Login: p.Author, ID: 1, Type: "User"}}
 }
 
 // combinedStatus answers GET /repos/{owner}/{repo}/commits/{ref}/status:

@@ -30,6 +30,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls", s.listPulls)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}/status", s.combinedStatus)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls", s.createPull)
+	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/{id}", s.editPull)
 	mux.HandleFunc("/", s.unexpected)
 	return mux
 }
@@ -111,7 +113,7 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 	if !s.ours(w, r) {
 		return
 	}
-	s.json(w, 200, s.pullJSON(s.pull(atoi(r.PathValue("number")))))
+	s.json(w, 200, s.openPullJSON(s.pull(atoi(r.PathValue("number")))))
 }
 
 // getContents answers GET /repos/{owner}/{repo}/contents/{path}?ref=: a
@@ -130,6 +132,9 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {
 		ref = s.BaseRef
 	}
 	content, ok := s.Files[ref][p]
+	if !ok && s.FilesFrom != nil {
+		content, ok = s.FilesFrom(ref, p)
+	}
 	if !ok {
 		s.error(w, 404, "Not Found")
 		return
