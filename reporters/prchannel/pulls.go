@@ -22,7 +22,8 @@ import (
 // "ralph-ci/<spec>".
 const StatusPrefix = "ralph-ci/"
 
-// maxPages bounds a sweep's listings (of 100 each).
+// maxPages bounds a sweep's listings (of 100 each), well below MaxPages:
+// the sweep runs every time, so it lists at most 1,000 pull requests.
 const maxPages = 10
 
 // Sweeper is the repository side of check on a schedule (gate.Pulls): it
@@ -62,10 +63,11 @@ func (s *Sweeper) OpenPulls(ctx context.Context) ([]gate.Pull, error) {
 		for _, pr := range page {
 			out = append(out, gate.Pull{Number: pr.GetNumber(), Head: pr.GetHead().GetSHA()})
 		}
-		if resp.NextPage == 0 {
-			return out, nil
+		next, err := nextPage(resp, opts.Page, "open pull requests")
+		if next == 0 || err != nil {
+			return out, err
 		}
-		opts.Page = resp.NextPage
+		opts.Page = next
 	}
 	s.c.log.Warn().Int("listed", len(out)).Msg("more open pull requests than a sweep lists: the newest are not looked at")
 	return out, nil
@@ -85,10 +87,11 @@ func (s *Sweeper) Checkpoints(ctx context.Context, p gate.Pull) (specs []string,
 				waiting = waiting || st.GetState() != "success"
 			}
 		}
-		if resp.NextPage == 0 {
-			break
+		next, err := nextPage(resp, opts.Page, "statuses of "+p.Head)
+		if next == 0 || err != nil {
+			return specs, waiting, err
 		}
-		opts.Page = resp.NextPage
+		opts.Page = next
 	}
 	return specs, waiting, nil
 }
