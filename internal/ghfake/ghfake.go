@@ -68,6 +68,9 @@ type Fault struct {
 	// Done carries the request out before failing: the server did the
 	// write, then answered Code (a 5xx after the comment was created).
 	Done bool
+	// Hang never answers: the request waits until the client gives up
+	// (Code is not used).
+	Hang bool
 }
 
 // Server is the fake GitHub.

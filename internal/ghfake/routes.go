@@ -47,6 +47,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		f := &s.Faults[i]
 		if f.Count > 0 && f.Method == r.Method && regexp.MustCompile(f.Path).MatchString(r.URL.Path) {
 			f.Count--
+			if f.Hang {
+				s.mu.Unlock() // other requests go on meanwhile
+				<-r.Context().Done()
+				s.mu.Lock()
+				return
+			}
 			if f.Done {
 				s.answer(httptest.NewRecorder(), r)
 			}
