@@ -148,6 +148,8 @@ type GitHub struct {
 	Approvers          []string `json:"approvers"`
 	RequiredPermission string   `json:"required_permission"`
 	IgnorePRAuthor     bool     `json:"ignore_pr_author"`
+	// MaxPullRequests bounds the pull requests one scheduled check reads.
+	MaxPullRequests int `json:"max_pull_requests"`
 	// Timeout bounds each GitHub API request (sending it and reading its
 	// answer).
 	Timeout Duration `json:"timeout"`
