@@ -12,21 +12,35 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
+	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // claimWatch prepares the judgement of a rotation before its agent runs:
 // it records the verifier guard's baseline when the stage starts (saved
 // at once, so a crash cannot lose it) and returns the phrases the output
-// must be scanned for: the promise, the negative patterns of the method
-// and the contradiction phrases.
+// must be scanned for: the promise and the negative patterns of the
+// method. (Contradictions are read from the final message's tail.)
 func (e *engine) claimWatch(sp plan.Spec, stage plan.Stage, ss *state.SpecState) []string {
 	if e.baselineVerifier(sp, stage, ss) {
 		if err := state.Save(e.dir, e.st); err != nil {
 			e.log.Warn().Err(err).Msg("verifier guard: could not save the baseline")
 		}
 	}
-	w := verify.Watch(stage.Criteria.Promise, stage.Criteria.VerificationConfig)
-	return append(w, e.opts.Project.Config.Layers.ContradictionPhrases...)
+	return verify.Watch(stage.Criteria.Promise, stage.Criteria.VerificationConfig)
+}
+
+// claimRules are what the claim layers read from the config and the
+// spec's state: the admissions heard, and the last rejection reason, which
+// the agent may quote back without admitting anything.
+func claimRules(cfg schema.Layers, ss state.SpecState) layers.Rules {
+	more := layers.MoreAdmissions
+	if cfg.Admissions != nil {
+		more = *cfg.Admissions
+	}
+	return layers.Rules{
+		Admissions: append(append([]string{}, cfg.ContradictionPhrases...), more...),
+		Echoes:     []string{ss.Reason},
+	}
 }
 
 // judgement is a rotation's verdict with everything else its judging
@@ -58,7 +72,7 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 			e.log.Warn().Str("spec", sp.Path).Str("method", stage.Criteria.VerificationMethod).Msg("spec has no completion spec: using the default criteria of each stage")
 		}
 	}
-	v, ok := layers.Claim(status, res.Report, stage, cfg.Layers.ContradictionPhrases)
+	v, ok := layers.Claim(status, res.Report, stage, claimRules(cfg.Layers, ss))
 	if strings.HasPrefix(v.Reason, layers.ContradictionLog) {
 		e.log.Warn().Str("spec", sp.Path).Msg(layers.ContradictionLog)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/prompt"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
@@ -81,7 +82,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	if res.Cancelled {
 		return ctx.Err()
 	}
-	status, err := e.readStatus(res.Status)
+	status, err := e.readStatus(sp, res.Status)
 	if err != nil {
 		return err
 	}
@@ -225,17 +226,24 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 	return in, nil
 }
 
-// readStatus prefers the word the agent wrote to .ralph/status.
-func (e *engine) readStatus(fromOutput agent.Status) (agent.Status, error) {
+// readStatus reads the rotation's claim: the output's final status line
+// and the word in .ralph/status (layers.FinalStatus); when they disagree
+// there is no claim, and the handoff says why.
+func (e *engine) readStatus(sp plan.Spec, fromOutput agent.Status) (agent.Status, error) {
 	b, err := state.ReadOptional(e.dir.StatusFile())
 	if err != nil || b == nil {
 		return fromOutput, err
 	}
-	if s, ok := agent.ParseStatusFile(b); ok {
-		return s, nil
+	fromFile, ok := agent.ParseStatusFile(b)
+	if !ok {
+		e.log.Warn().Str("file", e.dir.StatusFile()).Str("content", string(b)).Msg("ignoring an unknown status word")
 	}
-	e.log.Warn().Str("file", e.dir.StatusFile()).Str("content", string(b)).Msg("ignoring an unknown status word")
-	return fromOutput, nil
+	st, conflict := layers.FinalStatus(fromOutput, fromFile, ok)
+	if conflict != "" {
+		e.log.Warn().Str("spec", sp.Path).Msg(conflict)
+		e.noteHandoff(sp, conflict)
+	}
+	return st, nil
 }
 
 // noteHandoff appends ralph-ci's reason to the spec's handoff file, so
