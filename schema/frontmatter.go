@@ -45,6 +45,8 @@ type Criteria struct {
 	VerificationMethod string             `json:"verification_method"`
 	VerificationConfig VerificationConfig `json:"verification_config"`
 	MaxIterations      *int               `json:"max_iterations,omitempty"`
+	// AllowTestChanges lets the stage change the existing test files.
+	AllowTestChanges bool `json:"allow_test_changes,omitempty"`
 }
 
 // VerificationConfig holds the options of every method; the schema only

@@ -76,10 +76,18 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 	if strings.HasPrefix(v.Reason, layers.ContradictionLog) {
 		e.log.Warn().Str("spec", sp.Path).Msg(layers.ContradictionLog)
 	}
-	j.seen = e.verifierNow(ss)
+	now, stops := e.guardAfter(sp, stage, ss)
+	j.seen = now
 	if ok {
-		if ok = v.Guard(stage.Name, ss.VerifierHashes, j.seen); !ok {
-			e.log.Warn().Str("spec", sp.Path).Strs("files", layers.Differing(ss.VerifierHashes, j.seen)).Msg("verifier guard: claim rejected, the verification files were changed")
+		if ok = v.Guard(stage.Name, ss.VerifierHashes, now); !ok {
+			e.log.Warn().Str("spec", sp.Path).Strs("files", layers.Differing(ss.VerifierHashes, layers.Restrict(now, ss.VerifierHashes))).Msg("verifier guard: claim rejected, the verification files were changed")
+		} else if ok = v.NewTests(stops); !ok {
+			e.log.Warn().Str("spec", sp.Path).Msg("verifier guard: claim rejected, a new test file can stop the existing tests")
+		}
+	}
+	if markers := cfg.Layers.UnfinishedMarkers; ok && len(markers) > 0 && ss.VerifierCommit != "" {
+		if added := loopAdded(ctx, e.root, ss.VerifierCommit); len(added) > 0 {
+			ok = v.Unfinished(layers.Unfinished(added, markers))
 		}
 	}
 	transcript := &lazyFile{path: strings.TrimSuffix(history, ".log") + ".verify.log", e: e}

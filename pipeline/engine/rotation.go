@@ -35,6 +35,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	history := e.dir.HistoryLog(sp.Key, n)
 
+	e.resuming = pending != nil
 	before, err := e.baseline(ctx, pending)
 	if err != nil {
 		return err
