@@ -41,4 +41,3 @@ func listFiles(root string) []string {
 	})
 	return files
 }
-

@@ -53,11 +53,16 @@ func TestClaim(t *testing.T) {
 		{name: "no status at all is no claim (silent completion is not valid)", status: agent.StatusNone, rep: agent.Report{Status: agent.StatusNone}, method: verify.StringMatch,
 			status2: agent.StatusNone},
 		{name: "Layer 1: contradiction phrase beside the claim rejects it", status: agent.StatusDone,
-			rep:    with(done, func(r *agent.Report) { r.Tail = "The deploy requires manual steps and needs human review.\nRALPH_STATUS: DONE\n" }),
+			rep: with(done, func(r *agent.Report) {
+				r.Tail = "The deploy requires manual steps and needs human review.\nRALPH_STATUS: DONE\n"
+			}),
 			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:fail",
 			reason: "CONTRADICTION: claimed completion while admitting failure (requires manual, needs human)"},
 		{name: "Layer 1 applies to a promise without DONE too", status: agent.StatusContinue,
-			rep:    with(done, func(r *agent.Report) { r.Status = agent.StatusContinue; r.Tail = "This Cannot Be Automated.\n<promise>CODER_DONE</promise>" }),
+			rep: with(done, func(r *agent.Report) {
+				r.Status = agent.StatusContinue
+				r.Tail = "This Cannot Be Automated.\n<promise>CODER_DONE</promise>"
+			}),
 			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:fail", reason: "(cannot be automated)"},
 		{name: "Layer 2: a promise without an explicit DONE", status: agent.StatusContinue,
 			rep:    with(done, func(r *agent.Report) { r.Status = agent.StatusContinue }),

@@ -165,4 +165,3 @@ func MethodLayers(method string, r verify.Result) []reporters.Layer {
 	}
 	return out
 }
-
