@@ -23,7 +23,7 @@ import (
 
 // frontMatterItem names the guard item of a spec's front matter (its
 // completion criteria): the spec's path with this suffix.
-const frontMatterItem = "#front-matter"
+const frontMatterItem = " (front matter)"
 
 // guardedFiles lists the repo-relative files the stage's verification
 // runs (layers.GuardedFiles), looking them up under root.
