@@ -32,15 +32,16 @@ var DefaultAdmissions = append(append([]string{}, SeedAdmissions...), MoreAdmiss
 // not done, heard beside the seed phrases (the config's
 // layers.contradiction_phrases) unless layers.admissions replaces them.
 var MoreAdmissions = []string{
-	"wasn't able to", "was not able to", "weren't able to", "were not able to", "unable to",
-	"I couldn't", "I could not", "couldn't get", "could not get", "I can't", "I cannot",
+	"wasn't able to", "was not able to", "weren't able to", "were not able to", "I was unable to", "I am unable to", "I'm unable to", "we were unable to",
+	"couldn't get", "could not get", "couldn't make", "could not make", "couldn't fix", "could not fix", "couldn't finish", "could not finish",
+	"couldn't complete", "couldn't figure out", "could not figure out", "couldn't resolve", "could not resolve",
 	"ran out of time", "run out of time", "out of budget", "left as an exercise",
 	"need to manually", "needs to be done manually", "have to manually", "must be done by hand",
-	"still needs", "still need to", "still requires", "needs a follow-up", "need a follow-up", "in a follow-up",
-	"not finished", "isn't finished", "not yet complete", "not complete yet", "incomplete",
-	"didn't get to", "did not get to", "gave up", "not implemented", "not yet implemented",
-	"should work", "untested", "haven't tested", "have not tested", "did not verify", "didn't verify",
-	"still failing", "still fails", "tests fail", "temporarily disabled", "commented out the test", "skipped the test",
+	"still needs", "still need to", "needs a follow-up", "need a follow-up", "in a follow-up",
+	"not finished", "isn't finished", "not yet complete", "not complete yet", "is incomplete", "still incomplete", "remains incomplete",
+	"didn't get to", "did not get to", "I gave up", "not implemented yet", "not yet implemented", "isn't implemented yet",
+	"left untested", "is untested", "haven't tested", "have not tested", "did not verify", "didn't verify", "couldn't verify", "could not verify",
+	"still failing", "still fails", "tests still fail", "some tests fail", "tests are failing", "temporarily disabled", "commented out the test", "skipped the test",
 }
 
 // negations, in the few words before a phrase, turn it around.
@@ -50,10 +51,10 @@ var negations = map[string]bool{"no": true, "not": true, "never": true, "longer"
 
 // describing words earlier in a clause show that a phrase describes the
 // fault that was fixed, not the work left.
-var describing = regexp.MustCompile(`(?i)\b(fix|fixed|fixes|fixing|bug|bugs|issue where|case where|regression|previously|used to|before this change|symptom|reproduces?)\b`)
+var describing = regexp.MustCompile(`(?i)\b(fix|fixed|fixes|fixing|bug|bugs|issue where|case where|error where|regression|previously|used to|before this change|symptom|reproduces?|resolved?|resolves|root cause|caused|crash|crashed|crashes|reported|users saw)\b`)
 
 var (
-	diagnosticLine = regexp.MustCompile(`(?i)^\s*((warning|warn|error|err|fatal|note|info|debug|hint|panic|caused by|npm warn|npm err!|stderr|traceback)\b\s*[:!(]|[\w./-]+\.\w+:\d+(:\d+)?:|=== (run|pause|cont)|--- (pass|fail|skip)|(ok|fail|pass)(\s|$)|\$ |\+ )`)
+	diagnosticLine = regexp.MustCompile(`(?i)^\s*((warning|warn|error|err|fatal|note|info|debug|hint|panic|caused by|npm warn|npm err!|stderr|traceback)\b\s*[:!(]|[\w.-]+:\s*(warning|warn|error|fatal|note)\b|npm (warn|err)|[\w./-]+\.\w+:\d+(:\d+)?:|=== (run|pause|cont)|--- (pass|fail|skip)|(ok|fail|pass)(\s|$)|\$ |\+ )`)
 	quotedText     = regexp.MustCompile("\"[^\"\n]*\"|“[^”\n]*”|`[^`\n]*`")
 	clauseBreak    = regexp.MustCompile(`(?i)[.!?;:]+(\s|$)|\n|,?\s+\b(but|however|although|though|except)\b`)
 	wordRE         = regexp.MustCompile(`[\w']+`)
@@ -80,7 +81,8 @@ func FinalMessage(tail string, echoes []string) string {
 		case fenced, strings.HasPrefix(line, "\t"), len(line)-len(trimmed) >= 4, strings.HasPrefix(trimmed, ">"):
 			continue
 		case diagnosticLine.MatchString(line), strings.Contains(strings.ToLower(line), "ralph-ci"),
-			strings.Contains(line, ContradictionLog), strings.Contains(line, "CONTRADICTION:"):
+			strings.Contains(line, ContradictionLog), strings.Contains(line, "CONTRADICTION:"),
+			strings.Contains(strings.ToLower(line), "claim was rejected"), strings.Contains(strings.ToLower(line), "rejection reason"):
 			continue
 		}
 		b.WriteString(quotedText.ReplaceAllString(line, " "))
@@ -90,7 +92,7 @@ func FinalMessage(tail string, echoes []string) string {
 }
 
 // Admissions lists the phrases (as given) that message admits: found in
-// a clause, not negated in the three words before, and not after a word
+// a clause, not negated in the five words before, and not after a word
 // that describes a fixed fault in the same clause.
 func Admissions(message string, phrases []string) []string {
 	clauses := clauseBreak.Split(strings.ToLower(message), -1)
@@ -129,7 +131,7 @@ func admits(clause, phrase string) bool {
 		}
 		words := wordRE.FindAllString(before, -1)
 		negated := false
-		for _, w := range words[max(0, len(words)-3):] {
+		for _, w := range words[max(0, len(words)-5):] {
 			if negations[w] {
 				negated = true
 			}

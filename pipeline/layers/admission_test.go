@@ -20,14 +20,15 @@ func TestAdmissions(t *testing.T) {
 	}{
 		// Admissions in other words.
 		{name: "wasn't able to", tail: "I wasn't able to get the retry test green.\nRALPH_STATUS: DONE", want: "wasn't able to"},
-		{name: "couldn't", tail: "I couldn't reproduce the race, so I left it.", want: "I couldn't"},
+		{name: "couldn't", tail: "I couldn't get the race test to pass, so I left it.", want: "couldn't get"},
 		{name: "ran out of time", tail: "Implemented parsing; ran out of time before the writer.", want: "ran out of time"},
 		{name: "left as an exercise", tail: "The Windows path is left as an exercise.", want: "left as an exercise"},
 		{name: "you'll need to manually", tail: "You'll need to manually run the migration.", want: "need to manually"},
 		{name: "still needs a follow-up", tail: "Done for now. The cache still needs a follow-up.", want: "still needs|needs a follow-up"},
-		{name: "should work", tail: "Added docs/API.md as a placeholder; it should work.", want: "should work"},
+		{name: "is incomplete", tail: "The Windows support is incomplete.", want: "is incomplete"},
+		{name: "after a clause break", tail: "Parsing works; however I was unable to wire the writer.", want: "I was unable to"},
 		{name: "not complete yet after a claim", tail: "All good.\nCorrection: not complete yet.", want: "not complete yet"},
-		{name: "a fix word in another clause does not excuse", tail: "I fixed the parser, but I could not complete the writer.", want: "could not complete|I could not"},
+		{name: "a fix word in another clause does not excuse", tail: "I fixed the parser, but I could not complete the writer.", want: "could not complete"},
 		{name: "seed phrase, plain", tail: "Step 3 requires manual approval in the console.", want: "requires manual"},
 		{name: "case-insensitive", tail: "NEEDS HUMAN review.", want: "needs human"},
 		// Honest claims.
@@ -42,6 +43,11 @@ func TestAdmissions(t *testing.T) {
 		{name: "compiler line", tail: "main.go:12:3: note: requires manual cast\nBuilt and tested."},
 		{name: "ralph-ci's rejection echoed back", tail: "The last claim was rejected with " + rejection + ". That phrase came from the old comment, which I removed.", echoes: []string{rejection}},
 		{name: "a line naming ralph-ci", tail: "ralph-ci said the claim could not complete earlier; fixed since."},
+		{name: "first person, honest", tail: "I couldn't find any other caller of Div."},
+		{name: "describes behaviour", tail: "Returns an error when unable to connect, and handles incomplete input."},
+		{name: "still, honestly", tail: "The API still requires a token, as before."},
+		{name: "negated five words back", tail: "There is no longer any need for manual intervention."},
+		{name: "tool prefixed warning", tail: "go: warning: proxy lookup could not complete\nAll tests pass."},
 		{name: "an indented block", tail: "Output:\n    could not complete\nAll green."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
