@@ -66,6 +66,7 @@ type VerificationConfig struct {
 	WorkingDir           string    `json:"working_dir,omitempty"`
 	Guard                []string  `json:"guard,omitempty"`
 	AllowVerifierChanges bool      `json:"allow_verifier_changes,omitempty"`
+	TestReport           string    `json:"test_report,omitempty"`
 	// multi_stage
 	RequireAll *bool         `json:"require_all,omitempty"`
 	Stages     []VerifyStage `json:"stages,omitempty"`

@@ -54,6 +54,9 @@ type judgement struct {
 	// seen are the guarded files' hashes after the rotation (nil when the
 	// spec guards none).
 	seen map[string]string
+	// tests are the stage's tests that passed so far, when the
+	// verification produced a test report that held.
+	tests []string
 }
 
 // verdictOf judges a rotation: contradiction, signal and promise
@@ -85,8 +88,8 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 			e.log.Warn().Str("spec", sp.Path).Msg("verifier guard: claim rejected, a new test file can stop the existing tests")
 		}
 	}
-	if markers := cfg.Layers.UnfinishedMarkers; ok && len(markers) > 0 && ss.VerifierCommit != "" {
-		if added := loopAdded(ctx, e.root, ss.VerifierCommit); len(added) > 0 {
+	if markers := cfg.Layers.UnfinishedMarkers; ok && len(markers) > 0 && ss.VerifierTree != "" {
+		if added := loopAdded(ctx, e.root, ss.VerifierTree); len(added) > 0 {
 			ok = v.Unfinished(layers.Unfinished(added, markers))
 		}
 	}
@@ -104,7 +107,11 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 		if ctx.Err() != nil {
 			return j, ctx.Err()
 		}
-		ok = v.Method(method, r)
+		if ok = v.Method(method, r); ok {
+			if ok = v.TestRun(ss.VerifierTests, r.Tests); ok && r.Tests.Found {
+				j.tests = layers.PassedSince(ss.VerifierTests, r.Tests)
+			}
+		}
 	}
 	reviewed := false
 	if ok {

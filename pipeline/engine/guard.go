@@ -125,7 +125,7 @@ func (e *engine) baselineVerifier(sp plan.Spec, stage plan.Stage, ss *state.Spec
 	switch layers.Rebase(stage.Name, ss.VerifierKey, e.resuming, ss.VerifierSeen, now) {
 	case layers.RebaseNew:
 		ss.RecordVerifier(layers.GuardKey(stage.Name, sp.Hash, items), hashFiles(e.root, items))
-		ss.VerifierCommit = gitHead(context.Background(), e.root)
+		ss.VerifierTree = gitHeadTree(context.Background(), e.root)
 		if len(items) > 0 {
 			e.log.Info().Str("spec", sp.Path).Str("stage", stage.Name).Strs("files", items).Msg("verifier guard: recorded the verification files")
 		}
@@ -134,8 +134,9 @@ func (e *engine) baselineVerifier(sp plan.Spec, stage plan.Stage, ss *state.Spec
 		moved := layers.Differing(ss.VerifierSeen, layers.Restrict(now, ss.VerifierSeen))
 		e.log.Warn().Str("spec", sp.Path).Strs("files", moved).Msg("verifier guard: verification files changed outside ralph-ci's rotations; taking them as the new baseline")
 		hashes := layers.Adopt(ss.VerifierHashes, ss.VerifierSeen, now)
+		commit, tests := ss.VerifierTree, ss.VerifierTests
 		ss.RecordVerifier(ss.VerifierKey, hashes)
-		ss.VerifierSeen = now
+		ss.VerifierSeen, ss.VerifierTree, ss.VerifierTests = now, commit, tests
 		return true
 	}
 	return false

@@ -11,21 +11,22 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 )
 
-// gitHead is the commit HEAD names in root, "" outside git or before the
-// first commit.
-func gitHead(ctx context.Context, root string) string {
-	out, err := git(ctx, root, "rev-parse", "--verify", "-q", "HEAD")
+// gitHeadTree is the tree of the commit HEAD names in root (the same for
+// the same content, whoever committed it when), "" outside git or before
+// the first commit.
+func gitHeadTree(ctx context.Context, root string) string {
+	out, err := git(ctx, root, "rev-parse", "--verify", "-q", "HEAD^{tree}")
 	if err != nil {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
 }
 
-// loopAdded are the lines added since commit (the stage's start), in
+// loopAdded are the lines added since tree (HEAD's at the stage's start), in
 // tracked files and in new files git does not ignore; nil when git cannot
 // tell.
-func loopAdded(ctx context.Context, root, commit string) layers.Added {
-	diff, err := git(ctx, root, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", commit, "--")
+func loopAdded(ctx context.Context, root, tree string) layers.Added {
+	diff, err := git(ctx, root, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", tree, "--")
 	if err != nil {
 		return nil
 	}
