@@ -88,11 +88,8 @@ func hashFiles(root string, files []string) map[string]string {
 
 func hashFile(p string) string {
 	f, err := os.Open(p)
-	if os.IsNotExist(err) {
-		return ""
-	}
 	if err != nil {
-		return "unreadable: " + err.Error()
+		return missingOr(err)
 	}
 	defer f.Close()
 	h := sha256.New()
@@ -102,13 +99,19 @@ func hashFile(p string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func hashFrontMatter(p string) string {
-	src, err := os.ReadFile(p)
+// missingOr is the hash of a file that could not be read: "" when it is
+// missing, else the error.
+func missingOr(err error) string {
 	if os.IsNotExist(err) {
 		return ""
 	}
+	return "unreadable: " + err.Error()
+}
+
+func hashFrontMatter(p string) string {
+	src, err := os.ReadFile(p)
 	if err != nil {
-		return "unreadable: " + err.Error()
+		return missingOr(err)
 	}
 	fm, _, _, _ := schema.SplitFrontMatter(p, src)
 	sum := sha256.Sum256(fm)
