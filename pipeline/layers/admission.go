@@ -142,11 +142,12 @@ func admits(clause, phrase string) bool {
 	}
 }
 
-// boundary tells that s has no word character at i (or i is outside s).
+// boundary tells that s has no word character at i (or i is outside s);
+// a hyphen joins words ("needs human-readable output" is no admission).
 func boundary(s string, i int) bool {
 	if i < 0 || i >= len(s) {
 		return true
 	}
 	c := s[i]
-	return !(c == '_' || c == '\'' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9')
+	return !(c == '_' || c == '\'' || c == '-' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9')
 }

@@ -48,6 +48,7 @@ func TestAdmissions(t *testing.T) {
 		{name: "still, honestly", tail: "The API still requires a token, as before."},
 		{name: "negated five words back", tail: "There is no longer any need for manual intervention."},
 		{name: "tool prefixed warning", tail: "go: warning: proxy lookup could not complete\nAll tests pass."},
+		{name: "hyphenated", tail: "The log now needs human-readable timestamps, which it has."},
 		{name: "an indented block", tail: "Output:\n    could not complete\nAll green."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
