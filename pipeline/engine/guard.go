@@ -127,10 +127,20 @@ func (e *engine) baselineVerifier(sp plan.Spec, stage plan.Stage, ss *state.Spec
 	now := hashFiles(e.root, union(items, ss.VerifierSeen))
 	switch layers.Rebase(stage.Name, ss.VerifierKey, e.resuming, ss.VerifierSeen, now) {
 	case layers.RebaseNew:
-		ss.RecordVerifier(layers.GuardKey(stage.Name, sp.Hash, items), hashFiles(e.root, items))
+		wt := hashFiles(e.root, items)
+		base := e.trustedHashes(context.Background(), stage.Criteria, maps.Clone(wt))
+		ss.RecordVerifier(layers.GuardKey(stage.Name, sp.Hash, items), base)
+		if len(base) > 0 { // what the working tree holds, for the next Rebase
+			ss.VerifierSeen = wt
+			for k := range base {
+				if _, ok := wt[k]; !ok {
+					wt[k] = ""
+				}
+			}
+		}
 		ss.VerifierTree = gitHeadTree(context.Background(), e.root)
-		if len(items) > 0 {
-			e.log.Info().Str("spec", sp.Path).Str("stage", stage.Name).Strs("files", items).Msg("verifier guard: recorded the verification files")
+		if len(base) > 0 {
+			e.log.Info().Str("spec", sp.Path).Str("stage", stage.Name).Strs("files", slices.Sorted(maps.Keys(base))).Msg("verifier guard: recorded the verification files")
 		}
 		return true
 	case layers.RebaseMoved:

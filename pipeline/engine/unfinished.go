@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"os"
 	"os/exec"
@@ -11,11 +12,12 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 )
 
-// gitHeadTree is the tree of the commit HEAD names in root (the same for
-// the same content, whoever committed it when), "" outside git or before
-// the first commit.
+// gitHeadTree is the tree of the loop's trusted commit (trustedCommit),
+// else of HEAD: the same for the same content, whoever committed it when;
+// "" outside git or before the first commit.
 func gitHeadTree(ctx context.Context, root string) string {
-	out, err := git(ctx, root, "rev-parse", "--verify", "-q", "HEAD^{tree}")
+	commit := cmp.Or(trustedCommit(ctx, root), "HEAD")
+	out, err := git(ctx, root, "rev-parse", "--verify", "-q", commit+"^{tree}")
 	if err != nil {
 		return ""
 	}
