@@ -83,6 +83,9 @@ func IsTestFile(rel string) bool {
 }
 
 var (
+	// narrows are what a test runner's configuration uses to leave tests
+	// out or skip them.
+	narrows    = regexp.MustCompile(`(?i)skip|ignore|exclude|deselect|testMatch|testRegex|roots|addopts|collection_modifyitems|only`)
 	goTestMain = regexp.MustCompile(`(?m)^func\s+TestMain\s*\(`)
 	goExit     = regexp.MustCompile(`(?m)^func\s+init\s*\(\s*\)[^\n]*\{(?s:.*?)os\.Exit\(`)
 )
@@ -90,21 +93,21 @@ var (
 // StopsTests tells why a test file the loop added can stop the existing
 // tests from running, or "" when it cannot: a Go TestMain (it decides
 // whether the package's tests run at all, and may exit 0 before them), an
-// init that exits, or a file that configures the test runner.
+// init that exits, or a test runner configuration that skips, ignores or
+// narrows what runs (a conftest.py that only holds fixtures is welcome).
 func StopsTests(rel, content string) string {
 	base := path.Base(rel)
+	runner := testRunnerFiles[base]
+	for _, p := range testRunnerPrefixes {
+		runner = runner || strings.HasPrefix(base, p)
+	}
 	switch {
 	case strings.HasSuffix(base, "_test.go") && goTestMain.MatchString(content):
 		return "a new TestMain decides whether the package's existing tests run"
 	case strings.HasSuffix(base, "_test.go") && goExit.MatchString(content):
 		return "a new init exits before the package's tests run"
-	case testRunnerFiles[base]:
-		return "a new test runner configuration can skip the existing tests"
-	}
-	for _, p := range testRunnerPrefixes {
-		if strings.HasPrefix(base, p) {
-			return "a new test runner configuration can skip the existing tests"
-		}
+	case runner && narrows.MatchString(content):
+		return "a new test runner configuration skips or narrows the existing tests"
 	}
 	return ""
 }

@@ -32,6 +32,8 @@ func TestStopsTests(t *testing.T) {
 		{"jest.config.js", "module.exports = {testPathIgnorePatterns: ['.']}\n", true},
 		{"calc/more_test.go", "package calc\n\nfunc TestMore(t *testing.T) {}\n", false},
 		{"tests/test_more.py", "def test_more(): pass\n", false},
+		{"tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef client(): return make()\n", false},
+		{"conftest.py", "def pytest_collection_modifyitems(items): items.clear()\n", true},
 	} {
 		if got := StopsTests(tc.rel, tc.content); (got != "") != tc.stops {
 			t.Errorf("StopsTests(%s) = %q, want stops %v", tc.rel, got, tc.stops)
