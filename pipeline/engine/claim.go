@@ -60,8 +60,9 @@ type judgement struct {
 }
 
 // verdictOf judges a rotation: contradiction, signal and promise
-// (layers.Claim), the verifier guard, the stage's verification method,
-// then the artifact review. It reads ss and never changes it. An error
+// (layers.Claim), the verifier guard (changed verifiers, tests that stop
+// others), markers of unfinished work, the stage's verification method and
+// its test report, then the artifact review. It reads ss and never changes it. An error
 // only means ctx was cancelled: the rotation is then left to be run again.
 func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, status agent.Status, res agent.Result, changed []string, history string) (judgement, error) {
 	cfg := e.opts.Project.Config
@@ -79,20 +80,7 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 	if strings.HasPrefix(v.Reason, layers.ContradictionLog) {
 		e.log.Warn().Str("spec", sp.Path).Msg(layers.ContradictionLog)
 	}
-	now, stops := e.guardAfter(sp, stage, ss)
-	j.seen = now
-	if ok {
-		if ok = v.Guard(stage.Name, ss.VerifierHashes, now); !ok {
-			e.log.Warn().Str("spec", sp.Path).Strs("files", layers.Differing(ss.VerifierHashes, layers.Restrict(now, ss.VerifierHashes))).Msg("verifier guard: claim rejected, the verification files were changed")
-		} else if ok = v.NewTests(stops); !ok {
-			e.log.Warn().Str("spec", sp.Path).Msg("verifier guard: claim rejected, a new test file can stop the existing tests")
-		}
-	}
-	if markers := cfg.Layers.UnfinishedMarkers; ok && len(markers) > 0 && ss.VerifierTree != "" {
-		if added := loopAdded(ctx, e.root, ss.VerifierTree); len(added) > 0 {
-			ok = v.Unfinished(layers.Unfinished(added, markers))
-		}
-	}
+	j.seen, ok = e.guardVerdict(ctx, &v, ok, sp, stage, ss)
 	transcript := &lazyFile{path: strings.TrimSuffix(history, ".log") + ".verify.log", e: e}
 	defer transcript.close()
 	if method := stage.Criteria.VerificationMethod; ok && method != verify.StringMatch {
@@ -128,6 +116,30 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 	}
 	j.Verdict = v
 	return j, nil
+}
+
+// guardVerdict runs the verifier guard and the unfinished-work layer on a
+// claim that held so far (ok): it returns the guarded items' hashes after
+// the rotation, for the state, and whether the claim still holds.
+func (e *engine) guardVerdict(ctx context.Context, v *layers.Verdict, ok bool, sp plan.Spec, stage plan.Stage, ss state.SpecState) (map[string]string, bool) {
+	now, stops := e.guardAfter(sp, stage, ss)
+	if !ok {
+		return now, false
+	}
+	if !v.Guard(stage.Name, ss.VerifierHashes, now) {
+		e.log.Warn().Str("spec", sp.Path).Strs("files", layers.Differing(ss.VerifierHashes, layers.Restrict(now, ss.VerifierHashes))).Msg("verifier guard: claim rejected, the verification files were changed")
+		return now, false
+	}
+	if !v.NewTests(stops) {
+		e.log.Warn().Str("spec", sp.Path).Msg("verifier guard: claim rejected, a new test file can stop the existing tests")
+		return now, false
+	}
+	if markers := e.opts.Project.Config.Layers.UnfinishedMarkers; len(markers) > 0 && ss.VerifierTree != "" {
+		if added := loopAdded(ctx, e.root, ss.VerifierTree); len(added) > 0 {
+			return now, v.Unfinished(layers.Unfinished(added, markers))
+		}
+	}
+	return now, true
 }
 
 // lazyFile is the verification transcript, created on first use.
