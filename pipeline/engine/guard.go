@@ -37,7 +37,7 @@ func isFile(root, rel string) bool {
 }
 
 // guardItems lists, sorted, what the stage's guard covers now: the files
-// its verification runs and what those scripts source, the spec's front
+// its verification runs and what those scripts source or run, the spec's front
 // matter and the config file (the criteria), and the test files unless
 // the stage allows test changes.
 func (e *engine) guardItems(sp plan.Spec, crit schema.Criteria) []string {
@@ -48,7 +48,7 @@ func (e *engine) guardItems(sp plan.Spec, crit schema.Criteria) []string {
 		if err != nil || !strings.HasPrefix(string(b), "#!") && !strings.HasSuffix(f, "sh") {
 			continue
 		}
-		for _, s := range layers.Sourced(string(b)) {
+		for _, s := range layers.Called(string(b)) {
 			for _, rel := range []string{path.Clean(s), path.Join(path.Dir(f), s)} {
 				if !strings.HasPrefix(rel, "../") && !path.IsAbs(rel) && isFile(e.root, rel) {
 					set[rel] = true

@@ -35,6 +35,13 @@ var MoreAdmissions = []string{
 	"wasn't able to", "was not able to", "weren't able to", "were not able to", "I was unable to", "I am unable to", "I'm unable to", "we were unable to",
 	"couldn't get", "could not get", "couldn't make", "could not make", "couldn't fix", "could not fix", "couldn't finish", "could not finish",
 	"couldn't complete", "couldn't figure out", "could not figure out", "couldn't resolve", "could not resolve",
+	"couldn't do", "could not do", "couldn't run", "could not run", "couldn't implement", "could not implement",
+	"couldn't solve", "could not solve", "couldn't work out", "couldn't test", "could not test",
+	"I failed to", "we failed to", "didn't manage to", "did not manage to", "wasn't possible", "was not possible",
+	"didn't have time", "did not have time", "not enough time", "no time left",
+	"you'll need to", "you will need to", "you need to manually", "please manually", "manual step",
+	"remains to be done", "left to do", "still to do", "yet to be done", "only partially", "partially implemented",
+	"doesn't work yet", "does not work yet", "not working yet", "isn't working", "doesn't pass yet", "not passing yet",
 	"ran out of time", "run out of time", "out of budget", "left as an exercise",
 	"need to manually", "needs to be done manually", "have to manually", "must be done by hand",
 	"still needs", "still need to", "needs a follow-up", "need a follow-up", "in a follow-up",
@@ -56,7 +63,7 @@ var describing = regexp.MustCompile(`(?i)\b(fix|fixed|fixes|fixing|bug|bugs|issu
 var (
 	diagnosticLine = regexp.MustCompile(`(?i)^\s*((warning|warn|error|err|fatal|note|info|debug|hint|panic|caused by|npm warn|npm err!|stderr|traceback)\b\s*[:!(]|[\w.-]+:\s*(warning|warn|error|fatal|note)\b|npm (warn|err)|[\w./-]+\.\w+:\d+(:\d+)?:|=== (run|pause|cont)|--- (pass|fail|skip)|(ok|fail|pass)(\s|$)|\$ |\+ )`)
 	quotedText     = regexp.MustCompile("\"[^\"\n]*\"|“[^”\n]*”|`[^`\n]*`")
-	clauseBreak    = regexp.MustCompile(`(?i)[.!?;:]+(\s|$)|\n|,?\s+\b(but|however|although|though|except)\b`)
+	clauseBreak    = regexp.MustCompile(`(?i)[.!?;]+(\s|$)|\n|,?\s+\b(but|however|although|though|except)\b`)
 	wordRE         = regexp.MustCompile(`[\w']+`)
 )
 
@@ -112,9 +119,15 @@ func Admissions(message string, phrases []string) []string {
 	return out
 }
 
+// firstPerson are the subjects that make a phrase the agent's own.
+var firstPerson = map[string]bool{"i": true, "we": true, "i'm": true, "i've": true, "we've": true, "i'll": true, "we'll": true, "i'd": true}
+
 // admits tells whether clause holds phrase, at word boundaries, in a sense
-// that admits failure at least once.
+// that admits failure at least once: not negated in the five words before
+// it, and, unless the agent is its subject ("I could not complete"), not
+// in a clause that describes a fixed fault.
 func admits(clause, phrase string) bool {
+	describes := describing.MatchString(clause)
 	for from := 0; ; {
 		i := strings.Index(clause[from:], phrase)
 		if i < 0 {
@@ -125,18 +138,15 @@ func admits(clause, phrase string) bool {
 		if !boundary(clause, at-1) || !boundary(clause, from) {
 			continue
 		}
-		before := clause[:at]
-		if describing.MatchString(before) {
-			continue
-		}
-		words := wordRE.FindAllString(before, -1)
-		negated := false
-		for _, w := range words[max(0, len(words)-5):] {
-			if negations[w] {
-				negated = true
+		words := wordRE.FindAllString(clause[:at], -1)
+		negated, own := false, firstPerson[strings.Fields(phrase)[0]]
+		for k, w := range words[max(0, len(words)-5):] {
+			negated = negated || negations[w]
+			if k >= min(len(words), 5)-2 && firstPerson[w] {
+				own = true
 			}
 		}
-		if !negated {
+		if !negated && (own || !describes) {
 			return true
 		}
 	}

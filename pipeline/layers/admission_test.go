@@ -23,7 +23,7 @@ func TestAdmissions(t *testing.T) {
 		{name: "couldn't", tail: "I couldn't get the race test to pass, so I left it.", want: "couldn't get"},
 		{name: "ran out of time", tail: "Implemented parsing; ran out of time before the writer.", want: "ran out of time"},
 		{name: "left as an exercise", tail: "The Windows path is left as an exercise.", want: "left as an exercise"},
-		{name: "you'll need to manually", tail: "You'll need to manually run the migration.", want: "need to manually"},
+		{name: "you'll need to manually", tail: "You'll need to manually run the migration.", want: "you'll need to|need to manually"},
 		{name: "still needs a follow-up", tail: "Done for now. The cache still needs a follow-up.", want: "still needs|needs a follow-up"},
 		{name: "is incomplete", tail: "The Windows support is incomplete.", want: "is incomplete"},
 		{name: "after a clause break", tail: "Parsing works; however I was unable to wire the writer.", want: "I was unable to"},
@@ -49,6 +49,11 @@ func TestAdmissions(t *testing.T) {
 		{name: "negated five words back", tail: "There is no longer any need for manual intervention."},
 		{name: "tool prefixed warning", tail: "go: warning: proxy lookup could not complete\nAll tests pass."},
 		{name: "hyphenated", tail: "The log now needs human-readable timestamps, which it has."},
+		{name: "fix named after a colon", tail: "Fixed: uploads could not complete when the file was over 2GB."},
+		{name: "fix named after the phrase", tail: "The job could not complete because of a nil map, which is fixed now."},
+		{name: "I fixed the bug where", tail: "I fixed the bug where the upload could not complete."},
+		{name: "the agent is the subject", tail: "I could not complete the fix for the overflow.", want: "could not complete"},
+		{name: "didn't manage", tail: "Tests are green, though I didn't manage to cover Windows.", want: "didn't manage to"},
 		{name: "an indented block", tail: "Output:\n    could not complete\nAll green."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

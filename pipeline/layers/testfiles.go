@@ -4,6 +4,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // Tests are verifiers. The test files that exist when a stage starts are
@@ -122,6 +124,14 @@ func IsFixture(rel string) bool {
 		}
 	}
 	return false
+}
+
+// Called lists the files a shell script sources or runs as scripts (a
+// command's first word, or the script an interpreter such as sh or python
+// is given), as far as can be known without running it; which of them
+// are files in the repository the caller checks.
+func Called(script string) []string {
+	return append(Sourced(script), scripts(schema.Command{Shell: script})...)
 }
 
 var sourceLine = regexp.MustCompile(`(?m)^\s*(?:\.|source)\s+["']?([\w./-]+)["']?\s*$`)

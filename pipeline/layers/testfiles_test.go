@@ -1,6 +1,9 @@
 package layers
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Test files of the common ecosystems are recognised; sources are not.
 func TestIsTestFile(t *testing.T) {
@@ -45,5 +48,12 @@ func TestSourced(t *testing.T) {
 	got := Sourced("#!/bin/sh\n. ./lib.sh\nsource \"scripts/env.sh\"\necho . not-this\n")
 	if len(got) != 2 || got[0] != "./lib.sh" || got[1] != "scripts/env.sh" {
 		t.Errorf("Sourced = %q", got)
+	}
+}
+
+func TestCalled(t *testing.T) {
+	got := strings.Join(Called("#!/bin/sh\nset -e\n. ./env.sh\nsh scripts/lint.sh --strict\n./tools/gen.sh && go test ./...\n"), "|")
+	if got != "./env.sh|#!/bin/sh|set|.|sh|scripts/lint.sh|./tools/gen.sh|go" { // which are files, the caller checks
+		t.Errorf("Called = %q", got)
 	}
 }
