@@ -1,6 +1,9 @@
 // Package reporters turns the outcome of a run into the reports CI users
-// read: JUnit XML, a JSON report, and GitHub Actions output. Report is the
-// data model every reporter reads; the engine fills it.
+// read: JUnit XML (reporters/junit), a JSON report (reporters/jsonreport)
+// and GitHub Actions output (reporters/actions), written together by
+// reporters/publish. Report is the data model every reporter reads; the
+// engine fills it. The text helpers the reports share are in
+// internal/text.
 package reporters
 
 import (
@@ -39,7 +42,7 @@ type Exit struct {
 // Totals sum up the specs.
 type Totals struct {
 	Specs     int     `json:"specs"`
-	Verified  int     `json:"verified"`
+	Verified  int     `json:"verified"` // verified and done (auto tier, or approved)
 	Pending   int     `json:"pending"`  // still in the loop
 	Failed    int     `json:"failed"`   // out of iterations, or another limit
 	Stuck     int     `json:"stuck"`    // returned STUCK too often
@@ -47,6 +50,12 @@ type Totals struct {
 	Rotations int     `json:"rotations"`
 	CostUSD   float64 `json:"cost_usd"`
 }
+
+// AllVerified counts the specs verified 3/3 as the README defines it
+// (counter 3/3 and last stage passed): those done and those whose
+// verify-tier checkpoint awaits a human. The other counts of Totals
+// partition the specs; this one spans two of them.
+func (t Totals) AllVerified() int { return t.Verified + t.Awaiting }
 
 // Spec outcome values.
 const (

@@ -62,12 +62,6 @@ func compile() (*Schema, error) {
 	return &Schema{ctx: ctx, v: v}, nil
 }
 
-// Source returns the text of one embedded schema file, e.g. "config.cue",
-// so that users can read the exact rules (`ralph-ci schema config`).
-func Source(name string) ([]byte, error) {
-	return cueFiles.ReadFile(name)
-}
-
 // definition returns the named definition, e.g. "#Config".
 func (s *Schema) definition(name string) cue.Value {
 	return s.v.LookupPath(cue.ParsePath(name))

@@ -10,14 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
-	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/pipeline/tiers/gate"
 )
 
 func newCheckCommand(opts *globalOptions) *cobra.Command {
 	var wait, every time.Duration
+	var deliverMode string
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Validate the config and every spec's front matter",
@@ -54,6 +54,12 @@ where they stand.`,
 			opts.log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
 			ctx, sig := signalContext(cmd.Context())
 			err = checkGate(ctx, opts, p, wait, every)
+			if err == nil { // the gate judges the head the loop delivered
+				mode, merr := deliveryMode(deliverMode, p.Config)
+				if err = merr; err == nil {
+					err = checkDelivered(ctx, opts, p, mode)
+				}
+			}
 			if exitcode.Of(err) == exitcode.Interrupted {
 				return exitcode.New(sig.code(), err)
 			}
@@ -65,122 +71,38 @@ where they stand.`,
 	// because a shorter interval only spends the API's rate limit.
 	cmd.Flags().DurationVar(&every, "poll-interval", defaultPollInterval, "internal: how often --wait reads the answers")
 	_ = cmd.Flags().MarkHidden("poll-interval")
+	cmd.Flags().StringVar(&deliverMode, "deliver", "", "with `MODE` pr on a pull request, also require every spec verified 3/3 at its head (default: delivery.mode)")
 	return cmd
-}
-
-// runE adapts a command body so that every error it returns carries an
-// exit code (Failure unless it says otherwise). Errors without a code can
-// then only come from cobra itself: usage errors.
-func runE(f func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		err := f(cmd, args)
-		var ce *exitcode.Error
-		if err != nil && !errors.As(err, &ce) {
-			return exitcode.New(exitcode.Failure, err)
-		}
-		return err
-	}
 }
 
 // defaultPollInterval is how often check --wait reads the answers again.
 const defaultPollInterval = 15 * time.Second
 
-// checkGate is the merge-gate part of check: without verify-tier specs it
-// does nothing; else it syncs the checkpoints (polling up to wait) and
-// maps where they stand to the exit code.
+// checkGate is the merge-gate part of check: it builds the checkpoint
+// channel (which on a pull request raises the tiers a pull request tried
+// to lower, so that lowering every verify-tier spec cannot skip the gate),
+// runs the gate and maps where the checkpoints stand to the exit code.
 func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wait, every time.Duration) error {
 	if every <= 0 {
 		return &usageError{fmt.Errorf("--poll-interval %v: want a positive duration", every)}
 	}
-	// The channel first: on a pull request it raises the tiers a pull
-	// request tried to lower, so that lowering every verify-tier spec
-	// cannot skip the gate.
 	ch, err := checkpointChannel(ctx, opts, p)
 	if err != nil {
 		return err
 	}
-	verify := false
-	for _, sp := range p.Specs {
-		verify = verify || sp.Tier == plan.TierVerify
+	res, gated, err := gate.Check{Channel: ch, Specs: p.Specs, Dir: state.At(p.Root), Lock: state.LockInfo{Command: "check", Version: versionString()},
+		Wait: wait, Every: every, Log: opts.log}.Run(ctx)
+	if err != nil || !gated {
+		return err
 	}
-	if !verify {
+	for _, line := range res.Lines() {
+		fmt.Fprintln(opts.stdout, line)
+	}
+	code, msg := res.Code()
+	if code == exitcode.OK {
+		opts.log.Info().Msg(msg)
 		return nil
 	}
-	dir := state.At(p.Root)
-	if _, local := ch.(gate.Local); local && !presented(dir, p) {
-		return nil // a laptop with no checkpoint yet: check only validates
-	}
-	deadline := time.Now().Add(wait)
-	for {
-		res, err := syncOnce(ctx, ch, p, dir, opts)
-		if err != nil {
-			return err
-		}
-		code, msg := gateCode(res)
-		// Poll while a checkpoint waits for an answer (pending, or
-		// escalated: waiting for 1/2/3), never past the deadline.
-		waiting := code == exitcode.AwaitHuman || code == exitcode.Escalated
-		if !waiting || !time.Now().Add(every).Before(deadline) {
-			for _, s := range res.Passed {
-				fmt.Fprintf(opts.stdout, "%s\tcheckpoint=passed\n", s)
-			}
-			for _, group := range []struct {
-				name  string
-				specs []string
-			}{{"pending", res.Pending}, {"rejected", res.Rework}, {"escalated", res.Escalated}} {
-				for _, s := range group.specs {
-					fmt.Fprintf(opts.stdout, "%s\tcheckpoint=%s\n", s, group.name)
-				}
-			}
-			if code == exitcode.OK {
-				opts.log.Info().Msg(msg)
-				return nil
-			}
-			opts.log.Warn().Str("exit", code.Class()).Msg(msg)
-			return exitcode.Printed(code, fmt.Errorf("%s", msg))
-		}
-		opts.log.Info().Dur("every", every).Time("until", deadline).Msg("waiting for checkpoint answers")
-		select {
-		case <-ctx.Done():
-			return exitcode.New(exitcode.Interrupted, ctx.Err())
-		case <-time.After(every):
-		}
-	}
-}
-
-// syncOnce syncs the checkpoints under the state lock and saves.
-func syncOnce(ctx context.Context, ch gate.Channel, p *project.Project, dir state.Dir, opts *globalOptions) (gate.Result, error) {
-	if err := dir.Ensure(); err != nil {
-		return gate.Result{}, err
-	}
-	lock, err := state.Acquire(dir, state.LockInfo{Command: "check", Version: versionString()})
-	if err != nil {
-		return gate.Result{}, err
-	}
-	defer lock.Release()
-	st, err := state.Load(dir)
-	if err != nil {
-		return gate.Result{}, err
-	}
-	res, err := gate.Sync(ctx, ch, p.Specs, &st, opts.log)
-	if err != nil {
-		return res, err
-	}
-	return res, state.Save(dir, st)
-}
-
-// presented tells whether a checkpoint of a verify-tier spec was ever
-// presented (state.json has its record). Without a pull request, check is
-// a gate only from then on; in a pull request it always is.
-func presented(dir state.Dir, p *project.Project) bool {
-	st, err := state.Load(dir)
-	if err != nil {
-		return true // let the sync report it
-	}
-	for _, sp := range p.Specs {
-		if ss := st.Spec(sp.Path); sp.Tier == plan.TierVerify && ss != nil && ss.Checkpoint != nil {
-			return true
-		}
-	}
-	return false
+	opts.log.Warn().Str("exit", code.Class()).Msg(msg)
+	return exitcode.Printed(code, errors.New(msg))
 }

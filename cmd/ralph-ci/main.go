@@ -1,7 +1,11 @@
 // Command ralph-ci runs coding agents in verified Ralph loops in CI.
 //
-// main only parses flags and wires packages; see the pipeline, schema and
-// reporters packages for the logic.
+// main only parses flags and wires packages, one command per file (run,
+// check, status, reset, answer, report, version); the environment is read
+// once, into one struct, at the door (env.go). The logic lives below: the
+// loop in pipeline/engine, the checkpoints and who may approve in
+// pipeline/gate, the outputs in reporters (internal/layering pins the
+// order of the packages).
 package main
 
 import (

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/reporters"
-	"github.com/ralph-ci/ralph-ci/reporters/github"
 	"github.com/ralph-ci/ralph-ci/reporters/jsonreport"
 	"github.com/ralph-ci/ralph-ci/reporters/publish"
 )
@@ -70,7 +69,7 @@ the status step output.`,
 				return exitcode.New(exitcode.Usage, err)
 			}
 			targets := publish.Targets{Root: opts.dir, JUnit: junitOut, JSON: jsonOut, GitHub: gh}
-			if err := publish.Write(cmd.Context(), merged, targets, github.EnvFrom(os.Getenv), opts.stdout); err != nil {
+			if err := publish.Write(cmd.Context(), merged, targets, opts.env.actions, opts.stdout); err != nil {
 				return err
 			}
 			t := merged.Totals

@@ -23,12 +23,13 @@ type globalOptions struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    zerolog.Logger
+	env    environment // read once, at the door
 }
 
 // execute builds the command tree, runs it and maps the outcome to an
 // exit code. It is the only place that turns errors into exit codes.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.Code {
-	opts := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
+	opts := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr, env: readEnvironment(os.Getenv)}
 	root := newRootCommand(opts)
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -82,7 +83,7 @@ ralph.json, ralph.cue) at the repository root; specs are PROMPT.md and
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := newLogger(opts.stderr, opts.logFormat, opts.logLevel, os.Getenv("RUNNER_DEBUG") == "1")
+			log, err := newLogger(opts.stderr, opts.logFormat, opts.logLevel, opts.env.runnerDebug)
 			if err != nil {
 				return &usageError{err}
 			}
@@ -99,4 +100,18 @@ ralph.json, ralph.cue) at the repository root; specs are PROMPT.md and
 
 	root.AddCommand(newRunCommand(opts), newCheckCommand(opts), newStatusCommand(opts), newResetCommand(opts), newVersionCommand(opts), newReportCommand(opts), newAnswerCommand(opts))
 	return root
+}
+
+// runE adapts a command body so that every error it returns carries an
+// exit code (Failure unless it says otherwise). Errors without a code can
+// then only come from cobra itself: usage errors.
+func runE(f func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		err := f(cmd, args)
+		var ce *exitcode.Error
+		if err != nil && !errors.As(err, &ce) {
+			return exitcode.New(exitcode.Failure, err)
+		}
+		return err
+	}
 }

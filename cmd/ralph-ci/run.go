@@ -13,13 +13,15 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
-	"github.com/ralph-ci/ralph-ci/reporters/github"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/reporters/publish"
 )
 
 func newRunCommand(opts *globalOptions) *cobra.Command {
 	var maxRotations int
-	var junitPath, jsonPath string
+	var junitPath, jsonPath, deliverMode string
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the Ralph loop over every spec until all are verified",
@@ -29,9 +31,17 @@ its completion claim, detects changed files and updates the verification
 counters (0/3 .. 3/3), saving .ralph/state.json after every rotation. It
 stops when every spec is verified 3/3, or when a limit is reached (state is
 saved: run it again to continue). The exit code says how it ended (see the
-README's exit-code table).`,
+README's exit-code table).
+
+--deliver commit makes each rotation that changed files one commit by
+ralph-ci (trailers Ralph-Spec, Ralph-Stage, Ralph-Iteration, Ralph-Status);
+--deliver pr also pushes it, to the pull request's head branch (or to a
+branch of its own, with a pull request opened for it), and pushes the
+loop's state to refs/ralph-ci/state/<branch>, so that the next CI job, from
+a fresh checkout, continues where this one stopped.`,
 		Example: `  ralph-ci run
   ralph-ci run --max-rotations 10     # one slice of a long loop; the next job continues
+  ralph-ci run --deliver pr           # in CI: push the work and the state
   ralph-ci -C examples/quickstart run`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
@@ -42,37 +52,38 @@ README's exit-code table).`,
 			if err != nil {
 				return err
 			}
+			mode, err := deliveryMode(deliverMode, p.Config)
+			if err != nil {
+				return err
+			}
 			ctx, sig := signalContext(cmd.Context())
-			var progress *os.File
-			if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) {
-				progress = f
+			p, dl, err := setupDelivery(ctx, opts, p, mode)
+			if err != nil {
+				return err
 			}
-			o := engine.Options{Project: p, MaxRotations: maxRotations, Log: opts.log, Version: versionString()}
-			if github.EnvFrom(os.Getenv).Actions {
-				o.Echo = actionsEcho(opts.stdout)
-			}
-			if progress != nil {
-				o.Progress = progress
+			o := engineOptions(opts, p, maxRotations)
+			if dl != nil {
+				o.Deliverer = dl.session
 			}
 			if o.Checkpoints, err = checkpointChannel(ctx, opts, p); err != nil {
 				return err
 			}
 			out, err := engine.Run(ctx, o)
+			if derr := dl.finish(context.WithoutCancel(ctx), opts, out.Message); derr != nil {
+				opts.log.Error().Err(derr).Msg("delivery: the pull request or the outputs failed")
+				if err == nil && out.Code == exitcode.OK {
+					out.Code = exitcode.Failure
+				}
+			}
 			printRows(opts, engine.Rows(out.Specs, out.State))
 			code := out.Code
 			if code == exitcode.Interrupted {
 				code = sig.code()
 			}
-			if out.Report != nil {
-				out.Report.Exit.Code, out.Report.Exit.Class = int(code), code.Class()
-				targets := publish.Targets{Root: p.Root, JUnit: cmp.Or(junitPath, p.Config.Reporters.JUnit), JSON: cmp.Or(jsonPath, p.Config.Reporters.JSON), GitHub: true}
-				// Reports are written even for an interrupted run.
-				if werr := publish.Write(context.WithoutCancel(ctx), out.Report, targets, github.EnvFrom(os.Getenv), opts.stdout); werr != nil {
-					opts.log.Error().Err(werr).Msg("writing the reports failed")
-					if err == nil && code == exitcode.OK {
-						return exitcode.New(exitcode.Failure, werr)
-					}
-				}
+			// Reports are written even for an interrupted run; failing to
+			// write them fails a run that would have succeeded.
+			if werr := writeReports(context.WithoutCancel(ctx), opts, p, out.Report, code, junitPath, jsonPath); werr != nil && err == nil && code == exitcode.OK {
+				return exitcode.New(exitcode.Failure, werr)
 			}
 			if err != nil {
 				return err
@@ -91,7 +102,38 @@ README's exit-code table).`,
 	cmd.Flags().IntVar(&maxRotations, "max-rotations", 0, "stop after `N` rotations (state saved); 0 uses budgets.max_rotations")
 	cmd.Flags().StringVar(&junitPath, "junit", "", "write the JUnit XML report to `FILE` (default: reporters.junit)")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the JSON report to `FILE` (default: reporters.json)")
+	cmd.Flags().StringVar(&deliverMode, "deliver", "", "deliver the work: `MODE` none, commit (a commit per rotation) or pr (commit and push; the state travels in git) (default: delivery.mode)")
 	return cmd
+}
+
+// engineOptions are the engine's options of one run: the agents' output
+// echoed in folded groups on GitHub Actions, a progress line on a
+// terminal.
+func engineOptions(opts *globalOptions, p *project.Project, maxRotations int) engine.Options {
+	o := engine.Options{Project: p, MaxRotations: maxRotations, Log: opts.log, Version: versionString()}
+	if opts.env.actions.Actions {
+		o.Echo = actionsEcho(opts.stdout)
+	}
+	if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) {
+		o.Progress = f
+	}
+	return o
+}
+
+// writeReports writes the run's report, with the exit code the process
+// ends with, to the configured files (the flags win) and GitHub Actions'
+// places. A failure is logged and returned.
+func writeReports(ctx context.Context, opts *globalOptions, p *project.Project, r *reporters.Report, code exitcode.Code, junitPath, jsonPath string) error {
+	if r == nil {
+		return nil
+	}
+	r.Exit.Code, r.Exit.Class = int(code), code.Class()
+	targets := publish.Targets{Root: p.Root, JUnit: cmp.Or(junitPath, p.Config.Reporters.JUnit), JSON: cmp.Or(jsonPath, p.Config.Reporters.JSON), GitHub: true}
+	if err := publish.Write(ctx, r, targets, opts.env.actions, opts.stdout); err != nil {
+		opts.log.Error().Err(err).Msg("writing the reports failed")
+		return err
+	}
+	return nil
 }
 
 // actionsEcho shows each rotation's agent output in the job log, folded
@@ -99,11 +141,11 @@ README's exit-code table).`,
 // issue workflow commands.
 func actionsEcho(w io.Writer) func(string) (io.Writer, func()) {
 	return func(title string) (io.Writer, func()) {
-		end, err := github.Group(w, title)
+		end, err := actions.Group(w, title)
 		if err != nil {
 			return io.Discard, func() {}
 		}
-		resume, err := github.StopCommands(w, nil)
+		resume, err := actions.StopCommands(w, nil)
 		if err != nil {
 			_ = end()
 			return io.Discard, func() {}

@@ -11,18 +11,18 @@ import (
 	"testing"
 	"time"
 
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// The verify tier on a pull request, end to end through the built binary:
+// The verify tier on a pull request, end to end through the ralph-ci binary:
 // `ralph-ci run` and `ralph-ci check` run as subprocesses in GitHub
 // Actions' environment, on a git repository with a verify-tier spec and a
-// scripted agent, against a fake GitHub (prcommenttest) in this process
+// scripted agent, against a fake GitHub (internal/ghfake) in this process
 // that keeps the pull request's comments, reactions and statuses and fails
 // the test on any request it does not know. The event payloads are the
-// real webhook examples of reporters/prcomment/testdata/events.
+// real webhook examples of reporters/prchannel/testdata/events.
 
 var (
 	alice    = fake.User{Login: "alice", ID: 10, Type: "User"}          // write
@@ -121,6 +121,15 @@ func newPRWorld(t *testing.T, bin string, extra ...map[string]string) *prWorld {
 	}
 	git(t, w.dir, "init", "-q")
 	w.commit("init")
+	w.startGitHub(prRepoFiles["ralph.yaml"])
+	return w
+}
+
+// startGitHub makes the job's GitHub files (event, summary, outputs), the
+// agent's prompt folder, and the fake GitHub with the pull request of the
+// payloads at w.head, whose base has baseConfig as ralph.yaml.
+func (w *prWorld) startGitHub(baseConfig string) {
+	t := w.t
 	gh := t.TempDir()
 	w.event, w.summary, w.output = filepath.Join(gh, "event.json"), filepath.Join(gh, "summary.md"), filepath.Join(gh, "output.txt")
 	w.prompts = filepath.Join(gh, "prompts")
@@ -132,8 +141,7 @@ func newPRWorld(t *testing.T, bin string, extra ...map[string]string) *prWorld {
 	// opened by Codertocat.
 	w.srv = fake.New(t, "Codertocat", "Hello-World", 2, w.head, prAuthor.Login)
 	w.srv.Perms["alice"], w.srv.Perms["mallory"], w.srv.Perms["Codertocat"] = "write", "read", "admin"
-	w.srv.SetFile(w.srv.BaseSHA, "ralph.yaml", prRepoFiles["ralph.yaml"])
-	return w
+	w.srv.SetFile(w.srv.BaseSHA, "ralph.yaml", baseConfig)
 }
 
 // commit commits everything and makes it the head.
@@ -149,7 +157,7 @@ func (w *prWorld) commit(msg string) {
 
 // setEvent writes a real webhook payload as the event of the job.
 func (w *prWorld) setEvent(name string) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "reporters", "prcomment", "testdata", "events", name))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "reporters", "prchannel", "testdata", "events", name))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -322,9 +330,9 @@ func contains(t *testing.T, what, s string, subs ...string) {
 
 func TestTiersOnPullRequest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("runs ralph-ci as a subprocess")
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 	extraSpec := map[string]string{"specs/c.spec.md": "---\nid: receipts\ntitle: Receipts\n---\n# Receipts\n"}
 	type story struct {
 		name  string

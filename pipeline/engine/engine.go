@@ -16,12 +16,12 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/scheduler"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	"github.com/ralph-ci/ralph-ci/pipeline/tiers/gate"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
@@ -43,6 +43,8 @@ type Options struct {
 	// Checkpoints, when set, is where verify-tier checkpoints are
 	// presented and answered (a pull request, or the terminal); see tiers.go.
 	Checkpoints gate.Channel
+	// Deliverer, when set, carries the work and state out of the job.
+	Deliverer Deliverer
 }
 
 // Outcome is how a run ended.
@@ -117,12 +119,18 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		}
 	}
 	_ = e.dir.CleanTemp()
+	external, err := e.startDelivery(ctx)
+	if err != nil {
+		return Outcome{Code: exitcode.Of(err)}, err
+	}
 	if err := ensureGuardrails(e.dir); err != nil {
 		return Outcome{Code: exitcode.Failure}, err
 	}
 	if e.st, err = state.Load(e.dir); err != nil {
 		return Outcome{Code: exitcode.Failure}, err
 	}
+	e.pool.restore(e.st.LimitedAgents, time.Now())
+	e.absorb(external, "differ from the commit the saved state describes")
 	e.watch, err = changes.NewWatcher(ctx, e.root, filepath.Join(state.DirName, "watch"), changes.WithFastPath(p.Config.Loop.Watch))
 	if err != nil {
 		return Outcome{Code: exitcode.Failure}, err
@@ -137,6 +145,9 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	// record of the rotation after it.
 	if serr := state.Save(e.dir, e.st); serr != nil && err == nil {
 		err = serr
+	}
+	if derr := e.finishDelivery(ctx); derr != nil && err == nil {
+		err = derr
 	}
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -244,8 +255,8 @@ func (e *engine) finish() {
 		case ss == nil:
 		case ss.Excluded != "" && ss.LastStatus == agent.StatusStuck:
 			stuck = append(stuck, sp.Path)
-		case ss.Excluded != "":
-			exhausted = append(exhausted, sp.Path)
+		case ss.Excluded != "": // with the reason: no run will continue it
+			exhausted = append(exhausted, sp.Path+": "+ss.Excluded)
 		case sp.Tier == plan.TierVerify && e.checkpointPassed(sp.Path):
 		case sp.Tier == plan.TierVerify && e.checkpointOf(sp.Path).Status == tiers.StatusEscalated:
 			escalated = append(escalated, sp.Path)
@@ -258,10 +269,9 @@ func (e *engine) finish() {
 		e.outcome.Code, e.outcome.Message = exitcode.Stuck, fmt.Sprintf("stuck: %v", stuck)
 	case len(exhausted) > 0:
 		e.outcome.Code, e.outcome.Message = exitcode.Limits, fmt.Sprintf("out of iterations: %v", exhausted)
-	case len(escalated) > 0:
-		e.outcome.Code, e.outcome.Message = exitcode.Escalated, fmt.Sprintf("checkpoint rejected 3 times; escalated, waiting for a decision (1/2/3): %v", escalated)
-	case len(awaiting) > 0:
-		e.outcome.Code, e.outcome.Message = exitcode.AwaitHuman, fmt.Sprintf("verified 3/3; awaiting the human checkpoint of the verify tier: %v", awaiting)
+	case len(escalated) > 0 || len(awaiting) > 0:
+		// The checkpoints' own mapping, the one check ends with too.
+		e.outcome.Code, e.outcome.Message = gate.Result{Escalated: escalated, Pending: awaiting}.Code()
 	default:
 		e.outcome.Code, e.outcome.Message = exitcode.OK, "all specs verified 3/3"
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
@@ -87,7 +88,7 @@ func hashFiles(root string, files []string) map[string]string {
 }
 
 func hashFile(p string) string {
-	f, err := os.Open(p)
+	f, _, err := safefile.OpenRegular(p)
 	if err != nil {
 		return missingOr(err)
 	}

@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	"github.com/ralph-ci/ralph-ci/pipeline/tiers/gate"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 

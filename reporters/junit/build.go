@@ -3,11 +3,11 @@ package junit
 import (
 	"fmt"
 	"math"
-	"path"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/text"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
@@ -16,7 +16,7 @@ const maxMessage = 300
 
 // build turns a report into the XML document.
 func build(r *reporters.Report) testsuites {
-	doc := testsuites{Name: "ralph-ci " + reporters.OneLine(r.Command, 40)}
+	doc := testsuites{Name: "ralph-ci " + text.OneLine(r.Command, 40)}
 	var sum float64
 	for _, s := range r.Specs {
 		ts := buildSuite(r, s)
@@ -34,15 +34,15 @@ func build(r *reporters.Report) testsuites {
 
 // buildSuite is the testsuite of one spec.
 func buildSuite(r *reporters.Report, s reporters.Spec) testsuite {
-	p := reporters.OneLine(s.Path, 0)
+	p := text.OneLine(s.Path, 0)
 	ts := testsuite{
 		Name: p, File: p, Time: formatSeconds(s.DurationSeconds),
 		Properties: &properties{List: []property{
-			{"title", reporters.OneLine(s.Title, 0)},
-			{"tier", reporters.OneLine(s.Tier, 0)},
-			{"outcome", reporters.OneLine(s.Outcome, 0)},
+			{"title", text.OneLine(s.Title, 0)},
+			{"tier", text.OneLine(s.Tier, 0)},
+			{"outcome", text.OneLine(s.Outcome, 0)},
 			{"counter", reporters.Counter(s.Counter)},
-			{"stage", reporters.OneLine(s.Stage, 0)},
+			{"stage", text.OneLine(s.Stage, 0)},
 			{"rotations", strconv.Itoa(len(s.Rotations))},
 			{"total_rotations", strconv.Itoa(s.TotalRotations)},
 			{"cost_usd", strconv.FormatFloat(seconds(s.CostUSD), 'f', 4, 64)},
@@ -51,15 +51,15 @@ func buildSuite(r *reporters.Report, s reporters.Spec) testsuite {
 	if !r.StartedAt.IsZero() {
 		ts.Timestamp = r.StartedAt.UTC().Format(time.RFC3339)
 	}
-	class := classname(p)
+	class := p // unique per spec: CI systems key a test by classname + name
 	verification := testcase{Name: "verification", Classname: class, Time: ts.Time}
 	verification.Failure, verification.Skipped = specResult(s)
 	if lines := reporters.RotationLog(s.Rotations, 0); len(lines) > 0 {
-		verification.SystemOut = &text{Text: strings.Join(lines, "\n") + "\n"}
+		verification.SystemOut = &xmlText{Text: strings.Join(lines, "\n") + "\n"}
 	}
 	ts.Cases = append(ts.Cases, verification)
 	for _, st := range stages(s.Rotations) {
-		tc := testcase{Name: reporters.OneLine(st.name, 40) + " stage", Classname: class, Time: formatSeconds(st.seconds)}
+		tc := testcase{Name: text.OneLine(st.name, 40) + " stage", Classname: class, Time: formatSeconds(st.seconds)}
 		tc.Failure, tc.Skipped = stageResult(s, st.name)
 		ts.Cases = append(ts.Cases, tc)
 		ts.Cases = append(ts.Cases, verificationStages(s.Rotations, st.name, class)...)
@@ -76,24 +76,19 @@ func buildSuite(r *reporters.Report, s reporters.Spec) testsuite {
 	return ts
 }
 
-// classname is the folder of a spec path, "." at the root.
-func classname(specPath string) string {
-	return path.Dir(strings.ReplaceAll(specPath, `\`, "/"))
-}
-
 // specResult is the failure or skip of a spec's verification testcase.
 func specResult(s reporters.Spec) (failure, skipped *result) {
 	switch s.Outcome {
 	case reporters.SpecVerified:
 		return nil, nil
 	case reporters.SpecAwaiting:
-		return nil, &result{Message: "verified " + reporters.Counter(s.Counter) + "; awaiting the human checkpoint (" + reporters.OneLine(s.Tier, 40) + " tier)"}
+		return nil, &result{Message: "verified " + reporters.Counter(s.Counter) + "; awaiting the human checkpoint (" + text.OneLine(s.Tier, 40) + " tier)"}
 	}
-	kind := reporters.OneLine(s.Outcome, 40)
+	kind := text.OneLine(s.Outcome, 40)
 	if kind == "" {
 		kind = "unknown"
 	}
-	where := fmt.Sprintf("at stage %s, counter %s", reporters.OneLine(s.Stage, 40), reporters.Counter(s.Counter))
+	where := fmt.Sprintf("at stage %s, counter %s", text.OneLine(s.Stage, 40), reporters.Counter(s.Counter))
 	msg := kind + ": " + where
 	if s.Outcome == reporters.SpecPending {
 		msg = "unverified: " + where
@@ -103,14 +98,14 @@ func specResult(s reporters.Spec) (failure, skipped *result) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s %s; %s in this run, %d in all\n",
-		reporters.OneLine(s.Path, 0), kind, where, plural(len(s.Rotations), "rotation"), s.TotalRotations)
+		text.OneLine(s.Path, 0), kind, where, plural(len(s.Rotations), "rotation"), s.TotalRotations)
 	if s.Reason != "" {
-		fmt.Fprintf(&b, "reason: %s\n", reporters.CleanText(s.Reason))
+		fmt.Fprintf(&b, "reason: %s\n", text.CleanText(s.Reason))
 	}
 	if n := len(s.Rotations); n > 0 {
 		fmt.Fprintf(&b, "last rotation: %s\n", reporters.RotationLine(s.Rotations[n-1]))
 	}
-	return &result{Type: kind, Message: reporters.OneLine(msg, maxMessage), Text: b.String()}, nil
+	return &result{Type: kind, Message: text.OneLine(msg, maxMessage), Text: b.String()}, nil
 }
 
 // stageResult is the failure or skip of a stage testcase: only the spec's
@@ -123,7 +118,7 @@ func stageResult(s reporters.Spec, stage string) (failure, skipped *result) {
 		return nil, &result{Message: "unfinished: counter " + reporters.Counter(s.Counter)}
 	}
 	failure, _ = specResult(s)
-	failure.Message = reporters.OneLine(failure.Type+" in the "+stage+" stage", maxMessage)
+	failure.Message = text.OneLine(failure.Type+" in the "+stage+" stage", maxMessage)
 	return failure, nil
 }
 
@@ -150,9 +145,9 @@ func verificationStages(rots []reporters.Rotation, stage, class string) []testca
 	var out []testcase
 	for _, name := range names {
 		l := last[name]
-		tc := testcase{Name: reporters.OneLine(stage, 40) + " stage, verification " + reporters.OneLine(name, 80), Classname: class, Time: formatSeconds(0)}
+		tc := testcase{Name: text.OneLine(stage, 40) + " stage, verification " + text.OneLine(name, 80), Classname: class, Time: formatSeconds(0)}
 		if !l.Passed {
-			tc.Failure = &result{Type: "verification", Message: reporters.OneLine(l.Detail, maxMessage), Text: reporters.CleanText(l.Detail) + "\n"}
+			tc.Failure = &result{Type: "verification", Message: text.OneLine(l.Detail, maxMessage), Text: text.CleanText(l.Detail) + "\n"}
 		}
 		out = append(out, tc)
 	}

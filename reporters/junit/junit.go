@@ -10,17 +10,17 @@
 //	  <testsuite name=SPEC file=SPEC ...>                             one per spec
 //	    <properties> title tier outcome counter stage rotations
 //	                 total_rotations cost_usd </properties>
-//	    <testcase name="verification" classname=FOLDER>               the spec's verdict
+//	    <testcase name="verification" classname=SPEC>                 the spec's verdict
 //	      <failure>/<skipped>, <system-out> the rotation log
-//	    <testcase name="coder stage" classname=FOLDER>                one per stage that ran
+//	    <testcase name="coder stage" classname=SPEC>                  one per stage that ran
 //	    <testcase name="qa stage, verification unit" ...>             one per multi_stage
 //	                                                                  verification stage that ran, its last verdict
 //
 // file is the spec's path relative to the repository root; the GitHub
 // reporters read it from the testsuite when a testcase has none.
-// classname is the spec's folder relative to the repository root
-// ("specs/api", "specs", ".ralph/specs"; "." for a spec at the root such as
-// PROMPT.md), so specs group by folder.
+// classname is the spec's path too ("specs/api/auth.spec.md", "PROMPT.md"):
+// Jenkins and GitLab key a test by classname + name, so two specs' "coder
+// stage" testcases must not share a classname.
 //
 // Outcomes. A verified spec's verification passes; a failed, stuck or
 // pending (unverified) one has a <failure> whose type is the outcome and
@@ -29,7 +29,7 @@
 // the spec's current stage and the spec is not done: then it fails with
 // the spec (failed, stuck) or is skipped as unfinished (pending). Times are
 // the agents' durations in seconds; text from agents is cleaned
-// (reporters.CleanText) because XML 1.0 forbids most control characters.
+// (text.CleanText) because XML 1.0 forbids most control characters.
 package junit
 
 import (
@@ -110,20 +110,20 @@ type (
 		Value string `xml:"value,attr"`
 	}
 	testcase struct {
-		Name      string  `xml:"name,attr"`
-		Classname string  `xml:"classname,attr"`
-		Time      string  `xml:"time,attr"`
-		Failure   *result `xml:"failure"`
-		Skipped   *result `xml:"skipped"`
-		SystemOut *text   `xml:"system-out"`
+		Name      string   `xml:"name,attr"`
+		Classname string   `xml:"classname,attr"`
+		Time      string   `xml:"time,attr"`
+		Failure   *result  `xml:"failure"`
+		Skipped   *result  `xml:"skipped"`
+		SystemOut *xmlText `xml:"system-out"`
 	}
 	result struct {
 		Type    string `xml:"type,attr,omitempty"`
 		Message string `xml:"message,attr"`
 		Text    string `xml:",cdata"`
 	}
-	// text is multi-line content, kept readable in a CDATA section.
-	text struct {
+	// xmlText is multi-line content, kept readable in a CDATA section.
+	xmlText struct {
 		Text string `xml:",cdata"`
 	}
 )

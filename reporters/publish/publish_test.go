@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/reporters/github"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/reporters/jsonreport"
 	"github.com/ralph-ci/ralph-ci/reporters/publish"
 	"github.com/ralph-ci/ralph-ci/reporters/reportstest"
@@ -30,7 +30,7 @@ func TestActionsRun(t *testing.T) {
 
 	var stdout bytes.Buffer
 	targets := publish.Targets{Root: root, JUnit: ".ralph/reports/junit.xml", JSON: ".ralph/reports/report.json", GitHub: true}
-	if err := publish.Write(context.Background(), reportstest.Report(), targets, github.EnvFrom(os.Getenv), &stdout); err != nil {
+	if err := publish.Write(context.Background(), reportstest.Report(), targets, actions.EnvFrom(os.Getenv), &stdout); err != nil {
 		t.Fatal(err)
 	}
 
@@ -43,8 +43,8 @@ func TestActionsRun(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(root, ".ralph/reports/junit.xml")); err != nil || xml.Unmarshal(b, &suites) != nil || suites.Tests == 0 {
 		t.Errorf("JUnit report: %v, %d tests", err, suites.Tests)
 	}
-	contains(t, summary, "### ralph-ci run: 1 of 5 specs verified", "| specs/api/auth.spec.md | 0/3 | 🛑 stuck |", "<details>")
-	contains(t, output, "status=stuck\n", "verified=1\n", "junit=repo/.ralph/reports/junit.xml\n", "json=repo/.ralph/reports/report.json\n")
+	contains(t, summary, "### ralph-ci run: 2 of 5 specs verified, 1 awaiting a human", "| specs/api/auth.spec.md | 0/3 | 🛑 stuck |", "<details>")
+	contains(t, output, "status=stuck\n", "verified=2\n", "awaiting=1\n", "junit=repo/.ralph/reports/junit.xml\n", "json=repo/.ralph/reports/report.json\n")
 	for _, want := range []string{
 		"::error file=repo/specs/api/auth.spec.md,line=1,",
 		"::error file=repo/specs/api/users.spec.md,line=1,",
@@ -86,7 +86,7 @@ func TestByName(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name+tc.wantErr, func(t *testing.T) {
-			rep, err := publish.ByName(tc.name, tc.targets, github.Env{}, nil)
+			rep, err := publish.ByName(tc.name, tc.targets, actions.Env{}, nil)
 			switch {
 			case tc.wantErr == "" && (err != nil || rep == nil):
 				t.Errorf("ByName = %v, %v; want a reporter", rep, err)
@@ -108,7 +108,7 @@ func TestNewPicksTargets(t *testing.T) {
 		{publish.Targets{JUnit: "j.xml", JSON: "r.json", GitHub: true}, 3},
 	}
 	for _, tc := range tests {
-		m, err := publish.New(tc.targets, github.Env{}, nil)
+		m, err := publish.New(tc.targets, actions.Env{}, nil)
 		if err != nil || len(m) != tc.want {
 			t.Errorf("New(%+v) = %d reporters, %v; want %d", tc.targets, len(m), err, tc.want)
 		}
@@ -123,7 +123,7 @@ func TestWriteKeepsGoing(t *testing.T) {
 		t.Fatal(err)
 	}
 	targets := publish.Targets{Root: dir, JSON: "file/report.json", JUnit: "out/junit.xml"}
-	err := publish.Write(context.Background(), reportstest.Report(), targets, github.Env{}, nil)
+	err := publish.Write(context.Background(), reportstest.Report(), targets, actions.Env{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "json report: write report") {
 		t.Errorf("Write error = %v, want the JSON report's", err)
 	}

@@ -1,0 +1,215 @@
+package layering
+
+import (
+	"bufio"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// layers lists the packages from the top (0) down, by their path in the
+// module. An entry ending in "/" holds every package below that
+// directory; the longest entry that matches a package is its layer.
+var layers = [][]string{
+	{"cmd/"},
+	{"pipeline/engine"},
+	{"pipeline/layers"},
+	{"reporters", "reporters/"},
+	{"pipeline/gate"},
+	{"pipeline/state", "pipeline/project"},
+	{"pipeline/tiers", "pipeline/verify", "pipeline/plan", "pipeline/scheduler"},
+	{"pipeline/agent", "pipeline/changes", "pipeline/counter", "pipeline/deliver", "pipeline/discovery", "pipeline/prompt",
+		"pipeline/exitcode", "schema", "internal/"},
+}
+
+// layerOf is the layer of pkg (a path in the module), -1 when the table
+// has none.
+func layerOf(pkg string) int {
+	best, bestLen := -1, -1
+	for i, names := range layers {
+		for _, n := range names {
+			ok := pkg == n || (strings.HasSuffix(n, "/") && strings.HasPrefix(pkg, n))
+			if ok && len(n) > bestLen {
+				best, bestLen = i, len(n)
+			}
+		}
+	}
+	return best
+}
+
+// violations lists, sorted, every import of graph (package -> the
+// module's packages it imports) that runs upward, and every package
+// without a layer.
+func violations(graph map[string][]string) []string {
+	var out []string
+	for pkg, imports := range graph {
+		from := layerOf(pkg)
+		if from < 0 {
+			out = append(out, fmt.Sprintf("%s has no layer: give it its place in the table of internal/layering", pkg))
+			continue
+		}
+		for _, imp := range imports {
+			if to := layerOf(imp); to >= 0 && to < from {
+				out = append(out, fmt.Sprintf("%s (layer %d) imports %s (layer %d), which is above it", pkg, from, imp, to))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestNoPackageImportsOneAbove reads the imports of every package of the
+// module (its non-test files) and fails on an import that runs upward.
+func TestNoPackageImportsOneAbove(t *testing.T) {
+	root, module := moduleRoot(t)
+	graph, err := importGraph(root, module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cmd/ralph-ci", "pipeline/engine", "pipeline/gate", "pipeline/tiers", "reporters/prchannel"} {
+		if _, ok := graph[want]; !ok {
+			t.Fatalf("the module's packages were not all read: %s is missing from %v", want, keys(graph))
+		}
+	}
+	for _, v := range violations(graph) {
+		t.Error(v)
+	}
+}
+
+// TestViolationsFindsAnUpwardImport: the rule names an import that runs
+// upward and a package the table does not place, and lets a package
+// import its own layer and the ones below.
+func TestViolationsFindsAnUpwardImport(t *testing.T) {
+	graph := map[string][]string{
+		"cmd/ralph-ci":        {"pipeline/engine", "reporters/actions", "internal/text"},
+		"reporters/actions":   {"reporters", "internal/text"},
+		"reporters/prchannel": {"pipeline/gate", "reporters/actions"},
+		"pipeline/tiers":      {"reporters"},
+		"pipeline/gate":       {"pipeline/engine"},
+		"pipeline/nowhere":    {"schema"},
+	}
+	got := violations(graph)
+	want := []string{
+		"pipeline/gate (layer 4) imports pipeline/engine (layer 1), which is above it",
+		"pipeline/nowhere has no layer: give it its place in the table of internal/layering",
+		"pipeline/tiers (layer 6) imports reporters (layer 3), which is above it",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestLayerOf: the longest entry wins, a directory entry holds what is
+// below it and not its prefix-sharing neighbours.
+func TestLayerOf(t *testing.T) {
+	for pkg, want := range map[string]int{
+		"cmd/ralph-ci":        0,
+		"reporters":           3,
+		"reporters/prchannel": 3,
+		"pipeline/gate":       4,
+		"pipeline/state":      5,
+		"internal/text":       7,
+		"pipeline/stateful":   -1,
+		"internal":            -1,
+		"internal/ghfake":     7,
+	} {
+		if got := layerOf(pkg); got != want {
+			t.Errorf("layerOf(%q) = %d, want %d", pkg, got, want)
+		}
+	}
+}
+
+// moduleRoot finds the directory of go.mod above the test's directory
+// and the module path it declares.
+func moduleRoot(t *testing.T) (dir, module string) {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		f, err := os.Open(filepath.Join(dir, "go.mod"))
+		if err == nil {
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				if m, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+					return dir, strings.Trim(strings.TrimSpace(m), `"`)
+				}
+			}
+			t.Fatalf("%s: no module line", f.Name())
+		}
+		if filepath.Dir(dir) == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// importGraph reads the import lines of every non-test Go file under root
+// (skipping testdata, hidden directories and nested modules) and returns,
+// by package directory relative to root, the packages of module each one
+// imports, relative to module.
+func importGraph(root, module string) (map[string][]string, error) {
+	graph := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || exists(filepath.Join(path, "go.mod"))) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return fmt.Errorf("read the imports: %w", err)
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(rel)
+		if _, ok := graph[pkg]; !ok {
+			graph[pkg] = nil
+		}
+		for _, spec := range f.Imports {
+			imp, err := strconv.Unquote(spec.Path.Value)
+			if err != nil {
+				return fmt.Errorf("%s: import %s: %w", fset.Position(spec.Pos()), spec.Path.Value, err)
+			}
+			if rest, ok := strings.CutPrefix(imp, module+"/"); ok {
+				graph[pkg] = append(graph[pkg], rest)
+			}
+		}
+		return nil
+	})
+	return graph, err
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func keys(m map[string][]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,227 @@
+// Package gate runs the verify tier's checkpoints against a channel (a
+// pull request, or the terminal of a laptop): it reads the answers given
+// since the last look, applies them to each spec's record (tiers), sends
+// rejected specs back to work in the state, presents the checkpoint of
+// every verify-tier spec that is verified 3/3, and updates the comments
+// and commit statuses. `ralph-ci run` calls Sync before scheduling and
+// when it finishes, `ralph-ci check` runs Check, the merge gate (with
+// --wait, Poll); both end with Result.Code.
+//
+// The gate also holds the trust decisions, once for every channel: which
+// config says who may approve (ApprovalConfig), whose answers count
+// (Approvers), and which specs keep a checkpoint on a pull request
+// (RaisedTier). A channel only reads what they need.
+//
+// In the package graph the gate sits below the engine and the channels
+// (reporters/prchannel implements Channel) and above state and tiers.
+package gate
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
+)
+
+// Channel is where checkpoints are shown and answered.
+type Channel interface {
+	// Read returns the pull request, its head commit, the checkpoint
+	// comments and the authorized answers.
+	Read(ctx context.Context) (Snapshot, error)
+	// Publish shows the checkpoint of spec as rec says (creating or
+	// editing its one comment) and returns the comment id (0 if none).
+	Publish(ctx context.Context, spec string, s tiers.Slice, rec tiers.Record) (int64, error)
+	// Status sets the commit status of spec: pending, success or failure.
+	Status(ctx context.Context, spec, state, description string) error
+}
+
+// Snapshot is what a channel read.
+type Snapshot struct {
+	PR   int    // 0 outside a pull request
+	Head string // the commit approvals are for
+	// Comments are the tool's own checkpoint comments, by spec.
+	Comments map[string]Comment
+	// Replies are authorized reply comments, oldest first.
+	Replies []tiers.Answer
+	// Reactions are authorized reactions, by the comment they are on.
+	Reactions map[int64][]tiers.Answer
+	// LastComment is the highest comment id seen.
+	LastComment int64
+}
+
+// Comment is a checkpoint comment and its marker.
+type Comment struct {
+	ID     int64
+	Marker tiers.Marker
+	Err    error // the marker's record could not be read
+}
+
+// Result says where the verify-tier checkpoints stand.
+type Result struct {
+	Passed, Pending, Rework, Escalated []string
+	// SentBack lists the specs this call sent back to work.
+	SentBack []string
+}
+
+// Sync reads the answers, applies them, presents the checkpoints of the
+// verify-tier specs verified 3/3, and publishes what changed. st is
+// updated in place; the caller saves it.
+func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, log zerolog.Logger) (Result, error) {
+	snap, err := ch.Read(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("read the checkpoint answers: %w", err)
+	}
+	var res Result
+	recs := map[string]*tiers.Record{}
+	dirty := map[string]bool{} // records to publish even if no answer changes them
+	var targets []tiers.Target
+	for _, sp := range specs {
+		if sp.Tier != plan.TierVerify {
+			continue
+		}
+		rec, repaired := load(sp, st, snap, log)
+		recs[sp.Path] = &rec
+		if repaired {
+			dirty[sp.Path] = true
+		}
+		if rec.Open() {
+			targets = append(targets, tiers.Target{Spec: sp.Path, ID: sp.ID, Header: header(sp, rec), CommentID: rec.CommentID})
+		}
+	}
+	before := map[string]tiers.Record{}
+	for k, r := range recs {
+		before[k] = clone(*r)
+	}
+	applyReplies(snap, targets, recs, log)
+	applyReactions(snap, recs, log)
+	for _, sp := range specs {
+		r, ok := recs[sp.Path]
+		if !ok {
+			continue
+		}
+		if err := settle(ctx, ch, sp, st, snap, r, before[sp.Path], dirty[sp.Path], &res, log); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// applyReplies applies each reply, oldest first, to the open checkpoint
+// it is for (tiers.Route), skipping replies the records have seen.
+func applyReplies(snap Snapshot, targets []tiers.Target, recs map[string]*tiers.Record, log zerolog.Logger) {
+	for _, a := range snap.Replies {
+		var open []tiers.Target
+		fresh := false
+		for _, tg := range targets {
+			if r := recs[tg.Spec]; a.ID > r.AfterComment {
+				fresh = true
+				if r.Open() {
+					open = append(open, tg)
+				}
+			}
+		}
+		if len(open) == 0 {
+			if fresh { // an earlier answer of this read decided it
+				log.Warn().Int64("id", a.ID).Str("author", a.Author).Str("kind", a.Kind).Str("reason", "the checkpoint was already answered by an earlier reply").Msg("answer ignored")
+			}
+			continue
+		}
+		tg, text, ok := tiers.Route(a.Text, open)
+		if !ok {
+			log.Warn().Int64("comment", a.ID).Str("author", a.Author).Str("reason", "several checkpoints are open: quote one or start the reply with its spec path and a colon").Msg("answer ignored")
+			continue
+		}
+		a.Text = text
+		apply(tg.Spec, recs[tg.Spec], a, snap.Head, log)
+	}
+}
+
+// applyReactions applies the reactions on each open checkpoint's comment
+// that its record has not seen.
+func applyReactions(snap Snapshot, recs map[string]*tiers.Record, log zerolog.Logger) {
+	for spec, r := range recs {
+		for _, a := range snap.Reactions[r.CommentID] {
+			if r.CommentID != 0 && a.ID > r.AfterReaction && r.Open() {
+				apply(spec, r, a, snap.Head, log)
+			}
+		}
+	}
+}
+
+// settle finishes the record r of sp after the answers: it marks what was
+// read, sends a new rejection back to work, presents the checkpoint of a
+// spec verified 3/3, publishes the record when it differs from before
+// (or dirty says the comment shows something else), keeps it in the
+// state and adds the spec to res where it stands.
+func settle(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap Snapshot, r *tiers.Record, before tiers.Record, dirty bool, res *Result, log zerolog.Logger) error {
+	for _, a := range snap.Reactions[r.CommentID] {
+		r.AfterReaction = max(r.AfterReaction, a.ID)
+	}
+	r.AfterComment = max(r.AfterComment, snap.LastComment)
+	// A rejection this state has not seen yet sends the spec back to
+	// work: one read now, or one another job (check on a comment)
+	// recorded in the comment while this state still says 3/3.
+	if r.Status == tiers.StatusRework && !reworkSeen(st.Spec(sp.Path), *r) {
+		sendBack(sp, st, *r) // may add the spec's state
+		res.SentBack = append(res.SentBack, sp.Path)
+	}
+	ss := st.Spec(sp.Path)
+	if ss.Verified(sp.Hash) {
+		*r = tiers.Present(*r, snap.PR, snap.Head)
+	}
+	if r.Status == tiers.StatusEscalated && len(r.RejectionLog) == 0 {
+		log.Warn().Str("spec", sp.Path).Msg(tiers.HistoryUnavailable)
+	}
+	changed := dirty || !reflect.DeepEqual(*r, before)
+	if err := publish(ctx, ch, sp, r, changed, log); err != nil {
+		return err
+	}
+	if ss != nil || r.Status != tiers.StatusNone {
+		ss = st.SpecOrNew(sp.Path)
+		cp := clone(*r)
+		ss.Checkpoint = &cp
+	}
+	switch {
+	case r.Passed(snap.Head):
+		res.Passed = append(res.Passed, sp.Path)
+	case r.Status == tiers.StatusEscalated:
+		res.Escalated = append(res.Escalated, sp.Path)
+	case r.Status == tiers.StatusRework:
+		res.Rework = append(res.Rework, sp.Path)
+	default:
+		res.Pending = append(res.Pending, sp.Path)
+	}
+	return nil
+}
+
+// reworkSeen tells whether the state already sent the spec back for the
+// rejection r records (its saved record is that same rework).
+func reworkSeen(ss *state.SpecState, r tiers.Record) bool {
+	if ss == nil || ss.Checkpoint == nil {
+		return false
+	}
+	c := ss.Checkpoint
+	return c.Status == tiers.StatusRework && c.RejectionCount == r.RejectionCount && c.Route == r.Route && c.PR == r.PR
+}
+
+func header(sp plan.Spec, r tiers.Record) string {
+	if r.Status == tiers.StatusEscalated {
+		return "ESCALATION -- " + sp.Title
+	}
+	return fmt.Sprintf("ALL TESTS PASSING -- Slice %s: %s", sp.ID, sp.Title)
+}
+
+// SliceOf is what the checkpoint of sp shows.
+func SliceOf(sp plan.Spec) tiers.Slice {
+	return tiers.Slice{ID: sp.ID, Name: sp.Title, Criteria: sp.AcceptanceCriteria, Steps: sp.Steps}
+}
+
+func clone(r tiers.Record) tiers.Record {
+	r.RejectionLog = append([]tiers.Rejection{}, r.RejectionLog...)
+	return r
+}

@@ -1,0 +1,116 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
+)
+
+// load finds the record of a spec: the checkpoint comment's marker (it
+// survives across workflow runs), else state.json. A marker whose record
+// cannot be read is LogCorruption: the log is reset, the count of the
+// state kept. repaired tells that the record differs from what the
+// comment shows (an unreadable marker, or tiers.Check changed it), so
+// that it is published again.
+func load(sp plan.Spec, st *state.State, snap Snapshot, log zerolog.Logger) (rec tiers.Record, repaired bool) {
+	var saved tiers.Record
+	if ss := st.Spec(sp.Path); ss != nil && ss.Checkpoint != nil {
+		saved = clone(*ss.Checkpoint)
+	}
+	rec = saved
+	if c, ok := snap.Comments[sp.Path]; ok {
+		repaired = c.Err != nil
+		if c.Err != nil {
+			log.Warn().Str("spec", sp.Path).Err(c.Err).Int("rejection_count", saved.RejectionCount).
+				Msg("LogCorruption: the checkpoint marker is unreadable; the rejection log is reset to [] and the rejection count kept")
+			rec.RejectionLog = []tiers.Rejection{}
+		} else {
+			rec = clone(c.Marker.Record)
+		}
+		rec.CommentID = c.ID
+	} else if snap.PR != 0 && rec.PR == snap.PR {
+		rec.CommentID = 0 // deleted on the pull request: post it again
+	}
+	for _, w := range tiers.Check(&rec) {
+		log.Warn().Str("spec", sp.Path).Msg(w)
+		repaired = true
+	}
+	return rec, repaired
+}
+
+// apply applies one answer and logs what it did.
+func apply(spec string, r *tiers.Record, a tiers.Answer, head string, log zerolog.Logger) {
+	eff := tiers.Apply(r, a, head)
+	ev := log.Info().Str("spec", spec).Str("author", a.Author).Str("kind", a.Kind).Int64("id", a.ID)
+	for _, w := range eff.Warnings {
+		log.Warn().Str("spec", spec).Msg(w)
+	}
+	switch {
+	case eff.Ignored != "":
+		log.Warn().Str("spec", spec).Str("author", a.Author).Str("kind", a.Kind).Int64("id", a.ID).Str("reason", eff.Ignored).Msg("answer ignored")
+	case eff.Approved:
+		ev.Str("sha", r.SHA).Msg("checkpoint approved")
+	case eff.Escalated:
+		ev.Int("rejection_count", r.RejectionCount).Msg("checkpoint rejected 3 times: escalated")
+	case eff.Rejected:
+		ev.Int("rejection_count", r.RejectionCount).Str("classification", r.Route).Msg("checkpoint rejected: the spec goes back to work")
+	case eff.Skipped:
+		log.Warn().Str("spec", spec).Str("author", a.Author).Msg(tiers.SkipEntry)
+	case eff.SentBack:
+		ev.Str("route", r.Route).Msg("escalation answered: the rejection counter is reset and the spec goes back to work")
+	}
+}
+
+// sendBack puts a rejected spec back to work: counter 0/3, and the stage
+// its route starts from (the tester for a test gap when enabled, else the
+// first stage).
+func sendBack(sp plan.Spec, st *state.State, r tiers.Record) {
+	stage := ""
+	if r.Route == tiers.TestGap || r.Route == tiers.RoutePair {
+		for _, stg := range sp.Stages {
+			if stg.Name == "tester" {
+				stage = stg.Name
+			}
+		}
+	}
+	st.SpecOrNew(sp.Path).SendBack(stage, fmt.Sprintf("human checkpoint rejected (%s)", r.Route))
+}
+
+// publish shows the record when it changed (or has no comment yet), and
+// sets the commit status.
+func publish(ctx context.Context, ch Channel, sp plan.Spec, r *tiers.Record, changed bool, log zerolog.Logger) error {
+	if r.Status == tiers.StatusNone {
+		return nil
+	}
+	if !changed && r.CommentID != 0 {
+		return nil
+	}
+	id, err := ch.Publish(ctx, sp.Path, SliceOf(sp), *r)
+	if err != nil {
+		return fmt.Errorf("publish the checkpoint of %s: %w", sp.Path, err)
+	}
+	if id != 0 && r.CommentID != id {
+		r.CommentID = id
+	}
+	state, desc := "pending", "awaiting the human checkpoint"
+	switch r.Status {
+	case tiers.StatusApproved:
+		state, desc = "success", "approved by @"+r.DecidedBy
+	case tiers.StatusSkipped:
+		state, desc = "success", "verification skipped by the user"
+	case tiers.StatusEscalated:
+		state, desc = "failure", fmt.Sprintf("rejected %d times: escalated", r.RejectionCount)
+	case tiers.StatusRework:
+		desc = fmt.Sprintf("rejected (%d/3): back to work", r.RejectionCount)
+	}
+	if err := ch.Status(ctx, sp.Path, state, desc); err != nil {
+		return fmt.Errorf("commit status of %s: %w", sp.Path, err)
+	}
+	log.Debug().Str("spec", sp.Path).Str("status", string(r.Status)).Msg("checkpoint published")
+	return nil
+}

@@ -1,0 +1,181 @@
+// Package prchannel is the pull-request side of the verify tier's
+// checkpoints, on go-github v60: it finds the pull request from the
+// GitHub Actions event, reads the checkpoint comments, the reply comments
+// and the reactions of authorized people, creates or edits one comment
+// per checkpoint (found by its hidden marker and the tool's identity) and
+// sets a commit status `ralph-ci/<spec>` per checkpoint. It implements
+// gate.Channel.
+//
+// Authorization is decided by the gate (gate.Approvers: the configured
+// approvers, or a collaborator permission at least
+// github.required_permission, never author_association; bots, the tool's
+// own comments and, with github.ignore_pr_author, the pull request's
+// author never count); the channel reads what it needs and logs every
+// ignored answer with why. The github settings come from the config on
+// the pull request's base commit, not from the pull request's own (see
+// trust.go), unless the config file did not come from the pull request
+// (Options.TrustConfig).
+//
+// A token that may not write (403/404 on a comment or a status) falls
+// back to a workflow annotation and the job summary, with a clear message.
+package prchannel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	gh "github.com/google/go-github/v60/github"
+	"github.com/rs/zerolog"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// Client talks to one pull request.
+type Client struct {
+	gh          *gh.Client
+	owner, repo string
+	pr          int
+	cfg         schema.GitHub  // who may approve: the base commit's, once trusted is set
+	trustGiven  bool           // cfg did not come from the pull request
+	files       []string       // the config's paths on the base commit, tried in order
+	trusted     bool           // cfg is settled
+	base        string         // the pull request's base commit (else ref), once trusted is set
+	baseTier    string         // specs.default_tier of the base's config ("" unknown: fail closed)
+	prOwn       *schema.GitHub // the pull request's own section, when it differs from the base's
+	log         zerolog.Logger
+	actions     actions.Env
+	annotations interface{ Write(p []byte) (int, error) }
+
+	self     string            // the token's login, "" when unknown
+	perms    map[string]string // login -> permission
+	prAuthor string
+	head     string
+	bodies   map[int64]string // comment id -> body, as last read
+	readOnly bool             // the token may not write: fall back
+}
+
+// Options configure New.
+type Options struct {
+	Env Env
+	PR  int
+	// Config is the github section of the loaded config. On a pull
+	// request that config is the pull request's own, so unless
+	// TrustConfig is set it is only compared with the section read from
+	// the base commit's config (at ConfigFiles), which decides who may
+	// approve.
+	Config schema.GitHub
+	// ConfigFiles are the config's paths relative to the repository
+	// root (slash-separated), looked for in this order on the pull
+	// request's base commit: the file loaded, then, for a config found at
+	// the root rather than named, the other names it may have had there.
+	// Empty (and not TrustConfig): the defaults decide, with a warning.
+	ConfigFiles []string
+	// TrustConfig takes Config as given: the file did not come from the
+	// pull request (it lies outside the repository's checkout, e.g. the
+	// base branch checked out beside it).
+	TrustConfig bool
+	// DefaultTier is the loaded config's specs.default_tier, which with
+	// TrustConfig is the base's (see RaiseTiers).
+	DefaultTier string
+	Log         zerolog.Logger
+	// Actions and Stdout receive the fallback (job summary, annotations).
+	Actions actions.Env
+	Stdout  interface{ Write(p []byte) (int, error) }
+	// HTTP is the base transport (nil: http.DefaultTransport).
+	HTTP  http.RoundTripper
+	Retry Retry
+}
+
+// New builds a client for the pull request, honouring GITHUB_API_URL.
+func New(o Options) (*Client, error) {
+	owner, repo, err := o.Env.ownerRepo()
+	if err != nil {
+		return nil, err
+	}
+	base := o.HTTP
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	r := o.Retry
+	if r.Attempts == 0 {
+		r = DefaultRetry
+	}
+	hc := &http.Client{Transport: &transport{base: base, retry: r, timeout: o.Config.Timeout.Std(), sleep: sleepCtx}}
+	c := gh.NewClient(hc)
+	if o.Env.Token != "" {
+		c = c.WithAuthToken(o.Env.Token)
+	}
+	if api := o.Env.APIURL; api != "" && api != "https://api.github.com" {
+		u, err := url.Parse(strings.TrimSuffix(api, "/") + "/")
+		if err != nil {
+			return nil, fmt.Errorf("GITHUB_API_URL %q: %w", api, err)
+		}
+		c.BaseURL = u
+	}
+	return &Client{gh: c, owner: owner, repo: repo, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, baseTier: o.DefaultTier, log: o.Log, actions: o.Actions,
+		annotations: o.Stdout, perms: map[string]string{}, bodies: map[int64]string{}}, nil
+}
+
+// permission is the collaborator permission of login (role_name, which
+// knows maintain and triage, else the legacy permission field).
+func (c *Client) permission(ctx context.Context, login string) (string, error) {
+	if p, ok := c.perms[login]; ok {
+		return p, nil
+	}
+	req, err := c.gh.NewRequest("GET", fmt.Sprintf("repos/%s/%s/collaborators/%s/permission", c.owner, c.repo, url.PathEscape(login)), nil)
+	if err != nil {
+		return "", err
+	}
+	var v struct {
+		Permission string `json:"permission"`
+		RoleName   string `json:"role_name"`
+	}
+	if _, err := c.gh.Do(ctx, req, &v); err != nil {
+		var er *gh.ErrorResponse
+		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
+			c.perms[login] = "none" // not a collaborator
+			return "none", nil
+		}
+		return "", fmt.Errorf("collaborator permission of %s: %w", login, err)
+	}
+	p := v.Permission
+	if gate.Rank(v.RoleName) > 0 {
+		p = v.RoleName
+	}
+	c.perms[login] = p
+	return p, nil
+}
+
+// authorize says why an answer by u does not count ("" when it does).
+// The rule is the gate's (gate.Approvers); the client knows the people.
+func (c *Client) authorize(ctx context.Context, u *gh.User) (string, error) {
+	a := gate.Approvers{Config: c.cfg, PROwn: c.prOwn, Self: c.self, PRAuthor: c.prAuthor}
+	return a.Why(ctx, gate.Person{Login: u.GetLogin(), Bot: u.GetType() == "Bot"}, c.permission)
+}
+
+// isNoPermission tells a write refused for lack of permission.
+func isNoPermission(err error) bool {
+	var er *gh.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return er.Response.StatusCode == http.StatusForbidden || er.Response.StatusCode == http.StatusNotFound
+	}
+	return false
+}
+
+// isNotFound tells a 404.
+func isNotFound(err error) bool {
+	var er *gh.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound
+}
+
+// isServerError tells a 5xx.
+func isServerError(err error) bool {
+	var er *gh.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode >= 500
+}

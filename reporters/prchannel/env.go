@@ -1,0 +1,66 @@
+package prchannel
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Env is the part of the GitHub Actions environment the client needs.
+type Env struct {
+	APIURL     string // GITHUB_API_URL (GHES too); default https://api.github.com
+	Repository string // GITHUB_REPOSITORY, owner/name
+	Token      string // GITHUB_TOKEN
+	EventName  string // GITHUB_EVENT_NAME
+	EventPath  string // GITHUB_EVENT_PATH
+}
+
+// EnvFrom reads Env through getenv (os.Getenv at the edge).
+func EnvFrom(getenv func(string) string) Env {
+	return Env{APIURL: getenv("GITHUB_API_URL"), Repository: getenv("GITHUB_REPOSITORY"), Token: getenv("GITHUB_TOKEN"),
+		EventName: getenv("GITHUB_EVENT_NAME"), EventPath: getenv("GITHUB_EVENT_PATH")}
+}
+
+// PullRequest finds the pull request of the event: pull_request and
+// pull_request_target events carry it, issue_comment events carry an
+// issue that is a pull request. ok is false outside a pull request (no
+// event file, a push, a schedule, a comment on a plain issue).
+func (e Env) PullRequest() (number int, ok bool, err error) {
+	if e.EventPath == "" || e.Repository == "" {
+		return 0, false, nil
+	}
+	raw, err := os.ReadFile(e.EventPath)
+	if err != nil {
+		return 0, false, fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
+	}
+	var ev struct {
+		Number      int `json:"number"`
+		PullRequest *struct {
+			Number int `json:"number"`
+		} `json:"pull_request"`
+		Issue *struct {
+			Number      int              `json:"number"`
+			PullRequest *json.RawMessage `json:"pull_request"`
+		} `json:"issue"`
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return 0, false, fmt.Errorf("parse the event payload %s: %w", e.EventPath, err)
+	}
+	switch {
+	case ev.PullRequest != nil && ev.PullRequest.Number > 0:
+		return ev.PullRequest.Number, true, nil
+	case ev.Issue != nil && ev.Issue.PullRequest != nil && ev.Issue.Number > 0:
+		return ev.Issue.Number, true, nil
+	}
+	return 0, false, nil
+}
+
+// ownerRepo splits GITHUB_REPOSITORY.
+func (e Env) ownerRepo() (string, string, error) {
+	owner, repo, ok := strings.Cut(e.Repository, "/")
+	if !ok || owner == "" || repo == "" {
+		return "", "", fmt.Errorf("GITHUB_REPOSITORY %q: want owner/name", e.Repository)
+	}
+	return owner, repo, nil
+}

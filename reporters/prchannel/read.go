@@ -1,0 +1,173 @@
+package prchannel
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
+)
+
+var _ gate.Channel = (*Client)(nil)
+
+// Read implements gate.Channel: the pull request's head, the checkpoint
+// comments (ours: a marker, posted by a bot or by the token's own user)
+// and the authorized answers given after the oldest open checkpoint.
+func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
+	pr, _, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, c.pr)
+	if err != nil {
+		return gate.Snapshot{}, fmt.Errorf("pull request #%d: %w", c.pr, err)
+	}
+	c.head, c.prAuthor = pr.GetHead().GetSHA(), pr.GetUser().GetLogin()
+	c.trust(ctx, pr)
+	if c.self == "" {
+		if u, _, err := c.gh.Users.Get(ctx, ""); err == nil {
+			c.self = u.GetLogin()
+		} // a GITHUB_TOKEN may not read /user: its comments are a bot's
+	}
+	comments, err := c.comments(ctx)
+	if err != nil {
+		return gate.Snapshot{}, err
+	}
+	snap := gate.Snapshot{PR: c.pr, Head: c.head, Comments: map[string]gate.Comment{}, Reactions: map[int64][]tiers.Answer{}}
+	since := int64(-1)
+	var others []*gh.IssueComment
+	for _, cm := range comments {
+		snap.LastComment = max(snap.LastComment, cm.GetID())
+		c.bodies[cm.GetID()] = cm.GetBody()
+		if !tiers.HasMarker(cm.GetBody()) {
+			others = append(others, cm)
+			continue
+		}
+		if !c.own(cm.GetUser()) {
+			c.ignored(cm.GetID(), "reply", cm.GetUser().GetLogin(), "carries a checkpoint marker but was not posted by ralph-ci")
+			continue
+		}
+		m, merr := tiers.ParseMarker(cm.GetBody())
+		if m.Spec == "" {
+			continue
+		}
+		if prev, dup := snap.Comments[m.Spec]; dup {
+			c.log.Warn().Str("spec", m.Spec).Int64("kept", prev.ID).Int64("duplicate", cm.GetID()).Msg("two checkpoint comments for one spec: the oldest is used")
+			continue
+		}
+		snap.Comments[m.Spec] = gate.Comment{ID: cm.GetID(), Marker: m, Err: merr}
+		if merr == nil && m.Record.Open() && (since < 0 || m.Record.AfterComment < since) {
+			since = m.Record.AfterComment
+		}
+		if merr == nil && m.Record.Open() {
+			reacts, err := c.reactions(ctx, cm.GetID(), m.Record.AfterReaction)
+			if err != nil {
+				return gate.Snapshot{}, err
+			}
+			snap.Reactions[cm.GetID()] = reacts
+		}
+	}
+	if since < 0 {
+		return snap, nil // nothing open on the pull request
+	}
+	for _, cm := range others {
+		if cm.GetID() <= since {
+			continue
+		}
+		why, err := c.authorize(ctx, cm.GetUser())
+		if err != nil {
+			return gate.Snapshot{}, err
+		}
+		if why != "" {
+			c.ignored(cm.GetID(), "reply", cm.GetUser().GetLogin(), why)
+			continue
+		}
+		snap.Replies = append(snap.Replies, tiers.Answer{ID: cm.GetID(), Kind: tiers.KindReply, Author: cm.GetUser().GetLogin(), Text: cm.GetBody()})
+	}
+	return snap, nil
+}
+
+// own tells whether a comment with a marker is the tool's: posted by the
+// token's user, or by a bot when that user is unknown (GITHUB_TOKEN).
+func (c *Client) own(u *gh.User) bool {
+	if c.self != "" {
+		return strings.EqualFold(u.GetLogin(), c.self)
+	}
+	return u.GetType() == "Bot" || strings.HasSuffix(u.GetLogin(), "[bot]")
+}
+
+func (c *Client) ignored(id int64, kind, author, why string) {
+	c.log.Info().Int64("id", id).Str("kind", kind).Str("author", author).Str("reason", why).Msg("answer ignored")
+}
+
+// comments lists every comment of the pull request, following the pages.
+func (c *Client) comments(ctx context.Context) ([]*gh.IssueComment, error) {
+	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
+	var all []*gh.IssueComment
+	for {
+		page, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, c.pr, opts)
+		if err != nil {
+			return nil, fmt.Errorf("comments of pull request #%d: %w", c.pr, err)
+		}
+		all = append(all, page...)
+		next, err := nextPage(resp, opts.Page, "comments of pull request #"+strconv.Itoa(c.pr))
+		if next == 0 || err != nil {
+			return all, err
+		}
+		opts.Page = next
+	}
+}
+
+// reactions lists the authorized +1/-1 reactions on a comment after id.
+func (c *Client) reactions(ctx context.Context, comment, after int64) ([]tiers.Answer, error) {
+	opts := &gh.ListOptions{PerPage: 100}
+	var out []tiers.Answer
+	for {
+		page, resp, err := c.gh.Reactions.ListIssueCommentReactions(ctx, c.owner, c.repo, comment, opts)
+		if err != nil {
+			return nil, fmt.Errorf("reactions on comment %d: %w", comment, err)
+		}
+		for _, r := range page {
+			if r.GetID() <= after {
+				continue
+			}
+			if r.GetContent() != "+1" && r.GetContent() != "-1" {
+				c.ignored(r.GetID(), "reaction", r.GetUser().GetLogin(), fmt.Sprintf("reaction %q is not an answer (+1 = yes, -1 = no)", r.GetContent()))
+				continue
+			}
+			why, err := c.authorize(ctx, r.GetUser())
+			if err != nil {
+				return nil, err
+			}
+			if why != "" {
+				c.ignored(r.GetID(), "reaction", r.GetUser().GetLogin(), why)
+				continue
+			}
+			out = append(out, tiers.Answer{ID: r.GetID(), Kind: tiers.KindReaction, Author: r.GetUser().GetLogin(), Text: r.GetContent(), OnComment: comment})
+		}
+		next, err := nextPage(resp, opts.Page, fmt.Sprintf("reactions on comment %d", comment))
+		if next == 0 || err != nil {
+			return out, err
+		}
+		opts.Page = next
+	}
+}
+
+// MaxPages bounds the pages of one listing (100 items each): a server whose
+// Link: rel="next" never ends, or points back, cannot hold a run.
+const MaxPages = 200
+
+// nextPage is the page after page (0: none), or an error when the
+// listing what goes past MaxPages or does not move forward.
+func nextPage(resp *gh.Response, page int, what string) (int, error) {
+	next := resp.NextPage
+	switch {
+	case next == 0:
+		return 0, nil
+	case next <= page:
+		return 0, fmt.Errorf("%s: the next page (%d) does not follow page %d; stopped", what, next, page)
+	case next > MaxPages:
+		return 0, fmt.Errorf("%s: more than %d pages; stopped", what, MaxPages)
+	}
+	return next, nil
+}
