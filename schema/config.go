@@ -105,6 +105,11 @@ type Specs struct {
 // Layers configures the verification layers.
 type Layers struct {
 	ContradictionPhrases []string `json:"contradiction_phrases"`
+	// Admissions are more wordings of an admission; nil means the
+	// built-in list of package layers, empty none.
+	Admissions *[]string `json:"admissions,omitempty"`
+	// UnfinishedMarkers mark work left undone (TODO, FIXME, …).
+	UnfinishedMarkers []string `json:"unfinished_markers"`
 	// Judge is the default semantic judge agent ("" = none).
 	Judge  string `json:"judge,omitempty"`
 	Review Review `json:"review"`
