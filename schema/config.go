@@ -105,6 +105,11 @@ type Specs struct {
 // Layers configures the verification layers.
 type Layers struct {
 	ContradictionPhrases []string `json:"contradiction_phrases"`
+	// Admissions are more wordings of an admission; nil means the
+	// built-in list of package layers, empty none.
+	Admissions *[]string `json:"admissions,omitempty"`
+	// UnfinishedMarkers mark work left undone (TODO, FIXME, …).
+	UnfinishedMarkers []string `json:"unfinished_markers"`
 	// Judge is the default semantic judge agent ("" = none).
 	Judge  string `json:"judge,omitempty"`
 	Review Review `json:"review"`
@@ -148,6 +153,8 @@ type GitHub struct {
 	Approvers          []string `json:"approvers"`
 	RequiredPermission string   `json:"required_permission"`
 	IgnorePRAuthor     bool     `json:"ignore_pr_author"`
+	// MaxPullRequests bounds the pull requests one scheduled check reads.
+	MaxPullRequests int `json:"max_pull_requests"`
 	// Timeout bounds each GitHub API request (sending it and reading its
 	// answer).
 	Timeout Duration `json:"timeout"`

@@ -33,20 +33,35 @@ func (s *Server) pullJSON(p Pull) map[string]any {
 		"base":     map[string]any{"ref": p.Base, "repo": s.repoJSON()}}
 }
 
-// listPulls answers GET /repos/{owner}/{repo}/pulls with the Pulls whose
-// head ("owner:branch") and base match the query.
+// listPulls answers GET /repos/{owner}/{repo}/pulls?state=open: the
+// open pull requests (New's, AddPull's, then those opened through the
+// API), oldest first and paginated, those whose head ("owner:branch")
+// and base match the query when it names them.
 func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
 	if !s.ours(w, r) {
 		return
 	}
 	q := r.URL.Query()
-	out := []any{}
+	if q.Get("state") != "open" {
+		s.unexpected(w, r)
+		return
+	}
+	matches := func(head, base string) bool {
+		return (q.Get("head") == "" || q.Get("head") == s.Owner+":"+head) && (q.Get("base") == "" || q.Get("base") == base)
+	}
+	out := []map[string]any{}
+	for _, p := range s.pulls() {
+		j := s.openPullJSON(p)
+		if matches(j["head"].(map[string]any)["ref"].(string), s.BaseRef) {
+			out = append(out, j)
+		}
+	}
 	for _, p := range s.Pulls {
-		if (q.Get("head") == "" || q.Get("head") == s.Owner+":"+p.Head) && (q.Get("base") == "" || q.Get("base") == p.Base) {
+		if matches(p.Head, p.Base) {
 			out = append(out, s.pullJSON(p))
 		}
 	}
-	s.json(w, 200, out)
+	paginate(s, w, r, out)
 }
 
 // createPull answers POST /repos/{owner}/{repo}/pulls; a second pull

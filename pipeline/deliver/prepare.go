@@ -115,5 +115,47 @@ func Prepare(ctx context.Context, g Git, t Target) (string, error) {
 	if _, err := g.Run(ctx, "checkout", "--quiet", "-B", t.Branch, tip); err != nil {
 		return "", fmt.Errorf("check out the delivery branch %s at %.12s: %w", t.Branch, tip, err)
 	}
+	if !t.Fork {
+		if err := g.deepenPastLoop(ctx, t.Branch); err != nil {
+			return "", err
+		}
+	}
 	return tip, nil
+}
+
+// Bounds of deepenPastLoop: commits fetched per step, and in all.
+const (
+	deepenStep     = 50
+	maxLoopHistory = 1000
+	loopTrailerKey = "Ralph-Spec"
+)
+
+// deepenPastLoop fetches more of branch's history while every commit the
+// shallow checkout holds is one of the loop's own (a Ralph-Spec: trailer),
+// so that the commit the loop started from, the verifiers' trusted
+// baseline, is there to read: a depth-1 fetch of a branch the loop pushed
+// to holds only the loop's last commit. It stops at the first commit a
+// person made, at the branch's root, or after maxLoopHistory commits.
+func (g Git) deepenPastLoop(ctx context.Context, branch string) error {
+	for depth := 1; ; depth += deepenStep {
+		out, err := g.Run(ctx, "log", "--first-parent", "-n", strconv.Itoa(maxLoopHistory),
+			"--format=%(trailers:key="+loopTrailerKey+",valueonly)%x1e", "HEAD")
+		if err != nil {
+			return fmt.Errorf("read the history of %s: %w", branch, err)
+		}
+		recs := strings.Split(out, "\x1e")
+		for _, rec := range recs[:len(recs)-1] {
+			if strings.TrimSpace(rec) == "" {
+				return nil // a commit the loop did not make
+			}
+		}
+		shallow, err := g.Run(ctx, "rev-parse", "--is-shallow-repository")
+		if err != nil || shallow != "true" || depth >= maxLoopHistory {
+			return nil // the whole history, or enough of it: none to find
+		}
+		if _, err := g.Run(ctx, "-c", "protocol.version=2", "fetch", "--no-tags", "--quiet",
+			"--deepen="+strconv.Itoa(deepenStep), "origin", "+refs/heads/"+branch+":"+remoteRef(branch)); err != nil {
+			return fmt.Errorf("fetch more history of %s (the loop's trusted commit): %w", branch, err)
+		}
+	}
 }

@@ -288,3 +288,31 @@ func TestAgentCommitsKept(t *testing.T) {
 		t.Fatalf("err %v: want the .ralph/ commit refused and rescued", err)
 	}
 }
+
+// TestPrepareReachesTheTrustedCommit: after jobs that pushed several of
+// the loop's commits, a fresh depth-1 checkout still holds the commit a
+// person made last (the verifier guard's trusted baseline): Prepare
+// deepens the head branch's history past the loop's own commits.
+func TestPrepareReachesTheTrustedCommit(t *testing.T) {
+	w, dir, s := started(t)
+	ctx := context.Background()
+	for i, content := range []string{"1\n", "2\n", "3\n"} {
+		write(t, dir, "app.txt", content)
+		r := rot
+		r.Iteration = i + 1
+		if _, err := s.AfterRotation(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dir2 := w.PRJob()
+	if _, err := Prepare(ctx, Git{Dir: dir2}, prTarget); err != nil {
+		t.Fatal(err)
+	}
+	subjects := strings.Split(git(t, dir2, "log", "--format=%s", "HEAD"), "\n")
+	if len(subjects) < 4 || subjects[3] != "the pull request's change" {
+		t.Fatalf("history after Prepare: %q; want the 3 loop commits, then the person's head commit", subjects)
+	}
+}

@@ -24,6 +24,9 @@ func apply(st *state.State, sp plan.Spec, stage plan.Stage, idx int, j judgement
 	if j.seen != nil {
 		ss.VerifierSeen = j.seen
 	}
+	if j.tests != nil {
+		ss.VerifierTests = j.tests
+	}
 	switch v.Loop {
 	case layers.LoopClear:
 		ss.ClearReview()

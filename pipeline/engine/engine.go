@@ -90,6 +90,9 @@ type engine struct {
 	rotations map[string][]reporters.Rotation
 	outcome   Outcome
 	maxRotns  int
+	// resuming tells that the rotation being prepared is an interrupted
+	// one run again: what it changed is never the guard's baseline.
+	resuming bool
 	// checkpoints is the result of the last checkpoint sync.
 	checkpoints *gate.Result
 }
