@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,43 +41,56 @@ type ShardState struct {
 
 // FetchShardStates fetches every shard state of branch from origin
 // (refs/ralph-ci/shards/*/<branch>) and restores each into its own folder
-// under root. They come sorted by name.
+// under root. They come sorted by name; none is no error.
 func FetchShardStates(ctx context.Context, g Git, branch, root string) ([]ShardState, error) {
-	glob := ShardRefPrefix + "*/" + branch
-	if _, err := g.Run(ctx, "-c", "protocol.version=2", "fetch", "--no-tags", "--quiet", "--prune", "--depth=2", "origin", "+"+glob+":"+glob); err != nil {
-		return nil, fmt.Errorf("fetch the shards' states (%s): %w", glob, err)
-	}
-	out, err := g.Run(ctx, "for-each-ref", "--format=%(refname) %(objectname) %(committerdate:unix)", ShardRefPrefix)
+	// Listed first: a shallow fetch of a pattern that matches nothing fails.
+	out, err := g.Run(ctx, "ls-remote", "--refs", "origin", ShardRefPrefix+"*")
 	if err != nil {
 		return nil, fmt.Errorf("list the shards' states: %w", err)
+	}
+	var states []ShardState
+	fetch := []string{"-c", "protocol.version=2", "fetch", "--no-tags", "--quiet", "--depth=2", "origin"}
+	for _, l := range lines(out) {
+		f := strings.Fields(l)
+		if len(f) != 2 {
+			continue
+		}
+		name, ok := strings.CutSuffix(strings.TrimPrefix(f[1], ShardRefPrefix), "/"+branch)
+		if !ok || name == "" || strings.Contains(name, "/") {
+			continue // another branch's shard
+		}
+		states = append(states, ShardState{Name: name, Ref: f[1], Commit: f[0], Dir: filepath.Join(root, name)})
+		fetch = append(fetch, "+"+f[1]+":"+f[1])
+	}
+	if len(states) == 0 {
+		return nil, nil
+	}
+	if _, err := g.Run(ctx, fetch...); err != nil {
+		return nil, fmt.Errorf("fetch the shards' states: %w", err)
 	}
 	head, err := g.Run(ctx, "rev-parse", "HEAD")
 	if err != nil {
 		return nil, err
 	}
-	var states []ShardState
-	for _, l := range lines(out) {
-		f := strings.Fields(l)
-		if len(f) != 3 {
-			continue
+	for i := range states {
+		st := &states[i]
+		when, err := g.Run(ctx, "log", "-1", "--format=%ct", st.Commit)
+		if err != nil {
+			return nil, fmt.Errorf("shard %s: %w", st.Name, err)
 		}
-		name, ok := strings.CutSuffix(strings.TrimPrefix(f[0], ShardRefPrefix), "/"+branch)
-		if !ok || name == "" || strings.Contains(name, "/") {
-			continue // another branch's shard
-		}
-		sec, _ := strconv.ParseInt(f[2], 10, 64)
-		st := ShardState{Name: name, Ref: f[0], Commit: f[1], Dir: filepath.Join(root, name), Time: time.Unix(sec, 0)}
+		sec, _ := strconv.ParseInt(when, 10, 64)
+		st.Time = time.Unix(sec, 0)
 		if err := os.MkdirAll(st.Dir, 0o755); err != nil {
 			return nil, err
 		}
 		if st.Described, err = restoreState(ctx, g, st.Dir, st.Commit); err != nil {
-			return nil, fmt.Errorf("shard %s: %w", name, err)
+			return nil, fmt.Errorf("shard %s: %w", st.Name, err)
 		}
 		if st.Changed, err = ChangedSince(ctx, g, st.Described, head); err != nil {
-			return nil, fmt.Errorf("shard %s: %w", name, err)
+			return nil, fmt.Errorf("shard %s: %w", st.Name, err)
 		}
-		states = append(states, st)
 	}
+	slices.SortFunc(states, func(a, b ShardState) int { return strings.Compare(a.Name, b.Name) })
 	return states, nil
 }
 
