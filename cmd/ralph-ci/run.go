@@ -90,7 +90,10 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			}
 			out, err := engine.Run(ctx, o)
 			derr := dl.finish(context.WithoutCancel(ctx), opts, out.Message)
-			if merr := matrix.finish(context.WithoutCancel(ctx), opts, dl, err == nil && derr == nil); merr != nil && derr == nil {
+			// Interrupted, the integrated state may not have been pushed:
+			// the shards' states stay for the next integration.
+			pushed := err == nil && derr == nil && out.Code != exitcode.Interrupted
+			if merr := matrix.finish(context.WithoutCancel(ctx), opts, dl, pushed); merr != nil && derr == nil {
 				derr = merr
 			}
 			if derr != nil {
