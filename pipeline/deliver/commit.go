@@ -1,6 +1,7 @@
 package deliver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -124,4 +125,74 @@ func forbidden(ctx context.Context, g Git, base, head string) (workflows, ralph 
 		}
 	}
 	return workflows, ralph, nil
+}
+
+// trailerArgs returns the rotation's trailers as git interpret-trailers
+// arguments.
+func (r Rotation) trailerArgs() []string {
+	args := []string{"--trailer", "Ralph-Spec: " + r.Spec, "--trailer", "Ralph-Stage: " + r.Stage,
+		"--trailer", "Ralph-Iteration: " + strconv.Itoa(r.Iteration), "--trailer", "Ralph-Status: " + r.Status}
+	if r.Counter != "" {
+		args = append(args, "--trailer", "Ralph-Counter: "+r.Counter)
+	}
+	return args
+}
+
+// markAgentCommits gives the commits the agent made itself during the
+// rotation (since..HEAD) the rotation's trailers, keeping their author,
+// dates, message and content: a commit without a Ralph-Spec: trailer is
+// taken for a person's, and the verifier guard trusts a person's commit as
+// its baseline, so an agent that committed a weakened test or script must
+// not pass for one. The commits are the rotation's own and not pushed yet,
+// so rewriting them changes nothing anyone has; ralph-ci (id) is their
+// committer.
+func markAgentCommits(ctx context.Context, g Git, id Identity, since string, r Rotation) error {
+	if since == "" {
+		return nil
+	}
+	out, err := g.Run(ctx, "rev-list", "--reverse", "--topo-order", since+"..HEAD")
+	if err != nil {
+		return fmt.Errorf("list the agent's commits: %w", err)
+	}
+	ids := lines(out)
+	if len(ids) == 0 {
+		return nil
+	}
+	mapped := map[string]string{}
+	committer := id.env()[2:] // GIT_COMMITTER_NAME and _EMAIL: ralph-ci rewrote them
+	for _, c := range ids {
+		info, err := g.Run(ctx, "log", "-1", "--format=%T%n%P%n%an%n%ae%n%ad", "--date=raw", c)
+		if err != nil {
+			return fmt.Errorf("read the agent's commit %.12s: %w", c, err)
+		}
+		f := strings.SplitN(info, "\n", 5)
+		if len(f) != 5 {
+			return fmt.Errorf("read the agent's commit %.12s: unexpected %q", c, info)
+		}
+		msg, err := g.RunInput(ctx, nil, "log", "-1", "--format=%B", c)
+		if err != nil {
+			return fmt.Errorf("read the message of the agent's commit %.12s: %w", c, err)
+		}
+		marked, err := g.RunInput(ctx, msg, append([]string{"interpret-trailers"}, r.trailerArgs()...)...)
+		if err != nil {
+			return fmt.Errorf("mark the agent's commit %.12s: %w", c, err)
+		}
+		args := []string{"commit-tree", f[0]}
+		for _, p := range strings.Fields(f[1]) {
+			args = append(args, "-p", cmp.Or(mapped[p], p))
+		}
+		cg := g
+		cg.Env = append(append([]string{}, g.Env...), "GIT_AUTHOR_NAME="+f[2], "GIT_AUTHOR_EMAIL="+f[3], "GIT_AUTHOR_DATE="+f[4])
+		cg.Env = append(cg.Env, committer...)
+		nid, err := cg.RunInput(ctx, marked, append(args, "-F", "-")...)
+		if err != nil {
+			return fmt.Errorf("mark the agent's commit %.12s: %w", c, err)
+		}
+		mapped[c] = strings.TrimSpace(string(nid))
+	}
+	last := mapped[ids[len(ids)-1]]
+	if _, err := g.Run(ctx, "update-ref", "-m", "ralph-ci: mark the agent's commits", "HEAD", last, ids[len(ids)-1]); err != nil {
+		return fmt.Errorf("mark the agent's commits: %w", err)
+	}
+	return nil
 }

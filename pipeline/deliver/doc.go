@@ -11,7 +11,9 @@
 //     request a branch of its own that re-runs reuse;
 //   - Commit turns one rotation's changes into one commit made by ralph-ci,
 //     with trailers (Ralph-Spec:, Ralph-Stage:, Ralph-Iteration:,
-//     Ralph-Status:) and never a .ralph/ file nor a workflow file;
+//     Ralph-Status:) and never a .ralph/ file nor a workflow file; the
+//     commits the agent made itself get the same trailers, so that none
+//     passes for a person's (the verifier guard's trusted baseline);
 //   - Push publishes the branch, never forced, never to the default branch;
 //     when someone pushed meanwhile it rebases the loop's commits on the new
 //     tip and retries, and names the files the others changed; when it

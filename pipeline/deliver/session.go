@@ -146,6 +146,9 @@ func (s *Session) writeMarker() error {
 // returns the files that commits pushed meanwhile by others changed.
 func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, error) {
 	g := s.Git
+	if err := markAgentCommits(ctx, g, s.Identity, s.described, r); err != nil {
+		return nil, err
+	}
 	if _, err := Commit(ctx, g, s.Identity, r); err != nil {
 		var wf *WorkflowError
 		if errors.As(err, &wf) {

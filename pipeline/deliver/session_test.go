@@ -261,7 +261,8 @@ func TestCommitModeNeverPushes(t *testing.T) {
 	}
 }
 
-// TestAgentCommitsKept: the agent's own commits are pushed as they are,
+// TestAgentCommitsKept: the agent's own commits are pushed with their
+// author, message and content, marked with the rotation's trailers,
 // ralph-ci's commit holding what it left uncommitted; an agent commit
 // holding a .ralph/ file is refused and rescued.
 func TestAgentCommitsKept(t *testing.T) {
@@ -277,6 +278,16 @@ func TestAgentCommitsKept(t *testing.T) {
 	log := git(t, w.Bare, "log", "--format=%an|%s", "-2", "refs/heads/feature")
 	if log != "ralph-ci|ralph-ci: spec.md, coder iteration 1: CONTINUE\nHuman|agent: its own commit" {
 		t.Fatalf("origin's head:\n%s", log)
+	}
+	// The agent's commit carries the rotation's trailers, so that nothing
+	// takes it for a person's (the verifier guard trusts those), and keeps
+	// its author and content.
+	agent := git(t, w.Bare, "log", "-1", "--format=%(trailers:key=Ralph-Spec,valueonly)|%an <%ae>|%cn", "refs/heads/feature~1")
+	if agent != "spec.md\n|Human <human@example.com>|ralph-ci" {
+		t.Errorf("the agent's commit as pushed: %q; want the Ralph-Spec trailer, its author, ralph-ci as committer", agent)
+	}
+	if files := git(t, w.Bare, "show", "--name-only", "--format=", "refs/heads/feature~1"); files != "mine.txt" {
+		t.Errorf("the agent's commit holds %q, want mine.txt", files)
 	}
 	before := w.Rev("refs/heads/feature")
 	write(t, dir, ".ralph/state.json", "{}")
