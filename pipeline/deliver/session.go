@@ -41,7 +41,10 @@ type Session struct {
 
 	base      string // origin's tip of the branch, as last seen
 	described string // the work commit the state on disk describes
-	stateTip  string // the last state commit (origin's)
+	// since is HEAD once the last rotation was delivered (rebased onto
+	// commits pushed meanwhile): the agent's own commits are those after it.
+	since    string
+	stateTip string // the last state commit (origin's)
 }
 
 func (s *Session) retries() int {
@@ -80,7 +83,7 @@ func (s *Session) Start(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("delivery: %w", err)
 	}
-	s.base, s.described = head, head
+	s.base, s.described, s.since = head, head, head
 	if !s.Push {
 		return nil, nil
 	}
@@ -146,7 +149,7 @@ func (s *Session) writeMarker() error {
 // returns the files that commits pushed meanwhile by others changed.
 func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, error) {
 	g := s.Git
-	if err := markAgentCommits(ctx, g, s.Identity, s.described, r); err != nil {
+	if err := markAgentCommits(ctx, g, s.Identity, s.since, r); err != nil {
 		return nil, err
 	}
 	if _, err := Commit(ctx, g, s.Identity, r); err != nil {
@@ -160,11 +163,15 @@ func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
-	s.described = head
+	s.described, s.since = head, head
 	if !s.Push {
 		return nil, nil
 	}
-	return s.sync(ctx, fmt.Sprintf("ralph-ci state after %s iteration %d\n", r.Spec, r.Iteration))
+	foreign, err := s.sync(ctx, fmt.Sprintf("ralph-ci state after %s iteration %d\n", r.Spec, r.Iteration))
+	if tip, terr := s.Git.Run(ctx, "rev-parse", "HEAD"); terr == nil {
+		s.since = tip // a rebase moved the loop's commits onto the others'
+	}
+	return foreign, err
 }
 
 // Finish pushes the state saved at the end of the run (and any commit not
