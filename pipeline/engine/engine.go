@@ -64,6 +64,7 @@ type engine struct {
 	dir    state.Dir
 	st     state.State
 	specs  []plan.Spec
+	specAt map[string]int // index in specs by path
 	loader *project.Loader
 	log    zerolog.Logger
 
@@ -91,7 +92,10 @@ type engine struct {
 func Run(ctx context.Context, opts Options) (Outcome, error) {
 	p := opts.Project
 	e := &engine{opts: opts, root: p.Root, dir: state.At(p.Root), log: opts.Log, started: time.Now(), fresh: map[string]bool{}}
-	e.loader = &project.Loader{Root: p.Root, Config: p.Config}
+	e.loader = p.Loader // its cache holds the specs Project.Load validated
+	if e.loader == nil {
+		e.loader = &project.Loader{Root: p.Root, Config: p.Config}
+	}
 	e.maxRotns = opts.MaxRotations
 	if e.maxRotns == 0 {
 		e.maxRotns = p.Config.Budgets.MaxRotations
@@ -196,24 +200,30 @@ func (e *engine) loop(ctx context.Context) error {
 // next asks the scheduler for the next spec.
 func (e *engine) next() (string, bool) {
 	entries := make([]scheduler.Entry, 0, len(e.specs))
+	saved := e.st.ByPath()
 	for _, sp := range e.specs {
-		en := entryOf(sp, e.st.Spec(sp.Path))
+		en := entryOf(sp, saved[sp.Path])
 		en.Discovered = e.fresh[sp.Path]
 		entries = append(entries, en)
 	}
 	clear(e.fresh)
 	doneNoChange := false
-	if cur := e.st.Spec(e.st.Current); cur != nil {
+	if cur := saved[e.st.Current]; cur != nil {
 		doneNoChange = counter.IsDone(cur.LastStatus) && !cur.ModifiedFiles
 	}
 	return scheduler.Next(entries, e.st.Current, doneNoChange)
 }
 
+// spec is the spec at path, from the last scan.
 func (e *engine) spec(path string) (plan.Spec, bool) {
-	for _, sp := range e.specs {
-		if sp.Path == path {
-			return sp, true
+	if len(e.specAt) != len(e.specs) { // specs set without a scan
+		e.specAt = make(map[string]int, len(e.specs))
+		for i, sp := range e.specs {
+			e.specAt[sp.Path] = i
 		}
+	}
+	if i, ok := e.specAt[path]; ok {
+		return e.specs[i], true
 	}
 	return plan.Spec{}, false
 }
@@ -235,8 +245,9 @@ func (e *engine) limitReached() (bool, string) {
 // finish sets the outcome once no spec needs work.
 func (e *engine) finish() {
 	var stuck, exhausted, awaiting, escalated []string
+	saved := e.st.ByPath()
 	for _, sp := range e.specs {
-		ss := e.st.Spec(sp.Path)
+		ss := saved[sp.Path]
 		switch {
 		case ss == nil:
 		case ss.Excluded != "" && ss.LastStatus == agent.StatusStuck:

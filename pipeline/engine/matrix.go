@@ -23,9 +23,10 @@ func (e *engine) rescan() error {
 	if len(specs) == 0 {
 		return errors.New("no valid spec left: run ralph-ci check")
 	}
-	present := map[string]bool{}
-	for _, sp := range specs {
-		present[sp.Path] = true
+	present := make(map[string]bool, len(specs))
+	specAt := make(map[string]int, len(specs))
+	for i, sp := range specs {
+		present[sp.Path], specAt[sp.Path] = true, i
 	}
 	kept := e.st.Specs[:0]
 	for _, ss := range e.st.Specs {
@@ -44,15 +45,16 @@ func (e *engine) rescan() error {
 		}
 	}
 	e.known = present
+	saved := e.st.ByPath()
 	for _, sp := range specs {
-		ss := e.st.Spec(sp.Path)
+		ss := saved[sp.Path]
 		if ss != nil && ss.LastHash != sp.Hash && ss.LastHash != "" && (ss.DoneCount != 0 || ss.Stage != "" || ss.StagesDone || ss.Excluded != "") {
 			e.log.Info().Str("spec", sp.Path).Msg("spec modified: its verification starts over")
 			ss.StartOver()
 			ss.Excluded = "" // changed: it gets a new chance
 		}
 	}
-	e.specs = specs
+	e.specs, e.specAt = specs, specAt
 	return nil
 }
 

@@ -32,6 +32,7 @@ func (e *engine) report() *reporters.Report {
 		Command: "run", StartedAt: e.started.UTC(), FinishedAt: time.Now().UTC(),
 		Exit: reporters.Exit{Code: int(e.outcome.Code), Class: e.outcome.Code.Class(), Message: e.outcome.Message},
 	}
+	saved := e.st.ByPath()
 	for _, sp := range e.specs {
 		s := reporters.Spec{Path: sp.Path, Key: sp.Key, Title: sp.Title, Tier: sp.Tier, Rotations: e.rotations[sp.Path], Outcome: reporters.SpecPending}
 		if s.Rotations == nil {
@@ -40,7 +41,7 @@ func (e *engine) report() *reporters.Report {
 		if len(sp.Stages) > 0 {
 			s.Stage = sp.Stages[0].Name
 		}
-		if ss := e.st.Spec(sp.Path); ss != nil {
+		if ss := saved[sp.Path]; ss != nil {
 			s.Counter, s.TotalRotations, s.Reason = ss.DoneCount, ss.Rotations, ss.Reason
 			if ss.Stage != "" {
 				s.Stage = ss.Stage

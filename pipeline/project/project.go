@@ -26,6 +26,10 @@ type Project struct {
 	Config     *schema.Config
 	Specs      []plan.Spec
 	Warnings   []string
+	// Loader is the loader that read Specs: a run loads the specs again
+	// through it between rotations, so that no front matter is validated
+	// twice while its content stays the same.
+	Loader *Loader
 }
 
 // ErrNoConfig is returned when no config file exists.
@@ -67,7 +71,8 @@ func Load(root, configPath string) (*Project, error) {
 		p.Warnings = append(p.Warnings, "visual_checkpoint is deprecated. Use **Verification: verify** in your contracts instead.")
 	}
 
-	specs, ps, err := LoadSpecs(root, cfg)
+	p.Loader = &Loader{Root: root, Config: cfg}
+	specs, ps, err := p.Loader.Load()
 	if err != nil {
 		return nil, err
 	}
@@ -86,11 +91,14 @@ func LoadSpecs(root string, cfg *schema.Config) ([]plan.Spec, schema.Problems, e
 }
 
 // Loader loads the specs again and again during a run (between
-// rotations); a spec is parsed again only when its content changed.
+// rotations); a spec file is hashed again only when its size or time
+// changed (see discovery.Finder), and parsed and validated again only when
+// its content changed.
 type Loader struct {
 	Root   string
 	Config *schema.Config
 	cache  map[string]loaded // by path and content hash
+	finder *discovery.Finder
 }
 
 type loaded struct {
@@ -101,7 +109,10 @@ type loaded struct {
 // Load discovers and resolves the specs, as LoadSpecs.
 func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 	cfg := l.Config
-	found, err := discovery.Find(l.Root, discovery.Options{Prompt: cfg.Specs.Prompt, Dirs: cfg.Specs.Dirs})
+	if l.finder == nil {
+		l.finder = &discovery.Finder{Root: l.Root, Options: discovery.Options{Prompt: cfg.Specs.Prompt, Dirs: cfg.Specs.Dirs}}
+	}
+	found, err := l.finder.Find()
 	if err != nil {
 		return nil, nil, err
 	}

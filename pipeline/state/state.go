@@ -172,6 +172,17 @@ func (s *State) Spec(path string) *SpecState {
 	return nil
 }
 
+// ByPath indexes the spec entries by path, for loops over many specs
+// (Spec is a linear scan). The pointers are into s.Specs: valid until it
+// is appended to, filtered or sorted.
+func (s *State) ByPath() map[string]*SpecState {
+	m := make(map[string]*SpecState, len(s.Specs))
+	for i := range s.Specs {
+		m[s.Specs[i].Path] = &s.Specs[i]
+	}
+	return m
+}
+
 // SpecOrNew returns the entry of the spec at path, adding an empty one
 // (a spec that was never processed) when there is none.
 func (s *State) SpecOrNew(path string) *SpecState {

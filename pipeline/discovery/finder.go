@@ -1,0 +1,123 @@
+package discovery
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// racyWindow is how much older than the moment it was hashed a file's
+// modification time must be for Finder to trust the hash while the file's
+// size and modification time stay the same: a file rewritten within the
+// file system's timestamp granularity of its hashing could otherwise keep
+// a stale hash (the "racy git" problem).
+const racyWindow = 2 * time.Second
+
+// Finder discovers specs again and again (between rotations) at the cost
+// of what changed: a file is read and hashed only when its size or
+// modification time differ from the last time it was hashed, or when that
+// hash was taken too soon after the file was written to be trusted. The
+// directories are still listed every time, so an added or removed spec is
+// always seen. A Finder is not safe for concurrent use.
+type Finder struct {
+	Root    string
+	Options Options
+	known   map[string]hashed // by relative path
+}
+
+// hashed is a spec as last read, and the file's stamp then.
+type hashed struct {
+	spec  Spec
+	size  int64
+	mtime time.Time
+	at    time.Time // when it was read
+}
+
+// Find discovers the specs under f.Root, in the multi-spec order. It
+// returns a *NoSpecsError when there are none.
+func (f *Finder) Find() ([]Spec, error) {
+	opts := f.Options
+	next := make(map[string]hashed, len(f.known))
+	var specs []Spec
+	add := func(rel string, prompt bool, fi fs.FileInfo) error {
+		if _, dup := next[rel]; dup {
+			return nil
+		}
+		h, err := f.load(rel, prompt, fi)
+		if err != nil {
+			return err
+		}
+		next[rel] = h
+		specs = append(specs, h.spec)
+		return nil
+	}
+	if opts.Prompt != "" {
+		p := filepath.Join(f.Root, filepath.FromSlash(opts.Prompt))
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			if err := add(path.Clean(opts.Prompt), true, fi); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, dir := range opts.Dirs {
+		base := filepath.Join(f.Root, filepath.FromSlash(dir))
+		err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && p == base {
+					return fs.SkipDir
+				}
+				return err
+			}
+			if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".spec.md") {
+				return nil
+			}
+			rel, err := filepath.Rel(f.Root, p)
+			if err != nil {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return fmt.Errorf("stat spec: %w", err)
+			}
+			return add(filepath.ToSlash(rel), false, fi)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("discover specs in %s: %w", dir, err)
+		}
+	}
+	f.known = next
+	if len(specs) == 0 {
+		return nil, &NoSpecsError{Options: opts}
+	}
+	sort.SliceStable(specs, func(i, j int) bool { return Less(specs[i], specs[j]) })
+	return specs, nil
+}
+
+// load returns the spec at rel: the one hashed before when the file's
+// stamp fi still matches it and that hash can be trusted, else read anew.
+func (f *Finder) load(rel string, prompt bool, fi fs.FileInfo) (hashed, error) {
+	if h, ok := f.known[rel]; ok && h.spec.Prompt == prompt && h.size == fi.Size() &&
+		h.mtime.Equal(fi.ModTime()) && h.at.Sub(h.mtime) > racyWindow {
+		return h, nil
+	}
+	at := time.Now()
+	data, err := os.ReadFile(filepath.Join(f.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return hashed{}, fmt.Errorf("read spec: %w", err)
+	}
+	name := strings.TrimSuffix(path.Base(rel), ".md")
+	if prompt {
+		name = PromptName
+	}
+	sum := sha256.Sum256(data)
+	sp := Spec{Path: rel, Name: name, Key: KeyFor(name, rel), Hash: hex.EncodeToString(sum[:]), Prompt: prompt}
+	return hashed{spec: sp, size: fi.Size(), mtime: fi.ModTime(), at: at}, nil
+}
