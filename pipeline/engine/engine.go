@@ -82,6 +82,8 @@ type engine struct {
 	rotations map[string][]reporters.Rotation
 	outcome   Outcome
 	maxRotns  int
+	// promptBytes is the size of the last prompt given to an agent.
+	promptBytes int
 	// checkpoints is the result of the last checkpoint sync.
 	checkpoints *gate.Result
 }

@@ -71,7 +71,8 @@ func wellFormed(r *reporters.Report) bool {
 func rotationWellFormed(rot reporters.Rotation) bool {
 	said := []string{"DONE", "CONTINUE", "ROTATE", "STUCK", "NONE"}
 	if rot.Iteration < 1 || !stage(rot.Stage) || !oneOf(rot.AgentStatus, said...) ||
-		!oneOf(rot.Status, append(said, "REJECTED")...) || rot.Counter < 0 || rot.Counter > 3 {
+		!oneOf(rot.Status, append(said, "REJECTED")...) || rot.Counter < 0 || rot.Counter > 3 ||
+		rot.PromptBytes < 0 || rot.InputTokens < 0 || rot.OutputTokens < 0 {
 		return false
 	}
 	for _, l := range rot.Layers {

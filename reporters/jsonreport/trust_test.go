@@ -46,6 +46,8 @@ func TestTrustedAgreesWithTheSchema(t *testing.T) {
 		"empty layer name":    strings.Replace(valid, `"name": "signal"`, `"name": ""`, 1),
 		"two documents":       valid + valid,
 		"totals negative":     strings.Replace(valid, `"rotations": `, `"rotations": -`, 1),
+		"negative prompt":     strings.Replace(valid, `"prompt_bytes": `, `"prompt_bytes": -`, 1),
+		"negative tokens":     strings.Replace(valid, `"output_tokens": `, `"output_tokens": -`, 1),
 		"version as a string": strings.Replace(valid, `"version": 1`, `"version": "1"`, 1),
 	}
 	for name, src := range variants {
