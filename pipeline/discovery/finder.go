@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +32,8 @@ type Finder struct {
 	Root    string
 	Options Options
 	known   map[string]hashed // by relative path
+	last    []Spec            // what the last Find returned, sorted
+	changed bool
 }
 
 // hashed is a spec as last read, and the file's stamp then.
@@ -46,7 +49,8 @@ type hashed struct {
 func (f *Finder) Find() ([]Spec, error) {
 	opts := f.Options
 	next := make(map[string]hashed, len(f.known))
-	var specs []Spec
+	specs := make([]Spec, 0, len(f.last))
+	same := true // every spec as last time, in the same order
 	add := func(rel string, prompt bool, fi fs.FileInfo) error {
 		if _, dup := next[rel]; dup {
 			return nil
@@ -56,6 +60,9 @@ func (f *Finder) Find() ([]Spec, error) {
 			return err
 		}
 		next[rel] = h
+		if n := len(specs); same && (n >= len(f.last) || f.last[n] != h.spec) {
+			same = false
+		}
 		specs = append(specs, h.spec)
 		return nil
 	}
@@ -69,7 +76,12 @@ func (f *Finder) Find() ([]Spec, error) {
 	}
 	for _, dir := range opts.Dirs {
 		base := filepath.Join(f.Root, filepath.FromSlash(dir))
-		err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		relBase, err := filepath.Rel(f.Root, base)
+		if err != nil {
+			return nil, fmt.Errorf("discover specs in %s: %w", dir, err)
+		}
+		relBase = filepath.ToSlash(relBase)
+		err = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) && p == base {
 					return fs.SkipDir
@@ -79,7 +91,7 @@ func (f *Finder) Find() ([]Spec, error) {
 			if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".spec.md") {
 				return nil
 			}
-			rel, err := filepath.Rel(f.Root, p)
+			rel, err := relTo(base, relBase, p)
 			if err != nil {
 				return err
 			}
@@ -87,7 +99,7 @@ func (f *Finder) Find() ([]Spec, error) {
 			if err != nil {
 				return fmt.Errorf("stat spec: %w", err)
 			}
-			return add(filepath.ToSlash(rel), false, fi)
+			return add(rel, false, fi)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("discover specs in %s: %w", dir, err)
@@ -95,10 +107,30 @@ func (f *Finder) Find() ([]Spec, error) {
 	}
 	f.known = next
 	if len(specs) == 0 {
+		f.last, f.changed = nil, true
 		return nil, &NoSpecsError{Options: opts}
 	}
-	sort.SliceStable(specs, func(i, j int) bool { return Less(specs[i], specs[j]) })
-	return specs, nil
+	f.changed = !same || len(specs) != len(f.last)
+	if f.changed {
+		sort.SliceStable(specs, func(i, j int) bool { return Less(specs[i], specs[j]) })
+		f.last = specs
+	}
+	return slices.Clone(f.last), nil
+}
+
+// Changed tells whether the last Find found other specs, or other
+// contents, than the one before it.
+func (f *Finder) Changed() bool { return f.changed }
+
+// relTo is the slash-separated path, relative to the root, of the file p
+// found under base (the root joined with relBase), without filepath.Rel's
+// cost for every file.
+func relTo(base, relBase, p string) (string, error) {
+	rest, ok := strings.CutPrefix(p, base)
+	if !ok {
+		return "", fmt.Errorf("discover specs: %s is not under %s", p, base)
+	}
+	return path.Join(relBase, filepath.ToSlash(rest)), nil
 }
 
 // load returns the spec at rel: the one hashed before when the file's

@@ -57,9 +57,15 @@ func TestFinderHashesOnlyWhatChanged(t *testing.T) {
 	if got := findOne(t, f, "specs/a.spec.md").Hash; got != hashOf("# aaaa\n") {
 		t.Fatalf("first find: hash %s", got)
 	}
+	if !f.Changed() {
+		t.Error("first find: Changed is false")
+	}
 	rewrite(t, root, "specs/a.spec.md", "# AAAA\n", old)
 	if got := findOne(t, f, "specs/a.spec.md").Hash; got != hashOf("# aaaa\n") {
 		t.Errorf("unchanged stamp: the file was hashed again (%s)", got)
+	}
+	if f.Changed() {
+		t.Error("nothing changed, yet Changed is true")
 	}
 	if specs, _ := Find(root, Default); specs[0].Hash != hashOf("# AAAA\n") {
 		t.Errorf("Find must read every file: got %s", specs[0].Hash)
@@ -68,6 +74,9 @@ func TestFinderHashesOnlyWhatChanged(t *testing.T) {
 	rewrite(t, root, "specs/a.spec.md", "# aaaaa\n", old)
 	if got := findOne(t, f, "specs/a.spec.md").Hash; got != hashOf("# aaaaa\n") {
 		t.Errorf("changed size: stale hash %s", got)
+	}
+	if !f.Changed() {
+		t.Error("a spec changed, yet Changed is false")
 	}
 	rewrite(t, root, "specs/b.spec.md", "# BBBB\n", old.Add(time.Second))
 	if got := findOne(t, f, "specs/b.spec.md").Hash; got != hashOf("# BBBB\n") {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
@@ -99,6 +100,10 @@ type Loader struct {
 	Config *schema.Config
 	cache  map[string]loaded // by path and content hash
 	finder *discovery.Finder
+	// specs and problems are the last result, returned again while the
+	// finder sees no change.
+	specs    []plan.Spec
+	problems schema.Problems
 }
 
 type loaded struct {
@@ -114,7 +119,11 @@ func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 	}
 	found, err := l.finder.Find()
 	if err != nil {
+		l.cache = nil
 		return nil, nil, err
+	}
+	if !l.finder.Changed() && l.cache != nil {
+		return slices.Clone(l.specs), slices.Clone(l.problems), nil
 	}
 	next := make(map[string]loaded, len(found))
 	var specs []plan.Spec
@@ -137,8 +146,8 @@ func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 		}
 		specs = append(specs, c.spec)
 	}
-	l.cache = next
-	return specs, problems, nil
+	l.cache, l.specs, l.problems = next, specs, problems
+	return slices.Clone(specs), slices.Clone(problems), nil
 }
 
 // frontMatter reads and validates one spec's front matter. A file that

@@ -15,7 +15,7 @@ const (
 	// MaxNotes is the number of ralph-ci's own notes (rejected claims) a
 	// handoff keeps, the most recent; older ones become one line counting
 	// them (their reasons stay in the history logs and the JSON report).
-	MaxNotes = 3
+	MaxNotes = 10
 	// MaxHandoff is the number of bytes of a handoff a prompt carries: its
 	// end, the most recent text. The file itself is never cut.
 	MaxHandoff = 32 << 10

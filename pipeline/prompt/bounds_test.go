@@ -10,28 +10,32 @@ import (
 // last MaxNotes notes; the older ones become one counted line, and pruning
 // again adds to the count.
 func TestPruneNotesKeepsTheAgentsTextAndTheLastNotes(t *testing.T) {
+	const n, dropped = MaxNotes + 7, 7
 	h := "Agent: routes written.\n"
-	for i := 1; i <= 10; i++ {
+	for i := 1; i <= n; i++ {
 		h += Note(fmt.Sprintf("reason %d", i))
 		if i == 5 {
 			h += "Agent: tests next.\n"
 		}
 	}
 	got := PruneNotes(h)
-	for _, want := range []string{"Agent: routes written.\n", "Agent: tests next.\n", "reason 8\n", "reason 9\n", "reason 10\n",
-		"> ralph-ci: 7 earlier rejected claims left out"} {
+	wants := []string{"Agent: routes written.\n", "Agent: tests next.\n", fmt.Sprintf("> ralph-ci: %d earlier rejected claims left out", dropped)}
+	for i := dropped + 1; i <= n; i++ {
+		wants = append(wants, fmt.Sprintf("reason %d\n", i))
+	}
+	for _, want := range wants {
 		if !strings.Contains(got, want) {
 			t.Errorf("pruned handoff lacks %q:\n%s", want, got)
 		}
 	}
-	for i := 1; i <= 7; i++ {
+	for i := 1; i <= dropped; i++ {
 		if strings.Contains(got, fmt.Sprintf("reason %d\n", i)) {
 			t.Errorf("note %d kept:\n%s", i, got)
 		}
 	}
-	again := PruneNotes(got + Note("reason 11") + Note("reason 12"))
-	if !strings.Contains(again, "> ralph-ci: 9 earlier rejected claims left out") || strings.Count(again, "earlier rejected") != 1 ||
-		strings.Count(again, notePrefix) != MaxNotes || !strings.HasSuffix(again, "reason 12\n") {
+	again := PruneNotes(got + Note("reason a") + Note("reason b"))
+	if !strings.Contains(again, fmt.Sprintf("> ralph-ci: %d earlier rejected claims left out", dropped+2)) || strings.Count(again, "earlier rejected") != 1 ||
+		strings.Count(again, notePrefix) != MaxNotes || !strings.HasSuffix(again, "reason b\n") {
 		t.Errorf("pruned twice:\n%s", again)
 	}
 	if PruneNotes(got) != got {
@@ -64,7 +68,7 @@ func TestBuildIsBounded(t *testing.T) {
 	if len(p) > MaxHandoff+MaxGuardrails+MaxFeedback+4096 {
 		t.Errorf("prompt of %d bytes", len(p))
 	}
-	for _, want := range []string{"THE LATEST LINE", "(4999)", "4997 earlier rejected claims left out",
+	for _, want := range []string{"THE LATEST LINE", "(4999)", fmt.Sprintf("%d earlier rejected claims left out", 5000-MaxNotes),
 		"bytes of .ralph/handoffs/a.md are left out of this prompt", "bytes of .ralph/guardrails.md are left out of this prompt",
 		"more bytes left out]"} {
 		if !strings.Contains(p, want) {
