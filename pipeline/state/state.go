@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -127,14 +126,11 @@ func Save(dir Dir, s State) error {
 		}
 	}
 	sortSpecs(out.Specs)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
+	data, err := encoderFor(dir.StatePath()).encode(out)
+	if err != nil {
 		return fmt.Errorf("save ralph-ci state: %w", err)
 	}
-	if err := writeFileOrdered(dir.StatePath(), buf.Bytes(), 0o644); err != nil {
+	if err := writeFileOrdered(dir.StatePath(), data, 0o644); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w", err)
 	}
 	return nil
