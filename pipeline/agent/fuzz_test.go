@@ -17,6 +17,8 @@ func FuzzStatus(f *testing.F) {
 	f.Add([]byte("TASK_COMPLETE\r\n**RALPH_STATUS:** ROTATE"), uint64(2))
 	f.Add([]byte("RALPH_STATUS: CONTINUE\n\x1b[1mRALPH_STATUS: STUCK\x1b[0m"), uint64(3))
 	f.Add([]byte(strings.Repeat("x", maxStatusLine-18)+"RALPH_STATUS: DONE\n"), uint64(4))
+	f.Add([]byte("a\nb\nRALPH_STATUS: STUCK\nc\n"+strings.Repeat("line\n", 50)+"RALPH_STATUS: DONE\nend"), uint64(5))
+	f.Add([]byte(strings.Repeat("y", maxStatusLine+5)+"\nRALPH_STATUS: ROTATE\n"+strings.Repeat("z\n", 9)), uint64(6))
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
 		got := scan(t, "text", data)
 		if chunked := scanChunks(t, "text", data, seed); !reflect.DeepEqual(chunked, got) {

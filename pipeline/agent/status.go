@@ -154,6 +154,20 @@ type statusScanner struct {
 }
 
 func (s *statusScanner) Write(p []byte) {
+	// The lines that begin and end within p are skipped at once when none
+	// can be a status line: one search of p instead of one per line.
+	if first := bytes.IndexByte(p, '\n'); first >= 0 {
+		last := bytes.LastIndexByte(p, '\n')
+		if last > first && !maybeStatusLine(p[first+1:last]) {
+			s.lines(p[:first+1])
+			p = p[last+1:]
+		}
+	}
+	s.lines(p)
+}
+
+// lines reads p line by line.
+func (s *statusScanner) lines(p []byte) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		seg := p
@@ -177,12 +191,19 @@ func (s *statusScanner) Write(p []byte) {
 
 // endLine evaluates the current line; the last status line wins.
 func (s *statusScanner) endLine() {
-	if !s.overlong && len(s.line) > 0 {
+	if !s.overlong && len(s.line) > 0 && maybeStatusLine(s.line) {
 		if st, task, ok := ParseStatusLine(string(s.line)); ok {
 			s.status, s.task = st, task
 		}
 	}
 	s.line, s.overlong = s.line[:0], false
+}
+
+// maybeStatusLine is false for a line ParseStatusLine surely refuses: one
+// naming neither key, without an ANSI code that could split one. It spares
+// the conversion of every line of a long output to a string.
+func maybeStatusLine(line []byte) bool {
+	return bytes.Contains(line, []byte(statusKey)) || bytes.Contains(line, []byte(taskCompleteWord)) || bytes.IndexByte(line, 0x1b) >= 0
 }
 
 // finish evaluates the last line, which may lack a newline.
