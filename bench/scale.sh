@@ -16,6 +16,12 @@
 #
 # Usage: bench/scale.sh [REPEATS] [SPECS_MAX] [REJ] [OUT_MIB]
 # (defaults 3, 1000, 1000, 128; the issue's figures are 10000, 5000, 512).
+# RALPH_BIN=path measures that binary instead of building this tree (to
+# measure an older version with the same script).
+# The rotation lines start from a state.json holding every spec (as after
+# a first pass over all of them), so each save writes the whole matrix.
+# The Go benchmarks beside it: go test -run X -bench . ./pipeline/project/
+# ./pipeline/state/ (load and reload of the specs, state.json encoding).
 # Needs python3 and, for the startup line, the cue CLI (go install
 # cuelang.org/go/cmd/cue@VERSION, VERSION as in go.mod).
 set -euo pipefail
@@ -28,7 +34,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-(cd "$here" && go build -o "$work/ralph-ci" ./cmd/ralph-ci)
+if [ -n "${RALPH_BIN:-}" ]; then
+	cp "$RALPH_BIN" "$work/ralph-ci"
+else
+	(cd "$here" && go build -o "$work/ralph-ci" ./cmd/ralph-ci)
+fi
 bin=$work/ralph-ci
 cue=$(command -v cue || echo "$(go env GOPATH)/bin/cue")
 
@@ -79,6 +89,22 @@ YAML
 	git -C "$1" init -q && git -C "$1" add -A && git -C "$1" commit -qm init
 }
 
+seed() { # seed DIR: a state in which every spec had a rotation
+	python3 - "$1" <<'PY'
+import hashlib, json, os, sys
+root = sys.argv[1]
+specs = []
+for name in sorted(os.listdir(os.path.join(root, "specs"))):
+    rel = "specs/" + name
+    digest = hashlib.sha256(open(os.path.join(root, rel), "rb").read()).hexdigest()
+    specs.append({"path": rel, "done_count": 0, "last_status": "CONTINUE", "last_hash": digest,
+                  "modified_files": False, "changed_files": [], "rotations": 1, "stuck_count": 0})
+os.makedirs(os.path.join(root, ".ralph"), exist_ok=True)
+json.dump({"version": 1, "iteration": len(specs), "specs": specs, "current": specs[0]["path"]},
+          open(os.path.join(root, ".ralph", "state.json"), "w"), indent=2)
+PY
+}
+
 fresh() { # fresh DIR STATE: DIR's .ralph replaced by a copy of STATE ("" = none)
 	rm -rf "$1/.ralph"
 	if [ -n "$2" ]; then cp -a "$2" "$1/.ralph"; fi
@@ -102,7 +128,8 @@ row "case" "ralph-ci" "baseline" "ratio" "goal"
 base=""
 for n in 1 100 1000 $([ "$SPECS_MAX" -gt 1000 ] && echo "$SPECS_MAX"); do
 	setup "$work/n$n" "$n" "$continue_agent"
-	per_rotation "$work/n$n" "" >"$work/rot$n"
+	seed "$work/n$n" && mv "$work/n$n/.ralph" "$work/state$n"
+	per_rotation "$work/n$n" "$work/state$n" >"$work/rot$n"
 	med=$(median <"$work/rot$n")
 	[ -n "$base" ] || base=$med
 	goal=""
