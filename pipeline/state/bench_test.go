@@ -1,8 +1,6 @@
 package state
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"testing"
 )
@@ -43,13 +41,7 @@ func BenchmarkEncode(b *testing.B) {
 	b.Run("whole", func(b *testing.B) {
 		for b.Loop() {
 			s.Specs[0].Rotations++
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(s); err != nil {
-				b.Fatal(err)
-			}
+			plainEncode(b, s)
 		}
 	})
 	b.Run("by-entry", func(b *testing.B) {

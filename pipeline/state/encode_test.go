@@ -14,7 +14,7 @@ import (
 
 // plainEncode is state.json as one json.Encoder call writes it: the
 // format the per-spec encoder must reproduce byte for byte.
-func plainEncode(t *testing.T, s State) []byte {
+func plainEncode(t testing.TB, s State) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
