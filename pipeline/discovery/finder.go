@@ -26,14 +26,18 @@ const racyWindow = 2 * time.Second
 // of what changed: a file is read and hashed only when its size or
 // modification time differ from the last time it was hashed, or when that
 // hash was taken too soon after the file was written to be trusted. The
-// directories are still listed every time, so an added or removed spec is
-// always seen. A Finder is not safe for concurrent use.
+// directories are listed every time, so an added or removed spec is always
+// seen, unless the Finder watches them (see Watch). A Finder is not safe
+// for concurrent use.
 type Finder struct {
 	Root    string
 	Options Options
 	known   map[string]hashed // by relative path
-	last    []Spec            // what the last Find returned, sorted
+	last    []Spec            // what the last Find returned, sorted; nil after a failure
 	changed bool
+	watch   *dirWatch // see Watch
+	missing []string  // spec folders that did not exist at the last walk
+	walks   int       // walks done, for tests
 }
 
 // hashed is a spec as last read, and the file's stamp then.
@@ -47,9 +51,16 @@ type hashed struct {
 // Find discovers the specs under f.Root, in the multi-spec order. It
 // returns a *NoSpecsError when there are none.
 func (f *Finder) Find() ([]Spec, error) {
+	if f.quiet() {
+		f.changed = false
+		return slices.Clone(f.last), nil
+	}
+	f.walks++
 	opts := f.Options
+	prev := f.last
+	f.last, f.missing = nil, nil
 	next := make(map[string]hashed, len(f.known))
-	specs := make([]Spec, 0, len(f.last))
+	specs := make([]Spec, 0, len(prev))
 	same := true // every spec as last time, in the same order
 	add := func(rel string, prompt bool, fi fs.FileInfo) error {
 		if _, dup := next[rel]; dup {
@@ -60,7 +71,7 @@ func (f *Finder) Find() ([]Spec, error) {
 			return err
 		}
 		next[rel] = h
-		if n := len(specs); same && (n >= len(f.last) || f.last[n] != h.spec) {
+		if n := len(specs); same && (n >= len(prev) || prev[n] != h.spec) {
 			same = false
 		}
 		specs = append(specs, h.spec)
@@ -84,9 +95,13 @@ func (f *Finder) Find() ([]Spec, error) {
 		err = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) && p == base {
+					f.missing = append(f.missing, base)
 					return fs.SkipDir
 				}
 				return err
+			}
+			if d.IsDir() {
+				f.watchDir(p)
 			}
 			if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".spec.md") {
 				return nil
@@ -107,14 +122,15 @@ func (f *Finder) Find() ([]Spec, error) {
 	}
 	f.known = next
 	if len(specs) == 0 {
-		f.last, f.changed = nil, true
+		f.changed = true
 		return nil, &NoSpecsError{Options: opts}
 	}
-	f.changed = !same || len(specs) != len(f.last)
+	f.changed = !same || len(specs) != len(prev)
 	if f.changed {
 		sort.SliceStable(specs, func(i, j int) bool { return Less(specs[i], specs[j]) })
-		f.last = specs
+		prev = specs
 	}
+	f.last = prev
 	return slices.Clone(f.last), nil
 }
 

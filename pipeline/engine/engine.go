@@ -98,6 +98,10 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	if e.loader == nil {
 		e.loader = &project.Loader{Root: p.Root, Config: p.Config}
 	}
+	if err := e.loader.Watch(); err != nil {
+		e.log.Debug().Err(err).Msg("the spec folders are walked every rotation")
+	}
+	defer e.loader.Close()
 	e.maxRotns = opts.MaxRotations
 	if e.maxRotns == 0 {
 		e.maxRotns = p.Config.Budgets.MaxRotations
@@ -214,20 +218,6 @@ func (e *engine) next() (string, bool) {
 		doneNoChange = counter.IsDone(cur.LastStatus) && !cur.ModifiedFiles
 	}
 	return scheduler.Next(entries, e.st.Current, doneNoChange)
-}
-
-// spec is the spec at path, from the last scan.
-func (e *engine) spec(path string) (plan.Spec, bool) {
-	if len(e.specAt) != len(e.specs) { // specs set without a scan
-		e.specAt = make(map[string]int, len(e.specs))
-		for i, sp := range e.specs {
-			e.specAt[sp.Path] = i
-		}
-	}
-	if i, ok := e.specAt[path]; ok {
-		return e.specs[i], true
-	}
-	return plan.Spec{}, false
 }
 
 // limitReached checks the run's budgets before a rotation.

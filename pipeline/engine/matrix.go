@@ -58,6 +58,20 @@ func (e *engine) rescan() error {
 	return nil
 }
 
+// spec is the spec at path, from the last scan.
+func (e *engine) spec(path string) (plan.Spec, bool) {
+	if len(e.specAt) != len(e.specs) { // specs set without a scan
+		e.specAt = make(map[string]int, len(e.specs))
+		for i, sp := range e.specs {
+			e.specAt[sp.Path] = i
+		}
+	}
+	if i, ok := e.specAt[path]; ok {
+		return e.specs[i], true
+	}
+	return plan.Spec{}, false
+}
+
 // entryOf is a spec as the scheduler sees it.
 func entryOf(sp plan.Spec, ss *state.SpecState) scheduler.Entry {
 	if ss == nil {

@@ -114,10 +114,7 @@ type loaded struct {
 // Load discovers and resolves the specs, as LoadSpecs.
 func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 	cfg := l.Config
-	if l.finder == nil {
-		l.finder = &discovery.Finder{Root: l.Root, Options: discovery.Options{Prompt: cfg.Specs.Prompt, Dirs: cfg.Specs.Dirs}}
-	}
-	found, err := l.finder.Find()
+	found, err := l.find().Find()
 	if err != nil {
 		l.cache = nil
 		return nil, nil, err
@@ -149,6 +146,22 @@ func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 	l.cache, l.specs, l.problems = next, specs, problems
 	return slices.Clone(specs), slices.Clone(problems), nil
 }
+
+// find is the loader's Finder.
+func (l *Loader) find() *discovery.Finder {
+	if l.finder == nil {
+		l.finder = &discovery.Finder{Root: l.Root, Options: discovery.Options{Prompt: l.Config.Specs.Prompt, Dirs: l.Config.Specs.Dirs}}
+	}
+	return l.finder
+}
+
+// Watch makes the loads that follow skip the spec folders while nothing
+// happened in them (see discovery.Finder.Watch); an error means they are
+// walked every time, which only costs time. Close releases the watch.
+func (l *Loader) Watch() error { return l.find().Watch() }
+
+// Close releases what Watch holds.
+func (l *Loader) Close() error { return l.find().Close() }
 
 // frontMatter reads and validates one spec's front matter. A file that
 // cannot be read is a problem of that file too.
