@@ -166,13 +166,13 @@ rej_agent='wc -c >>prompt-sizes; echo RALPH_STATUS: DONE'
 setup "$work/rej" 1 "$rej_agent"
 echo "prompt-sizes" >>"$work/rej/.gitignore" && git -C "$work/rej" commit -qam ignore
 per_rotation "$work/rej" "" >"$work/rej0"
-first=$(tail -n 1 "$work/rej/prompt-sizes")
+first=$(head -n 1 "$work/rej/prompt-sizes")
 fresh "$work/rej" ""
 "$bin" -C "$work/rej" run --max-rotations "$REJ" >/dev/null 2>&1 || true
 cp -a "$work/rej/.ralph" "$work/rej-state"
 per_rotation "$work/rej" "$work/rej-state" >"$work/rejN"
 last=$(tail -n 1 "$work/rej/prompt-sizes")
-row "CPU per rotation after $REJ rejections" "$(stats <"$work/rejN") ms" "$(stats <"$work/rej0") ms first" "$(ratio "$(median <"$work/rejN")" "$(median <"$work/rej0")")" "flat"
+row "CPU per rotation after $REJ rejections" "$(stats <"$work/rejN") ms" "$(stats <"$work/rej0") ms first $K" "$(ratio "$(median <"$work/rejN")" "$(median <"$work/rej0")")" "flat"
 row "prompt after $REJ rejections (bytes)" "$last" "$first first" "$(ratio "$last" "$first")" "flat"
 
 # --- output throughput: 57-byte lines.
