@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
@@ -15,6 +16,7 @@ import (
 // loadProject loads the config and specs, printing every problem (and,
 // on GitHub Actions, annotating its line).
 func loadProject(opts *globalOptions) (*project.Project, error) {
+	defer lazierGC()()
 	p, err := project.Load(opts.dir, opts.config)
 	var problems schema.Problems
 	if errors.As(err, &problems) {
@@ -34,6 +36,22 @@ func loadProject(opts *globalOptions) (*project.Project, error) {
 		opts.log.Warn().Msg(w)
 	}
 	return p, nil
+}
+
+// loadGCPercent is the garbage collector's target while the specs are
+// validated: CUE's garbage is short-lived, and collecting it four times
+// less often saves about a third of the CPU of loading a thousand specs,
+// for a peak heap still well under what cue vet takes on the same files.
+const loadGCPercent = 400
+
+// lazierGC sets the collector's target to loadGCPercent, unless GOGC asks
+// for less collection already, and returns what restores it.
+func lazierGC() (restore func()) {
+	old := debug.SetGCPercent(loadGCPercent)
+	if old < 0 || old >= loadGCPercent {
+		debug.SetGCPercent(old)
+	}
+	return func() { debug.SetGCPercent(old) }
 }
 
 // findSpec finds a spec by path (as check lists it) or id.
