@@ -73,11 +73,11 @@ type engine struct {
 	after   *changes.Snapshot
 	watch   *changes.Watcher
 	started time.Time
-	// known are the spec paths of the previous scan; fresh the ones
-	// discovered since, which interrupt the current spec.
-	known, fresh map[string]bool
-	pool         pool
-	runID        string // RALPH_RUN_ID of this run's agents
+	// fresh are the spec paths discovered since the previous scan, which
+	// interrupt the current spec.
+	fresh map[string]bool
+	pool  pool
+	runID string // RALPH_RUN_ID of this run's agents
 	// rotations are this run's rotations by spec, for the report.
 	rotations map[string][]reporters.Rotation
 	outcome   Outcome

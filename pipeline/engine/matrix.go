@@ -23,32 +23,33 @@ func (e *engine) rescan() error {
 	if len(specs) == 0 {
 		return errors.New("no valid spec left: run ralph-ci check")
 	}
-	present := make(map[string]bool, len(specs))
-	specAt := make(map[string]int, len(specs))
-	for i, sp := range specs {
-		present[sp.Path], specAt[sp.Path] = true, i
+	specAt := e.specAt // the index of the previous scan still holds when the specs are the same
+	if !samePaths(specs, e.specs) || len(specAt) != len(specs) {
+		specAt = make(map[string]int, len(specs))
+		for i, sp := range specs {
+			specAt[sp.Path] = i
+		}
+		if e.specAt != nil { // specs that appeared since the previous scan
+			for path := range specAt {
+				if _, ok := e.specAt[path]; !ok {
+					e.fresh[path] = true
+				}
+			}
+		}
 	}
 	kept := e.st.Specs[:0]
 	for _, ss := range e.st.Specs {
-		if present[ss.Path] {
+		if _, ok := specAt[ss.Path]; ok {
 			kept = append(kept, ss)
 		} else {
 			e.log.Info().Str("spec", ss.Path).Msg("spec removed: dropped from the state")
 		}
 	}
 	e.st.Specs = kept
-	if e.known != nil { // specs that appeared since the previous scan
-		for path := range present {
-			if !e.known[path] {
-				e.fresh[path] = true
-			}
-		}
-	}
-	e.known = present
-	saved := e.st.ByPath()
-	for _, sp := range specs {
-		ss := saved[sp.Path]
-		if ss != nil && ss.LastHash != sp.Hash && ss.LastHash != "" && (ss.DoneCount != 0 || ss.Stage != "" || ss.StagesDone || ss.Excluded != "") {
+	for i := range e.st.Specs {
+		ss := &e.st.Specs[i]
+		sp := specs[specAt[ss.Path]]
+		if ss.LastHash != sp.Hash && ss.LastHash != "" && (ss.DoneCount != 0 || ss.Stage != "" || ss.StagesDone || ss.Excluded != "") {
 			e.log.Info().Str("spec", sp.Path).Msg("spec modified: its verification starts over")
 			ss.StartOver()
 			ss.Excluded = "" // changed: it gets a new chance
@@ -56,6 +57,19 @@ func (e *engine) rescan() error {
 	}
 	e.specs, e.specAt = specs, specAt
 	return nil
+}
+
+// samePaths tells whether a and b list the same paths in the same order.
+func samePaths(a, b []plan.Spec) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Path != b[i].Path {
+			return false
+		}
+	}
+	return true
 }
 
 // spec is the spec at path, from the last scan.

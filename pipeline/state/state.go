@@ -118,14 +118,19 @@ func Save(dir Dir, s State) error {
 	if err := validate(s); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w (this is a bug in ralph-ci)", err)
 	}
-	out := State{Version: Version, Iteration: s.Iteration, Specs: make([]SpecState, len(s.Specs)), Current: s.Current, Pending: s.Pending}
-	copy(out.Specs, s.Specs)
-	for i := range out.Specs {
-		if out.Specs[i].ChangedFiles == nil {
-			out.Specs[i].ChangedFiles = []string{} // "[]" rather than "null"
+	out := State{Version: Version, Iteration: s.Iteration, Specs: s.Specs, Current: s.Current, Pending: s.Pending}
+	if !sorted(s.Specs) || slices.ContainsFunc(s.Specs, func(sp SpecState) bool { return sp.ChangedFiles == nil }) {
+		out.Specs = slices.Clone(s.Specs) // the caller's State is not modified
+		for i := range out.Specs {
+			if out.Specs[i].ChangedFiles == nil {
+				out.Specs[i].ChangedFiles = []string{} // "[]" rather than "null"
+			}
 		}
+		sortSpecs(out.Specs)
 	}
-	sortSpecs(out.Specs)
+	if out.Specs == nil {
+		out.Specs = []SpecState{}
+	}
 	data, err := encoderFor(dir.StatePath()).encode(out)
 	if err != nil {
 		return fmt.Errorf("save ralph-ci state: %w", err)
@@ -201,6 +206,17 @@ func validate(s State) error {
 			return fmt.Errorf("pending rotation %d: its baseline is not valid JSON", r.Iteration)
 		}
 	}
+	if sorted(s.Specs) { // as saved: a duplicate is next to its twin
+		for i, sp := range s.Specs {
+			if sp.Path == "" {
+				return fmt.Errorf("a spec has an empty path")
+			}
+			if i > 0 && s.Specs[i-1].Path == sp.Path {
+				return fmt.Errorf("spec %q appears twice", sp.Path)
+			}
+		}
+		return nil
+	}
 	seen := make(map[string]bool, len(s.Specs))
 	for _, sp := range s.Specs {
 		if sp.Path == "" {
@@ -212,6 +228,11 @@ func validate(s State) error {
 		seen[sp.Path] = true
 	}
 	return nil
+}
+
+// sorted tells whether specs are in the order Save writes them.
+func sorted(specs []SpecState) bool {
+	return slices.IsSortedFunc(specs, func(a, b SpecState) int { return strings.Compare(a.Path, b.Path) })
 }
 
 func sortSpecs(specs []SpecState) {
