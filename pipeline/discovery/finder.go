@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -49,11 +48,12 @@ type hashed struct {
 }
 
 // Find discovers the specs under f.Root, in the multi-spec order. It
-// returns a *NoSpecsError when there are none.
+// returns a *NoSpecsError when there are none. While nothing changed it
+// returns the very slice it returned before: callers must not modify it.
 func (f *Finder) Find() ([]Spec, error) {
 	if f.quiet() {
 		f.changed = false
-		return slices.Clone(f.last), nil
+		return f.last, nil
 	}
 	f.walks++
 	opts := f.Options
@@ -131,7 +131,7 @@ func (f *Finder) Find() ([]Spec, error) {
 		prev = specs
 	}
 	f.last = prev
-	return slices.Clone(f.last), nil
+	return f.last, nil
 }
 
 // Changed tells whether the last Find found other specs, or other

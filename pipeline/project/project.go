@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
@@ -111,7 +110,9 @@ type loaded struct {
 	problems schema.Problems
 }
 
-// Load discovers and resolves the specs, as LoadSpecs.
+// Load discovers and resolves the specs, as LoadSpecs. While nothing
+// changed it returns the very slices it returned before: callers read
+// them and do not modify them.
 func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 	cfg := l.Config
 	found, err := l.find().Find()
@@ -120,7 +121,7 @@ func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 		return nil, nil, err
 	}
 	if !l.finder.Changed() && l.cache != nil {
-		return slices.Clone(l.specs), slices.Clone(l.problems), nil
+		return l.specs, l.problems, nil
 	}
 	next := make(map[string]loaded, len(found))
 	var specs []plan.Spec
@@ -144,7 +145,7 @@ func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 		specs = append(specs, c.spec)
 	}
 	l.cache, l.specs, l.problems = next, specs, problems
-	return slices.Clone(specs), slices.Clone(problems), nil
+	return specs, problems, nil
 }
 
 // find is the loader's Finder.

@@ -23,7 +23,7 @@ import (
 type encoder struct {
 	mu      sync.Mutex
 	entries map[string]*entry // by spec path
-	size    int               // of the last encoding
+	buf     bytes.Buffer      // the last encoding, its memory reused
 	gen     int               // of the last encoding
 }
 
@@ -41,16 +41,27 @@ func encoderFor(path string) *encoder {
 	return e.(*encoder)
 }
 
-// encode returns the content of state.json for out (its specs sorted).
-func (e *encoder) encode(out State) ([]byte, error) {
+// save encodes out (its specs sorted) and gives the content of state.json
+// to write, which must not keep it.
+func (e *encoder) save(out State, write func([]byte) error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	data, err := e.encode(out)
+	if err != nil {
+		return err
+	}
+	return write(data)
+}
+
+// encode returns the content of state.json for out (its specs sorted),
+// valid until the next call. e.mu must be held.
+func (e *encoder) encode(out State) ([]byte, error) {
 	if e.entries == nil {
 		e.entries = make(map[string]*entry, len(out.Specs))
 	}
 	e.gen++
-	var b bytes.Buffer
-	b.Grow(e.size)
+	b := &e.buf
+	b.Reset()
 	b.WriteString("{\n  \"version\": " + strconv.Itoa(out.Version) + ",\n  \"iteration\": " + strconv.Itoa(out.Iteration) + ",\n  \"specs\": ")
 	if len(out.Specs) == 0 {
 		b.WriteString("[]")
@@ -100,7 +111,6 @@ func (e *encoder) encode(out State) ([]byte, error) {
 		b.Write(raw)
 	}
 	b.WriteString("\n}\n")
-	e.size = b.Len()
 	return b.Bytes(), nil
 }
 

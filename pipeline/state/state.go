@@ -131,11 +131,10 @@ func Save(dir Dir, s State) error {
 	if out.Specs == nil {
 		out.Specs = []SpecState{}
 	}
-	data, err := encoderFor(dir.StatePath()).encode(out)
+	err := encoderFor(dir.StatePath()).save(out, func(data []byte) error {
+		return writeFileOrdered(dir.StatePath(), data, 0o644)
+	})
 	if err != nil {
-		return fmt.Errorf("save ralph-ci state: %w", err)
-	}
-	if err := writeFileOrdered(dir.StatePath(), data, 0o644); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w", err)
 	}
 	return nil
