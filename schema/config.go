@@ -18,6 +18,7 @@ type Config struct {
 	Layers    Layers           `json:"layers"`
 	Reporters Reporters        `json:"reporters"`
 	GitHub    GitHub           `json:"github"`
+	Delivery  Delivery         `json:"delivery"`
 	Workflow  *Workflow        `json:"workflow,omitempty"`
 
 	// File is where the config was read from ("" for the built-in one).
@@ -79,7 +80,10 @@ type Loop struct {
 	DefaultMaxIterations int    `json:"default_max_iterations"`
 	DefaultVerification  string `json:"default_verification"`
 	StuckAttempts        int    `json:"stuck_attempts"`
-	Watch                bool   `json:"watch"`
+	// MaxVerificationPasses bounds the rotations after the last stage
+	// passed: a spec still short of 3/3 then is taken out of the loop.
+	MaxVerificationPasses int  `json:"max_verification_passes"`
+	Watch                 bool `json:"watch"`
 }
 
 // Budgets limit a run; zero values mean unlimited.
@@ -101,6 +105,11 @@ type Specs struct {
 // Layers configures the verification layers.
 type Layers struct {
 	ContradictionPhrases []string `json:"contradiction_phrases"`
+	// Admissions are more wordings of an admission; nil means the
+	// built-in list of package layers, empty none.
+	Admissions *[]string `json:"admissions,omitempty"`
+	// UnfinishedMarkers mark work left undone (TODO, FIXME, …).
+	UnfinishedMarkers []string `json:"unfinished_markers"`
 	// Judge is the default semantic judge agent ("" = none).
 	Judge  string `json:"judge,omitempty"`
 	Review Review `json:"review"`
@@ -144,6 +153,31 @@ type GitHub struct {
 	Approvers          []string `json:"approvers"`
 	RequiredPermission string   `json:"required_permission"`
 	IgnorePRAuthor     bool     `json:"ignore_pr_author"`
+	// MaxPullRequests bounds the pull requests one scheduled check reads.
+	MaxPullRequests int `json:"max_pull_requests"`
+	// Timeout bounds each GitHub API request (sending it and reading its
+	// answer).
+	Timeout Duration `json:"timeout"`
+}
+
+// Delivery modes (delivery.mode, run --deliver).
+const (
+	DeliverNone   = "none"   // the work stays in the work tree
+	DeliverCommit = "commit" // one commit per rotation that changed files
+	DeliverPR     = "pr"     // commit, push, and state carried by git
+)
+
+// Delivery says how the loop's work and state leave a CI job.
+type Delivery struct {
+	Mode   string  `json:"mode"`
+	Branch string  `json:"branch,omitempty"`
+	Author *Author `json:"author,omitempty"`
+}
+
+// Author is a git identity.
+type Author struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
 }
 
 // Workflow holds deprecated settings kept only to warn about them.
@@ -179,7 +213,12 @@ func LoadConfig(filename string, src []byte) (*Config, error) {
 		return nil, err
 	}
 	var cfg Config
-	if err := s.check("#Config", filename, format, src, &cfg); err != nil {
+	if format == CUE {
+		err = checkCUE("#Config", filename, src, &cfg)
+	} else {
+		err = s.check("#Config", filename, format, src, &cfg)
+	}
+	if err != nil {
 		return nil, err
 	}
 	cfg.File = filename
@@ -195,6 +234,33 @@ func LoadConfig(filename string, src []byte) (*Config, error) {
 	}
 	return &cfg, nil
 }
+
+// checkCUE checks a CUE source within CUEDeadline and CUEMemory, on a
+// schema of its own (see checkBounded): a spare one that a previous check
+// finished with, else a new one. A schema whose check was abandoned is
+// never used again.
+func checkCUE(def, filename string, src []byte, out any) error {
+	var own *Schema
+	select {
+	case own = <-spareSchemas:
+	default:
+		var err error
+		if own, err = compile(); err != nil {
+			return err
+		}
+	}
+	err := own.checkBounded(def, filename, src, out, CUEDeadline, CUEMemory)
+	if !isBoundProblem(err) {
+		select {
+		case spareSchemas <- own:
+		default:
+		}
+	}
+	return err
+}
+
+// spareSchemas holds a schema no check is using.
+var spareSchemas = make(chan *Schema, 1)
 
 // crossCheck finds what the schema alone cannot: references between
 // fields (stage agents must exist).

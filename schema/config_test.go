@@ -207,6 +207,27 @@ func TestLoadConfigProblems(t *testing.T) {
 		{name: "relative spec dirs only", file: "ralph.yaml",
 			src:  "agents: {coder: {command: [sh]}}\nspecs: {dirs: [/etc, ../up]}\n",
 			want: []string{`ralph.yaml:2:16: specs.dirs.0: invalid value "/etc": want a path relative to the repository root`, `ralph.yaml:2:22: specs.dirs.1: invalid value "../up": want a path inside the repository (no "..")`}},
+		{name: "yaml duplicate keys", file: "ralph.yaml",
+			src:  "agents:\n  coder: {command: [sh]}\n  coder: {command: [x]}\nloop: {}\nloop: {watch: true}\n",
+			want: []string{`ralph.yaml:3:3: agents.coder: duplicate key "coder" (first given at line 2); keep one`, `ralph.yaml:5:1: loop: duplicate key "loop" (first given at line 4); keep one`}},
+		{name: "json duplicate keys", file: "ralph.json",
+			src:  "{\n  \"agents\": {\"coder\": {\"command\": [\"sh\"], \"command\": [\"x\"]}},\n  \"agents\": {}\n}\n",
+			want: []string{`ralph.json:2:43: agents.coder.command: duplicate key "command" (first given at line 2); keep one`, `ralph.json:3:3: agents: duplicate key "agents" (first given at line 2); keep one`}},
+		{name: "json with a byte order mark shows the real error", file: "ralph.json",
+			src:  "\ufeff{\"agents\": {\"coder\": {\"command\": [\"sh\"], \"tmeout\": \"1m\"}}}\n",
+			want: []string{`ralph.json:1:43: agents.coder.tmeout: unknown field "tmeout"; did you mean "timeout"?`}},
+		{name: "json top level not an object", file: "ralph.json", src: "[1]\n",
+			want: []string{`ralph.json:1:1: the top level must be an object`}},
+		{name: "unknown anchor placed at the alias, file named once", file: "ralph.yaml",
+			src:  "loop: {}\nagents: *coders\n",
+			want: []string{`ralph.yaml:2:9: unknown anchor 'coders' referenced`}},
+		{name: "error on the first line has a line", file: "ralph.yaml", src: "agents: coder: x\n",
+			want: []string{`ralph.yaml:1:1: mapping values are not allowed in this context`}},
+		{name: "tab on the first line has a line", file: "ralph.yaml", src: "\t- a\n",
+			want: []string{`ralph.yaml:1:1: found character that cannot start any token`}},
+		{name: "report paths stay inside the repository", file: "ralph.yaml",
+			src:  "agents: {coder: {command: [sh]}}\nreporters: {junit: /tmp/j.xml, json: ../r.json}\n",
+			want: []string{`ralph.yaml:2:20: reporters.junit: invalid value "/tmp/j.xml": want a path relative to the repository root`, `ralph.yaml:2:38: reporters.json: invalid value "../r.json": want a path inside the repository (no "..")`}},
 		{name: "unknown extension", file: "ralph.toml", src: "x = 1\n",
 			want: []string{`ralph.toml: unknown config format; name it ralph.yaml, ralph.json or ralph.cue`}},
 	} {
@@ -244,5 +265,22 @@ stages:
 	}
 	if got := cfg.StageAgents("reviewer"); strings.Join(got, ",") != "gemini" {
 		t.Errorf("reviewer pool %v", got)
+	}
+}
+
+// TestLoadConfigDelivery: delivery defaults to none; a mode outside
+// none|commit|pr is refused at its line.
+func TestLoadConfigDelivery(t *testing.T) {
+	cfg, err := LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [x]}}\n"))
+	if err != nil || cfg.Delivery.Mode != DeliverNone || cfg.Delivery.Author != nil {
+		t.Fatalf("default delivery %+v, err %v", cfg.Delivery, err)
+	}
+	cfg, err = LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [x]}}\ndelivery: {mode: pr, branch: bot/loop, author: {name: Bot, email: bot@example.com}}\n"))
+	if err != nil || cfg.Delivery.Mode != DeliverPR || cfg.Delivery.Branch != "bot/loop" || cfg.Delivery.Author == nil || cfg.Delivery.Author.Email != "bot@example.com" {
+		t.Fatalf("delivery %+v, err %v", cfg.Delivery, err)
+	}
+	_, err = LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [x]}}\ndelivery: {mode: push}\n"))
+	if err == nil || !strings.Contains(err.Error(), "ralph.yaml:2") || !strings.Contains(err.Error(), "delivery.mode") {
+		t.Fatalf("a bad mode: %v", err)
 	}
 }

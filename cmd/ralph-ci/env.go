@@ -17,9 +17,12 @@ type environment struct {
 	pr prchannel.Env
 	// runnerDebug is RUNNER_DEBUG=1 (a re-run with debug logging).
 	runnerDebug bool
+	// refName is GITHUB_REF_NAME, the branch the workflow ran on: off a
+	// pull request, delivery names its own branch after it.
+	refName string
 }
 
 // readEnvironment reads the environment through getenv (os.Getenv).
 func readEnvironment(getenv func(string) string) environment {
-	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1"}
+	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME")}
 }

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // racyWindow is how much older than the moment it was hashed a file's
@@ -157,7 +159,7 @@ func (f *Finder) load(rel string, prompt bool, fi fs.FileInfo) (hashed, error) {
 		return h, nil
 	}
 	at := time.Now()
-	data, err := os.ReadFile(filepath.Join(f.Root, filepath.FromSlash(rel)))
+	data, err := safefile.Read(filepath.Join(f.Root, filepath.FromSlash(rel)), safefile.SpecLimit)
 	if err != nil {
 		return hashed{}, fmt.Errorf("read spec: %w", err)
 	}

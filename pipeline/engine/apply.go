@@ -24,6 +24,9 @@ func apply(st *state.State, sp plan.Spec, stage plan.Stage, idx int, j judgement
 	if j.seen != nil {
 		ss.VerifierSeen = j.seen
 	}
+	if j.tests != nil {
+		ss.VerifierTests = j.tests
+	}
 	switch v.Loop {
 	case layers.LoopClear:
 		ss.ClearReview()
@@ -67,5 +70,36 @@ func apply(st *state.State, sp plan.Spec, stage plan.Stage, idx int, j judgement
 		if other.Path == sp.Path && !other.StagesDone {
 			other.DoneCount = min(other.DoneCount, counter.Max-1)
 		}
+	}
+}
+
+// boundPasses counts a verification pass (a rotation run after the last
+// stage passed) and takes the spec out of the loop after max of them
+// without reaching 3/3: an agent that changes files on every pass never
+// converges. Reaching 3/3 starts the count over.
+func boundPasses(ss *state.SpecState, verifying bool, max int) {
+	if ss.DoneCount == counter.Max {
+		ss.VerificationPasses = 0
+		return
+	}
+	if !verifying {
+		return
+	}
+	ss.VerificationPasses++
+	if max > 0 && ss.VerificationPasses >= max && ss.Excluded == "" {
+		ss.Excluded = fmt.Sprintf("did not converge: %d verification passes after the last stage passed without reaching 3/3 (files changed; loop.max_verification_passes)", ss.VerificationPasses)
+	}
+}
+
+// applyForeign applies files changed outside the loop's rotations (pushed
+// by a person meanwhile, or between the commit the saved state describes
+// and the checkout) as the multi-spec rule says: every spec at 3/3 drops
+// to 2/3 and is verified again. No files, no change.
+func applyForeign(st *state.State, files []string) {
+	if len(files) == 0 {
+		return
+	}
+	for i := range st.Specs {
+		st.Specs[i].DoneCount = counter.Propagate(st.Specs[i].DoneCount)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/schema"
@@ -37,7 +38,9 @@ var ErrNoConfig = errors.New("no config found: create ralph.yaml at the reposito
 
 // Load reads the config (configPath, or the one at the root) and every
 // spec. A problem in the files comes back as schema.Problems listing all
-// of them; missing files and I/O failures as plain errors.
+// of them; missing files and I/O failures as plain errors. No spec at all
+// is a *discovery.NoSpecsError that comes with the project, its config
+// loaded and no specs.
 func Load(root, configPath string) (*Project, error) {
 	p := &Project{Root: root}
 	path, err := findConfig(root, configPath)
@@ -45,10 +48,11 @@ func Load(root, configPath string) (*Project, error) {
 		return nil, err
 	}
 	p.ConfigPath = path
-	src, err := os.ReadFile(filepath.Join(root, path))
+	full := filepath.Join(root, path)
 	if filepath.IsAbs(path) {
-		src, err = os.ReadFile(path)
+		full = path
 	}
+	src, err := safefile.Read(full, safefile.ConfigLimit)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
@@ -73,6 +77,9 @@ func Load(root, configPath string) (*Project, error) {
 
 	p.Loader = &Loader{Root: root, Config: cfg}
 	specs, ps, err := p.Loader.Load()
+	if none := (*discovery.NoSpecsError)(nil); errors.As(err, &none) {
+		return p, err // the config is loaded: check on a schedule goes on without specs
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +174,7 @@ func (l *Loader) Close() error { return l.find().Close() }
 // frontMatter reads and validates one spec's front matter. A file that
 // cannot be read is a problem of that file too.
 func frontMatter(root string, ds discovery.Spec) (*schema.FrontMatter, schema.Problems) {
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ds.Path)))
+	src, err := safefile.Read(filepath.Join(root, filepath.FromSlash(ds.Path)), safefile.SpecLimit)
 	if err != nil {
 		return nil, schema.Problems{{File: ds.Path, Msg: fmt.Sprintf("cannot read: %v", err)}}
 	}

@@ -110,6 +110,14 @@ func (e *encoder) encode(out State) ([]byte, error) {
 		b.WriteString(",\n  \"pending\": ")
 		b.Write(raw)
 	}
+	if len(out.LimitedAgents) > 0 {
+		raw, err := indented(out.LimitedAgents, "  ")
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(",\n  \"limited_agents\": ")
+		b.Write(raw)
+	}
 	b.WriteString("\n}\n")
 	return b.Bytes(), nil
 }
@@ -123,7 +131,8 @@ func sameSpec(a, b *SpecState) bool {
 		ca.DoneCount == cb.DoneCount && ca.LastStatus == cb.LastStatus && ca.LastHash == cb.LastHash &&
 		ca.ModifiedFiles == cb.ModifiedFiles && ca.Rotations == cb.Rotations && ca.StuckCount == cb.StuckCount &&
 		(ca.ChangedFiles == nil) == (cb.ChangedFiles == nil) && slices.Equal(ca.ChangedFiles, cb.ChangedFiles) &&
-		a.VerifierKey == b.VerifierKey &&
+		a.VerifierKey == b.VerifierKey && a.VerifierTree == b.VerifierTree &&
+		(a.VerifierTests == nil) == (b.VerifierTests == nil) && slices.Equal(a.VerifierTests, b.VerifierTests) &&
 		(a.VerifierHashes == nil) == (b.VerifierHashes == nil) && maps.Equal(a.VerifierHashes, b.VerifierHashes) &&
 		(a.VerifierSeen == nil) == (b.VerifierSeen == nil) && maps.Equal(a.VerifierSeen, b.VerifierSeen) &&
 		(a.Checkpoint == nil) == (b.Checkpoint == nil) && (a.Checkpoint == nil || reflect.DeepEqual(*a.Checkpoint, *b.Checkpoint))

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
@@ -54,8 +55,10 @@ func TestEncoderMatchesEncodingJSON(t *testing.T) {
 	s.Specs[1].VerifierHashes = map[string]string{}
 	check("an empty map", s)
 	check("an empty map, again", s)
-	s.Current, s.Pending = "", nil
-	check("no current, nothing pending", s)
+	s.LimitedAgents = map[string]time.Time{"claude": time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC), "codex <b>": {}}
+	check("limited agents", s)
+	s.Current, s.Pending, s.LimitedAgents = "", nil, map[string]time.Time{}
+	check("no current, nothing pending, no limited agent", s)
 	s.Specs = s.Specs[1:]
 	check("a spec removed", s)
 	s.Specs = append(s.Specs, manySpecs(3).Specs...)
@@ -123,4 +126,19 @@ func indexOf(t *testing.T, prefix string) []int {
 		t.Fatalf("no group %s", prefix)
 	}
 	return f.Index
+}
+
+// encode writes State's fields by hand: a field added to State must be
+// added there (and to the list below) or state.json would lose it.
+func TestEncoderKnowsEveryStateField(t *testing.T) {
+	known := []string{"Version", "Iteration", "Specs", "Current", "Pending", "LimitedAgents"}
+	typ := reflect.TypeOf(State{})
+	if typ.NumField() != len(known) {
+		t.Fatalf("State has %d fields, encode writes %v: write the new one in encode.go", typ.NumField(), known)
+	}
+	for i, name := range known {
+		if typ.Field(i).Name != name {
+			t.Errorf("State field %d is %s, encode writes %s there", i, typ.Field(i).Name, name)
+		}
+	}
 }

@@ -57,6 +57,9 @@ type Staging struct {
 	StageIterations int `json:"stage_iterations,omitempty"`
 	// StagesDone tells that the spec's last stage has passed once.
 	StagesDone bool `json:"stages_done,omitempty"`
+	// VerificationPasses counts the rotations run after the last stage
+	// passed (bounded by loop.max_verification_passes).
+	VerificationPasses int `json:"verification_passes,omitempty"`
 	// Reason says why the last completion claim was rejected.
 	Reason string `json:"reason,omitempty"`
 	// Excluded says why the spec was taken out of the loop (stuck, out of
@@ -100,6 +103,12 @@ type VerifierGuard struct {
 	// VerifierSeen are their hashes after the last rotation, to tell a
 	// change made by a rotation from one made between runs.
 	VerifierSeen map[string]string `json:"verifier_seen,omitempty"`
+	// VerifierTree is HEAD's tree when the stage started: the loop's diff,
+	// read for markers of unfinished work, is taken against it.
+	VerifierTree string `json:"verifier_tree,omitempty"`
+	// VerifierTests are the tests that passed in the stage's verifications
+	// so far: none may go missing or be skipped later.
+	VerifierTests []string `json:"verifier_tests,omitempty"`
 }
 
 // Verified tells whether the spec whose content hashes to hash is done:
@@ -113,6 +122,7 @@ func (s *SpecState) Verified(hash string) bool {
 // counter 0/3, its first stage, no stage passed, no STUCK in a row.
 func (s *SpecState) StartOver() {
 	s.DoneCount, s.Stage, s.StageIterations, s.StagesDone, s.StuckCount = 0, "", 0, false, 0
+	s.VerificationPasses = 0
 }
 
 // SendBack puts a spec whose checkpoint was rejected back to work: it
