@@ -29,7 +29,7 @@ R=${1:-3}
 SPECS_MAX=${2:-1000}
 REJ=${3:-1000}
 OUT_MIB=${4:-128}
-K=20 # rotations measured per run
+K=${K:-20} # rotations measured per run (env K)
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
