@@ -51,18 +51,15 @@ contracts:
 // held afterwards.
 func BenchmarkLoad(b *testing.B) {
 	root := benchRepo(b, 200)
-	var p *Project
 	for b.Loop() {
-		var err error
-		if p, err = Load(root, ""); err != nil {
+		if _, err := Load(root, ""); err != nil {
 			b.Fatal(err)
 		}
 	}
 	var before, after runtime.MemStats
-	p = nil
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	p, _ = Load(root, "")
+	p, _ := Load(root, "")
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1024/200, "retained-KiB/spec")
