@@ -132,6 +132,13 @@ type Rotation struct {
 	TimedOut        bool     `json:"timed_out"`
 	Log             string   `json:"log"` // history log, relative to the repo root
 	Layers          []Layer  `json:"layers"`
+	// PromptBytes is the size of the prompt the agent was given (absent
+	// from the reports of older versions).
+	PromptBytes int `json:"prompt_bytes,omitempty"`
+	// InputTokens and OutputTokens are the tokens the agent's CLI reported
+	// (cached input included); absent when it reported none.
+	InputTokens  int64 `json:"input_tokens,omitempty"`
+	OutputTokens int64 `json:"output_tokens,omitempty"`
 }
 
 // Layer is the verdict of one verification layer or method on a claim.

@@ -52,6 +52,7 @@ func (s *Schema) check(def, filename string, format Format, src []byte, out any)
 	}()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.checked()
 
 	src = stripBOM(src)
 	data, err := s.parse(filename, format, src)

@@ -21,7 +21,17 @@ type Schema struct {
 	mu  sync.Mutex // cue.Context is not safe for concurrent use
 	ctx *cue.Context
 	v   cue.Value
+	// files counts the files checked in ctx: a cue.Context keeps what was
+	// built in it alive (about 12 KiB per front matter), so it is replaced
+	// by a fresh one every recycleAfter files.
+	files int
 }
+
+// recycleAfter is the number of files checked in one cue.Context before
+// it is replaced: compiling the schema again costs about as much as
+// checking ten front matters, and the heap it frees is what the garbage
+// collector would otherwise mark again on every cycle of a long run.
+const recycleAfter = 256
 
 var (
 	compiled     *Schema
@@ -60,6 +70,18 @@ func compile() (*Schema, error) {
 		return nil, fmt.Errorf("embedded schema: %w", err)
 	}
 	return &Schema{ctx: ctx, v: v}, nil
+}
+
+// checked counts one file checked, and starts a fresh context when the
+// current one has held enough. s.mu must be held; no cue.Value built in
+// the old context may be unified with the new one.
+func (s *Schema) checked() {
+	if s.files++; s.files < recycleAfter {
+		return
+	}
+	if fresh, err := compile(); err == nil { // it compiled once: it compiles again
+		s.ctx, s.v, s.files = fresh.ctx, fresh.v, 0
+	}
 }
 
 // definition returns the named definition, e.g. "#Config".

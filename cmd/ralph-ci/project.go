@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -23,6 +24,7 @@ func loadProject(opts *globalOptions) (*project.Project, error) {
 // specs is loaded with none (check on a schedule: the default branch has
 // no specs before a pull request brings them).
 func loadProjectSpecs(opts *globalOptions, noSpecsOK bool) (*project.Project, error) {
+	defer lazierGC()()
 	p, err := project.Load(opts.dir, opts.config)
 	if none := (*discovery.NoSpecsError)(nil); noSpecsOK && p != nil && errors.As(err, &none) {
 		opts.log.Info().Str("reason", err.Error()).Msg("no specs in the checkout: the pull requests' own specs are read at their heads")
@@ -46,6 +48,22 @@ func loadProjectSpecs(opts *globalOptions, noSpecsOK bool) (*project.Project, er
 		opts.log.Warn().Msg(w)
 	}
 	return p, nil
+}
+
+// loadGCPercent is the garbage collector's target while the specs are
+// validated: CUE's garbage is short-lived, and collecting it four times
+// less often saves about a third of the CPU of loading a thousand specs,
+// for a peak heap still well under what cue vet takes on the same files.
+const loadGCPercent = 400
+
+// lazierGC sets the collector's target to loadGCPercent, unless GOGC asks
+// for less collection already, and returns what restores it.
+func lazierGC() (restore func()) {
+	old := debug.SetGCPercent(loadGCPercent)
+	if old < 0 || old >= loadGCPercent {
+		debug.SetGCPercent(old)
+	}
+	return func() { debug.SetGCPercent(old) }
 }
 
 // findSpec finds a spec by path (as check lists it) or id.

@@ -7,16 +7,8 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
-	"sort"
 	"strings"
-
-	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // PromptName is the name PROMPT.md takes in per-spec file names; it sorts
@@ -61,56 +53,7 @@ func (e *NoSpecsError) Error() string {
 // Find discovers the specs under root. It returns a *NoSpecsError when
 // there are none.
 func Find(root string, opts Options) ([]Spec, error) {
-	seen := map[string]bool{}
-	var specs []Spec
-	if opts.Prompt != "" {
-		p := filepath.Join(root, filepath.FromSlash(opts.Prompt))
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			s, err := load(root, path.Clean(opts.Prompt), true)
-			if err != nil {
-				return nil, err
-			}
-			specs = append(specs, s)
-			seen[s.Path] = true
-		}
-	}
-	for _, dir := range opts.Dirs {
-		base := filepath.Join(root, filepath.FromSlash(dir))
-		err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) && p == base {
-					return fs.SkipDir
-				}
-				return err
-			}
-			if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".spec.md") {
-				return nil
-			}
-			rel, err := filepath.Rel(root, p)
-			if err != nil {
-				return err
-			}
-			rel = filepath.ToSlash(rel)
-			if seen[rel] {
-				return nil
-			}
-			seen[rel] = true
-			s, err := load(root, rel, false)
-			if err != nil {
-				return err
-			}
-			specs = append(specs, s)
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("discover specs in %s: %w", dir, err)
-		}
-	}
-	if len(specs) == 0 {
-		return nil, &NoSpecsError{Options: opts}
-	}
-	sort.SliceStable(specs, func(i, j int) bool { return Less(specs[i], specs[j]) })
-	return specs, nil
+	return (&Finder{Root: root, Options: opts}).Find()
 }
 
 // Less orders specs: the prompt file first, then by relative path.
@@ -119,19 +62,6 @@ func Less(a, b Spec) bool {
 		return a.Prompt
 	}
 	return a.Path < b.Path
-}
-
-func load(root, rel string, prompt bool) (Spec, error) {
-	data, err := safefile.Read(filepath.Join(root, filepath.FromSlash(rel)), safefile.SpecLimit)
-	if err != nil {
-		return Spec{}, fmt.Errorf("read spec: %w", err)
-	}
-	name := strings.TrimSuffix(path.Base(rel), ".md")
-	if prompt {
-		name = PromptName
-	}
-	sum := sha256.Sum256(data)
-	return Spec{Path: rel, Name: name, Key: KeyFor(name, rel), Hash: hex.EncodeToString(sum[:]), Prompt: prompt}, nil
 }
 
 // KeyFor is "{name}-{hash6}", hash6 being the first 6 hex characters of

@@ -73,6 +73,7 @@ type engine struct {
 	dir    state.Dir
 	st     state.State
 	specs  []plan.Spec
+	specAt map[string]int // index in specs by path
 	loader *project.Loader
 	log    zerolog.Logger
 
@@ -81,15 +82,17 @@ type engine struct {
 	after   *changes.Snapshot
 	watch   *changes.Watcher
 	started time.Time
-	// known are the spec paths of the previous scan; fresh the ones
-	// discovered since, which interrupt the current spec.
-	known, fresh map[string]bool
-	pool         pool
-	runID        string // RALPH_RUN_ID of this run's agents
+	// fresh are the spec paths discovered since the previous scan, which
+	// interrupt the current spec.
+	fresh map[string]bool
+	pool  pool
+	runID string // RALPH_RUN_ID of this run's agents
 	// rotations are this run's rotations by spec, for the report.
 	rotations map[string][]reporters.Rotation
 	outcome   Outcome
 	maxRotns  int
+	// promptBytes is the size of the last prompt given to an agent.
+	promptBytes int
 	// resuming tells that the rotation being prepared is an interrupted
 	// one run again: what it changed is never the guard's baseline.
 	resuming bool
@@ -103,7 +106,14 @@ type engine struct {
 func Run(ctx context.Context, opts Options) (Outcome, error) {
 	p := opts.Project
 	e := &engine{opts: opts, root: p.Root, dir: state.At(p.Root), log: opts.Log, started: time.Now(), fresh: map[string]bool{}}
-	e.loader = &project.Loader{Root: p.Root, Config: p.Config, Only: p.Only}
+	e.loader = p.Loader // its cache holds the specs Project.Load validated
+	if e.loader == nil {
+		e.loader = &project.Loader{Root: p.Root, Config: p.Config, Only: p.Only}
+	}
+	if err := e.loader.Watch(); err != nil {
+		e.log.Debug().Err(err).Msg("the spec folders are walked every rotation")
+	}
+	defer e.loader.Close()
 	e.maxRotns = opts.MaxRotations
 	if e.maxRotns == 0 {
 		e.maxRotns = p.Config.Budgets.MaxRotations
@@ -217,26 +227,18 @@ func (e *engine) loop(ctx context.Context) error {
 // next asks the scheduler for the next spec.
 func (e *engine) next() (string, bool) {
 	entries := make([]scheduler.Entry, 0, len(e.specs))
+	saved := e.st.ByPath()
 	for _, sp := range e.specs {
-		en := entryOf(sp, e.st.Spec(sp.Path))
+		en := entryOf(sp, saved[sp.Path])
 		en.Discovered = e.fresh[sp.Path]
 		entries = append(entries, en)
 	}
 	clear(e.fresh)
 	doneNoChange := false
-	if cur := e.st.Spec(e.st.Current); cur != nil {
+	if cur := saved[e.st.Current]; cur != nil {
 		doneNoChange = counter.IsDone(cur.LastStatus) && !cur.ModifiedFiles
 	}
 	return scheduler.Next(entries, e.st.Current, doneNoChange)
-}
-
-func (e *engine) spec(path string) (plan.Spec, bool) {
-	for _, sp := range e.specs {
-		if sp.Path == path {
-			return sp, true
-		}
-	}
-	return plan.Spec{}, false
 }
 
 // limitReached checks the run's budgets before a rotation.
@@ -256,8 +258,9 @@ func (e *engine) limitReached() (bool, string) {
 // finish sets the outcome once no spec needs work.
 func (e *engine) finish() {
 	var stuck, exhausted, awaiting, escalated []string
+	saved := e.st.ByPath()
 	for _, sp := range e.specs {
-		ss := e.st.Spec(sp.Path)
+		ss := saved[sp.Path]
 		switch {
 		case ss == nil:
 		case ss.Excluded != "" && ss.LastStatus == agent.StatusStuck:

@@ -23,13 +23,23 @@ func (e *engine) rescan() error {
 	if len(specs) == 0 {
 		return errors.New("no valid spec left: run ralph-ci check")
 	}
-	present := map[string]bool{}
-	for _, sp := range specs {
-		present[sp.Path] = true
+	specAt := e.specAt // the index of the previous scan still holds when the specs are the same
+	if !samePaths(specs, e.specs) || len(specAt) != len(specs) {
+		specAt = make(map[string]int, len(specs))
+		for i, sp := range specs {
+			specAt[sp.Path] = i
+		}
+		if e.specAt != nil { // specs that appeared since the previous scan
+			for path := range specAt {
+				if _, ok := e.specAt[path]; !ok {
+					e.fresh[path] = true
+				}
+			}
+		}
 	}
 	kept := e.st.Specs[:0]
 	for _, ss := range e.st.Specs {
-		if present[ss.Path] {
+		if _, ok := specAt[ss.Path]; ok {
 			kept = append(kept, ss)
 		} else if e.loader.Only != nil {
 			e.log.Debug().Str("spec", ss.Path).Msg("another shard's spec: left out of this shard's state")
@@ -38,24 +48,44 @@ func (e *engine) rescan() error {
 		}
 	}
 	e.st.Specs = kept
-	if e.known != nil { // specs that appeared since the previous scan
-		for path := range present {
-			if !e.known[path] {
-				e.fresh[path] = true
-			}
-		}
-	}
-	e.known = present
-	for _, sp := range specs {
-		ss := e.st.Spec(sp.Path)
-		if ss != nil && ss.LastHash != sp.Hash && ss.LastHash != "" && (ss.DoneCount != 0 || ss.Stage != "" || ss.StagesDone || ss.Excluded != "") {
+	for i := range e.st.Specs {
+		ss := &e.st.Specs[i]
+		sp := specs[specAt[ss.Path]]
+		if ss.LastHash != sp.Hash && ss.LastHash != "" && (ss.DoneCount != 0 || ss.Stage != "" || ss.StagesDone || ss.Excluded != "") {
 			e.log.Info().Str("spec", sp.Path).Msg("spec modified: its verification starts over")
 			ss.StartOver()
 			ss.Excluded = "" // changed: it gets a new chance
 		}
 	}
-	e.specs = specs
+	e.specs, e.specAt = specs, specAt
 	return nil
+}
+
+// samePaths tells whether a and b list the same paths in the same order.
+func samePaths(a, b []plan.Spec) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Path != b[i].Path {
+			return false
+		}
+	}
+	return true
+}
+
+// spec is the spec at path, from the last scan.
+func (e *engine) spec(path string) (plan.Spec, bool) {
+	if len(e.specAt) != len(e.specs) { // specs set without a scan
+		e.specAt = make(map[string]int, len(e.specs))
+		for i, sp := range e.specs {
+			e.specAt[sp.Path] = i
+		}
+	}
+	if i, ok := e.specAt[path]; ok {
+		return e.specs[i], true
+	}
+	return plan.Spec{}, false
 }
 
 // entryOf is a spec as the scheduler sees it.

@@ -21,6 +21,7 @@ func (e *engine) record(sp plan.Spec, stage plan.Stage, agentName string, iterat
 		Counter: ss.DoneCount, ChangedFiles: append([]string{}, changed...),
 		DurationSeconds: res.Duration.Seconds(), CostUSD: res.Usage.CostUSD, CostKnown: res.Usage.CostKnown,
 		ExitCode: res.ExitCode, TimedOut: res.TimedOut, Log: e.relToRoot(history), Layers: v.Layers,
+		PromptBytes: e.promptBytes, InputTokens: res.Usage.Tokens.Input, OutputTokens: res.Usage.Tokens.Output,
 	})
 }
 
@@ -32,6 +33,7 @@ func (e *engine) report() *reporters.Report {
 		Command: "run", StartedAt: e.started.UTC(), FinishedAt: time.Now().UTC(),
 		Exit: reporters.Exit{Code: int(e.outcome.Code), Class: e.outcome.Code.Class(), Message: e.outcome.Message},
 	}
+	saved := e.st.ByPath()
 	for _, sp := range e.specs {
 		s := reporters.Spec{Path: sp.Path, Key: sp.Key, Title: sp.Title, Tier: sp.Tier, Rotations: e.rotations[sp.Path], Outcome: reporters.SpecPending}
 		if s.Rotations == nil {
@@ -40,7 +42,7 @@ func (e *engine) report() *reporters.Report {
 		if len(sp.Stages) > 0 {
 			s.Stage = sp.Stages[0].Name
 		}
-		if ss := e.st.Spec(sp.Path); ss != nil {
+		if ss := saved[sp.Path]; ss != nil {
 			s.Counter, s.TotalRotations, s.Reason = ss.DoneCount, ss.Rotations, ss.Reason
 			if ss.Stage != "" {
 				s.Stage = ss.Stage

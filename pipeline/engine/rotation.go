@@ -197,6 +197,7 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 		out = io.MultiWriter(out, w)
 	}
 	text := prompt.Build(in)
+	e.promptBytes = len(text)
 	env := []string{
 		"RALPH_SPEC=" + sp.Path,
 		"RALPH_ITERATION=" + strconv.Itoa(iteration),
@@ -279,12 +280,14 @@ func (e *engine) readStatus(sp plan.Spec, fromOutput agent.Status) (agent.Status
 }
 
 // noteHandoff appends ralph-ci's reason to the spec's handoff file, so
-// the next rotation (and a human) can see why the claim did not hold.
+// the next rotation (and a human) can see why the claim did not hold. The
+// file keeps the last prompt.MaxNotes of these notes (the older ones are
+// counted on one line): rejected claims do not grow it without bound.
 func (e *engine) noteHandoff(sp plan.Spec, reason string) {
-	f, err := os.OpenFile(e.dir.Handoff(sp.Key), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	path := e.dir.Handoff(sp.Key)
+	old, err := state.ReadOptional(path)
 	if err == nil {
-		_, err = fmt.Fprintf(f, "\n> ralph-ci: the last completion claim was rejected: %s\n", reason)
-		err = joinClose(err, f)
+		err = state.WriteFileAtomic(path, []byte(prompt.PruneNotes(string(old)+prompt.Note(reason))), 0o644)
 	}
 	if err != nil {
 		e.log.Warn().Err(err).Msg("could not note the rejection in the handoff")

@@ -25,12 +25,13 @@ type Row struct {
 // Rows is the status matrix of specs, in discovery order.
 func Rows(specs []plan.Spec, st state.State) []Row {
 	rows := make([]Row, 0, len(specs))
+	saved := st.ByPath()
 	for _, sp := range specs {
 		r := Row{Path: sp.Path, Tier: sp.Tier, Counter: counter.String(0), LastStatus: "-"}
 		if len(sp.Stages) > 0 {
 			r.Stage = sp.Stages[0].Name
 		}
-		if ss := st.Spec(sp.Path); ss != nil {
+		if ss := saved[sp.Path]; ss != nil {
 			r.DoneCount, r.Counter = ss.DoneCount, counter.String(ss.DoneCount)
 			if ss.LastStatus != "" {
 				r.LastStatus = string(ss.LastStatus)

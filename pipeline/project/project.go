@@ -32,6 +32,10 @@ type Project struct {
 	// Only, when set, restricts the run to these spec paths (a shard of a
 	// CI matrix); the other specs are another shard's.
 	Only map[string]bool
+	// Loader is the loader that read Specs: a run loads the specs again
+	// through it between rotations, so that no front matter is validated
+	// twice while its content stays the same.
+	Loader *Loader
 }
 
 // Restrict keeps only the specs in paths (a shard's), for this load and
@@ -55,6 +59,9 @@ func (p *Project) Restrict(paths []string) error {
 	p.Specs, p.Only = kept, map[string]bool{}
 	for _, sp := range kept {
 		p.Only[sp.Path] = true
+	}
+	if p.Loader != nil { // its later loads keep to the shard too
+		p.Loader.Only, p.Loader.stale = p.Only, true
 	}
 	return nil
 }
@@ -101,7 +108,8 @@ func Load(root, configPath string) (*Project, error) {
 		p.Warnings = append(p.Warnings, "visual_checkpoint is deprecated. Use **Verification: verify** in your contracts instead.")
 	}
 
-	specs, ps, err := LoadSpecs(root, cfg)
+	p.Loader = &Loader{Root: root, Config: cfg}
+	specs, ps, err := p.Loader.Load()
 	if none := (*discovery.NoSpecsError)(nil); errors.As(err, &none) {
 		return p, err // the config is loaded: check on a schedule goes on without specs
 	}
@@ -123,13 +131,21 @@ func LoadSpecs(root string, cfg *schema.Config) ([]plan.Spec, schema.Problems, e
 }
 
 // Loader loads the specs again and again during a run (between
-// rotations); a spec is parsed again only when its content changed.
+// rotations); a spec file is hashed again only when its size or time
+// changed (see discovery.Finder), and parsed and validated again only when
+// its content changed.
 type Loader struct {
 	Root   string
 	Config *schema.Config
 	// Only, when set, keeps only these spec paths (see Project.Restrict).
-	Only  map[string]bool
-	cache map[string]loaded // by path and content hash
+	Only   map[string]bool
+	cache  map[string]loaded // by path and content hash
+	finder *discovery.Finder
+	// specs and problems are the last result, returned again while the
+	// finder sees no change and Only stays the same (stale: it changed).
+	specs    []plan.Spec
+	problems schema.Problems
+	stale    bool
 }
 
 type loaded struct {
@@ -137,12 +153,18 @@ type loaded struct {
 	problems schema.Problems
 }
 
-// Load discovers and resolves the specs, as LoadSpecs.
+// Load discovers and resolves the specs, as LoadSpecs. While nothing
+// changed it returns the very slices it returned before: callers read
+// them and do not modify them.
 func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 	cfg := l.Config
-	found, err := discovery.Find(l.Root, discovery.Options{Prompt: cfg.Specs.Prompt, Dirs: cfg.Specs.Dirs})
+	found, err := l.find().Find()
 	if err != nil {
+		l.cache = nil
 		return nil, nil, err
+	}
+	if !l.finder.Changed() && l.cache != nil && !l.stale {
+		return l.specs, l.problems, nil
 	}
 	next := make(map[string]loaded, len(found))
 	var specs []plan.Spec
@@ -168,9 +190,25 @@ func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 		}
 		specs = append(specs, c.spec)
 	}
-	l.cache = next
+	l.cache, l.specs, l.problems, l.stale = next, specs, problems, false
 	return specs, problems, nil
 }
+
+// find is the loader's Finder.
+func (l *Loader) find() *discovery.Finder {
+	if l.finder == nil {
+		l.finder = &discovery.Finder{Root: l.Root, Options: discovery.Options{Prompt: l.Config.Specs.Prompt, Dirs: l.Config.Specs.Dirs}}
+	}
+	return l.finder
+}
+
+// Watch makes the loads that follow skip the spec folders while nothing
+// happened in them (see discovery.Finder.Watch); an error means they are
+// walked every time, which only costs time. Close releases the watch.
+func (l *Loader) Watch() error { return l.find().Watch() }
+
+// Close releases what Watch holds.
+func (l *Loader) Close() error { return l.find().Close() }
 
 // frontMatter reads and validates one spec's front matter. A file that
 // cannot be read is a problem of that file too.

@@ -33,13 +33,14 @@ type Input struct {
 	Feedback []string
 }
 
-// Build renders the prompt.
+// Build renders the prompt. The handoff, the guardrails and the feedback
+// are bounded (see MaxHandoff and the other caps), the spec is not.
 func Build(in Input) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Spec: %s\n\n%s\n", in.SpecPath, strings.TrimSpace(in.SpecBody))
 
 	fmt.Fprintf(&b, "\n## Handoff (%s)\n", in.HandoffPath)
-	if h := strings.TrimSpace(in.Handoff); h != "" {
+	if h := strings.TrimSpace(tail(PruneNotes(in.Handoff), MaxHandoff, in.HandoffPath)); h != "" {
 		fmt.Fprintf(&b, "%s\n", h)
 	} else {
 		b.WriteString("No handoff yet: you are the first rotation on this spec.\n")
@@ -47,7 +48,7 @@ func Build(in Input) string {
 	fmt.Fprintf(&b, "Before you stop, write what the next rotation needs to know to %s.\n", in.HandoffPath)
 
 	fmt.Fprintf(&b, "\n## Guardrails (%s)\n", in.GuardrailPath)
-	if g := strings.TrimSpace(in.Guardrails); g != "" {
+	if g := strings.TrimSpace(tail(in.Guardrails, MaxGuardrails, in.GuardrailPath)); g != "" {
 		fmt.Fprintf(&b, "%s\n", g)
 	} else {
 		b.WriteString("None yet.\n")
@@ -57,7 +58,7 @@ func Build(in Input) string {
 	if len(in.Feedback) > 0 {
 		b.WriteString("\n## Feedback from ralph-ci\n")
 		for _, f := range in.Feedback {
-			fmt.Fprintf(&b, "- %s\n", f)
+			fmt.Fprintf(&b, "- %s\n", Bound(f, MaxFeedback))
 		}
 	}
 

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -124,22 +123,23 @@ func Save(dir Dir, s State) error {
 	if err := validate(s); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w (this is a bug in ralph-ci)", err)
 	}
-	out := State{Version: Version, Iteration: s.Iteration, Specs: make([]SpecState, len(s.Specs)), Current: s.Current, Pending: s.Pending, LimitedAgents: s.LimitedAgents}
-	copy(out.Specs, s.Specs)
-	for i := range out.Specs {
-		if out.Specs[i].ChangedFiles == nil {
-			out.Specs[i].ChangedFiles = []string{} // "[]" rather than "null"
+	out := State{Version: Version, Iteration: s.Iteration, Specs: s.Specs, Current: s.Current, Pending: s.Pending, LimitedAgents: s.LimitedAgents}
+	if !sorted(s.Specs) || slices.ContainsFunc(s.Specs, func(sp SpecState) bool { return sp.ChangedFiles == nil }) {
+		out.Specs = slices.Clone(s.Specs) // the caller's State is not modified
+		for i := range out.Specs {
+			if out.Specs[i].ChangedFiles == nil {
+				out.Specs[i].ChangedFiles = []string{} // "[]" rather than "null"
+			}
 		}
+		sortSpecs(out.Specs)
 	}
-	sortSpecs(out.Specs)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return fmt.Errorf("save ralph-ci state: %w", err)
+	if out.Specs == nil {
+		out.Specs = []SpecState{}
 	}
-	if err := writeFileOrdered(dir.StatePath(), buf.Bytes(), 0o644); err != nil {
+	err := encoderFor(dir.StatePath()).save(out, func(data []byte) error {
+		return writeFileOrdered(dir.StatePath(), data, 0o644)
+	})
+	if err != nil {
 		return fmt.Errorf("save ralph-ci state: %w", err)
 	}
 	return nil
@@ -177,6 +177,17 @@ func (s *State) Spec(path string) *SpecState {
 	return nil
 }
 
+// ByPath indexes the spec entries by path, for loops over many specs
+// (Spec is a linear scan). The pointers are into s.Specs: valid until it
+// is appended to, filtered or sorted.
+func (s *State) ByPath() map[string]*SpecState {
+	m := make(map[string]*SpecState, len(s.Specs))
+	for i := range s.Specs {
+		m[s.Specs[i].Path] = &s.Specs[i]
+	}
+	return m
+}
+
 // SpecOrNew returns the entry of the spec at path, adding an empty one
 // (a spec that was never processed) when there is none.
 func (s *State) SpecOrNew(path string) *SpecState {
@@ -199,6 +210,17 @@ func validate(s State) error {
 			return fmt.Errorf("pending rotation %d: its baseline is not valid JSON", r.Iteration)
 		}
 	}
+	if sorted(s.Specs) { // as saved: a duplicate is next to its twin
+		for i, sp := range s.Specs {
+			if sp.Path == "" {
+				return fmt.Errorf("a spec has an empty path")
+			}
+			if i > 0 && s.Specs[i-1].Path == sp.Path {
+				return fmt.Errorf("spec %q appears twice", sp.Path)
+			}
+		}
+		return nil
+	}
 	seen := make(map[string]bool, len(s.Specs))
 	for _, sp := range s.Specs {
 		if sp.Path == "" {
@@ -210,6 +232,11 @@ func validate(s State) error {
 		seen[sp.Path] = true
 	}
 	return nil
+}
+
+// sorted tells whether specs are in the order Save writes them.
+func sorted(specs []SpecState) bool {
+	return slices.IsSortedFunc(specs, func(a, b SpecState) int { return strings.Compare(a.Path, b.Path) })
 }
 
 func sortSpecs(specs []SpecState) {

@@ -101,7 +101,11 @@ func rot(iteration int, stage, status string, counter int, changed []string, sec
 		Iteration: iteration, Stage: stage, Agent: "claude", AgentStatus: status, Status: status,
 		Claimed: done, Accepted: done, Counter: counter, ChangedFiles: changed,
 		DurationSeconds: seconds, CostUSD: cost, CostKnown: cost > 0,
-		Log: fmt.Sprintf(".ralph/history/%s/%03d.log", stage, iteration),
+		Log:         fmt.Sprintf(".ralph/history/%s/%03d.log", stage, iteration),
+		PromptBytes: 4000 + 100*iteration,
+	}
+	if r.CostKnown { // a CLI that reports its cost reports its tokens
+		r.InputTokens, r.OutputTokens = int64(1000*iteration), 250
 	}
 	if r.ChangedFiles == nil {
 		r.ChangedFiles = []string{}

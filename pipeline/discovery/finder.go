@@ -1,0 +1,173 @@
+package discovery
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
+)
+
+// racyWindow is how much older than the moment it was hashed a file's
+// modification time must be for Finder to trust the hash while the file's
+// size and modification time stay the same: a file rewritten within the
+// file system's timestamp granularity of its hashing could otherwise keep
+// a stale hash (the "racy git" problem).
+const racyWindow = 2 * time.Second
+
+// Finder discovers specs again and again (between rotations) at the cost
+// of what changed: a file is read and hashed only when its size or
+// modification time differ from the last time it was hashed, or when that
+// hash was taken too soon after the file was written to be trusted. The
+// directories are listed every time, so an added or removed spec is always
+// seen, unless the Finder watches them (see Watch). A Finder is not safe
+// for concurrent use.
+type Finder struct {
+	Root    string
+	Options Options
+	known   map[string]hashed // by relative path
+	last    []Spec            // what the last Find returned, sorted; nil after a failure
+	changed bool
+	watch   *dirWatch // see Watch
+	missing []string  // spec folders that did not exist at the last walk
+	walks   int       // walks done, for tests
+}
+
+// hashed is a spec as last read, and the file's stamp then.
+type hashed struct {
+	spec  Spec
+	size  int64
+	mtime time.Time
+	at    time.Time // when it was read
+}
+
+// Find discovers the specs under f.Root, in the multi-spec order. It
+// returns a *NoSpecsError when there are none. While nothing changed it
+// returns the very slice it returned before: callers must not modify it.
+func (f *Finder) Find() ([]Spec, error) {
+	if f.quiet() {
+		f.changed = false
+		return f.last, nil
+	}
+	f.walks++
+	opts := f.Options
+	prev := f.last
+	f.last, f.missing = nil, nil
+	next := make(map[string]hashed, len(f.known))
+	specs := make([]Spec, 0, len(prev))
+	same := true // every spec as last time, in the same order
+	add := func(rel string, prompt bool, fi fs.FileInfo) error {
+		if _, dup := next[rel]; dup {
+			return nil
+		}
+		h, err := f.load(rel, prompt, fi)
+		if err != nil {
+			return err
+		}
+		next[rel] = h
+		if n := len(specs); same && (n >= len(prev) || prev[n] != h.spec) {
+			same = false
+		}
+		specs = append(specs, h.spec)
+		return nil
+	}
+	if opts.Prompt != "" {
+		p := filepath.Join(f.Root, filepath.FromSlash(opts.Prompt))
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			if err := add(path.Clean(opts.Prompt), true, fi); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, dir := range opts.Dirs {
+		base := filepath.Join(f.Root, filepath.FromSlash(dir))
+		relBase, err := filepath.Rel(f.Root, base)
+		if err != nil {
+			return nil, fmt.Errorf("discover specs in %s: %w", dir, err)
+		}
+		relBase = filepath.ToSlash(relBase)
+		err = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && p == base {
+					f.missing = append(f.missing, base)
+					return fs.SkipDir
+				}
+				return err
+			}
+			if d.IsDir() {
+				f.watchDir(p)
+			}
+			if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".spec.md") {
+				return nil
+			}
+			rel, err := relTo(base, relBase, p)
+			if err != nil {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return fmt.Errorf("stat spec: %w", err)
+			}
+			return add(rel, false, fi)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("discover specs in %s: %w", dir, err)
+		}
+	}
+	f.known = next
+	if len(specs) == 0 {
+		f.changed = true
+		return nil, &NoSpecsError{Options: opts}
+	}
+	f.changed = !same || len(specs) != len(prev)
+	if f.changed {
+		sort.SliceStable(specs, func(i, j int) bool { return Less(specs[i], specs[j]) })
+		prev = specs
+	}
+	f.last = prev
+	return f.last, nil
+}
+
+// Changed tells whether the last Find found other specs, or other
+// contents, than the one before it.
+func (f *Finder) Changed() bool { return f.changed }
+
+// relTo is the slash-separated path, relative to the root, of the file p
+// found under base (the root joined with relBase), without filepath.Rel's
+// cost for every file.
+func relTo(base, relBase, p string) (string, error) {
+	rest, ok := strings.CutPrefix(p, base)
+	if !ok {
+		return "", fmt.Errorf("discover specs: %s is not under %s", p, base)
+	}
+	return path.Join(relBase, filepath.ToSlash(rest)), nil
+}
+
+// load returns the spec at rel: the one hashed before when the file's
+// stamp fi still matches it and that hash can be trusted, else read anew.
+func (f *Finder) load(rel string, prompt bool, fi fs.FileInfo) (hashed, error) {
+	if h, ok := f.known[rel]; ok && h.spec.Prompt == prompt && h.size == fi.Size() &&
+		h.mtime.Equal(fi.ModTime()) && h.at.Sub(h.mtime) > racyWindow {
+		return h, nil
+	}
+	at := time.Now()
+	data, err := safefile.Read(filepath.Join(f.Root, filepath.FromSlash(rel)), safefile.SpecLimit)
+	if err != nil {
+		return hashed{}, fmt.Errorf("read spec: %w", err)
+	}
+	name := strings.TrimSuffix(path.Base(rel), ".md")
+	if prompt {
+		name = PromptName
+	}
+	sum := sha256.Sum256(data)
+	sp := Spec{Path: rel, Name: name, Key: KeyFor(name, rel), Hash: hex.EncodeToString(sum[:]), Prompt: prompt}
+	return hashed{spec: sp, size: fi.Size(), mtime: fi.ModTime(), at: at}, nil
+}

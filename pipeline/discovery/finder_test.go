@@ -1,0 +1,111 @@
+package discovery
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func hashOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// rewrite replaces the content of root/rel with content of the same size
+// and sets its modification time to mtime.
+func rewrite(t *testing.T, root, rel, content string, mtime time.Time) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func findOne(t *testing.T, f *Finder, path string) Spec {
+	t.Helper()
+	specs, err := f.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		if s.Path == path {
+			return s
+		}
+	}
+	t.Fatalf("%s not found in %s", path, paths(specs))
+	return Spec{}
+}
+
+// An old file whose size and modification time did not change is not read
+// again: its content is swapped behind the Finder's back (same size, same
+// time) and the Finder still gives the first hash, where Find reads anew.
+func TestFinderHashesOnlyWhatChanged(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.MkdirAll(filepath.Join(root, "specs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, root, "specs/a.spec.md", "# aaaa\n", old)
+	rewrite(t, root, "specs/b.spec.md", "# bbbb\n", old)
+	f := &Finder{Root: root, Options: Default}
+	if got := findOne(t, f, "specs/a.spec.md").Hash; got != hashOf("# aaaa\n") {
+		t.Fatalf("first find: hash %s", got)
+	}
+	if !f.Changed() {
+		t.Error("first find: Changed is false")
+	}
+	rewrite(t, root, "specs/a.spec.md", "# AAAA\n", old)
+	if got := findOne(t, f, "specs/a.spec.md").Hash; got != hashOf("# aaaa\n") {
+		t.Errorf("unchanged stamp: the file was hashed again (%s)", got)
+	}
+	if f.Changed() {
+		t.Error("nothing changed, yet Changed is true")
+	}
+	if specs, _ := Find(root, Default); specs[0].Hash != hashOf("# AAAA\n") {
+		t.Errorf("Find must read every file: got %s", specs[0].Hash)
+	}
+	// A new size, or a new time, is a change.
+	rewrite(t, root, "specs/a.spec.md", "# aaaaa\n", old)
+	if got := findOne(t, f, "specs/a.spec.md").Hash; got != hashOf("# aaaaa\n") {
+		t.Errorf("changed size: stale hash %s", got)
+	}
+	if !f.Changed() {
+		t.Error("a spec changed, yet Changed is false")
+	}
+	rewrite(t, root, "specs/b.spec.md", "# BBBB\n", old.Add(time.Second))
+	if got := findOne(t, f, "specs/b.spec.md").Hash; got != hashOf("# BBBB\n") {
+		t.Errorf("changed time: stale hash %s", got)
+	}
+	// Added and removed files are seen.
+	write(t, root, "specs/c.spec.md")
+	if err := os.Remove(filepath.Join(root, "specs/b.spec.md")); err != nil {
+		t.Fatal(err)
+	}
+	specs, err := f.Find()
+	if err != nil || paths(specs) != "specs/a.spec.md specs/c.spec.md" {
+		t.Errorf("after add and remove: %s, %v", paths(specs), err)
+	}
+}
+
+// A file hashed right after it was written can be rewritten within the
+// same timestamp: its hash is not trusted until it is old enough.
+func TestFinderRehashesRecentFiles(t *testing.T) {
+	root := t.TempDir()
+	now := time.Now()
+	if err := os.MkdirAll(filepath.Join(root, "specs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, root, "specs/a.spec.md", "# aaaa\n", now)
+	f := &Finder{Root: root, Options: Default}
+	findOne(t, f, "specs/a.spec.md")
+	rewrite(t, root, "specs/a.spec.md", "# AAAA\n", now)
+	if got := findOne(t, f, "specs/a.spec.md").Hash; got != hashOf("# AAAA\n") {
+		t.Errorf("a recent file kept a stale hash %s", got)
+	}
+}

@@ -1,0 +1,56 @@
+package state
+
+import (
+	"fmt"
+	"testing"
+)
+
+// manySpecs is a state of n specs, each with what a few rotations leave.
+func manySpecs(n int) State {
+	s := State{Version: Version, Iteration: 3 * n}
+	for i := range n {
+		var ss SpecState
+		ss.Path = fmt.Sprintf("specs/s%05d.spec.md", i)
+		ss.DoneCount, ss.LastStatus, ss.LastHash = 2, "DONE", "3f2a9c0b4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8"
+		ss.ModifiedFiles, ss.ChangedFiles, ss.Rotations = true, []string{"src/a.go", "src/a_test.go"}, 3
+		ss.Stage, ss.TaskKey, ss.TaskIndex, ss.TaskStage = "coder", ss.LastHash, 2, "coder"
+		s.Specs = append(s.Specs, ss)
+	}
+	return s
+}
+
+// BenchmarkSave is the save of every rotation, at 1000 specs.
+func BenchmarkSave(b *testing.B) {
+	dir := Dir(b.TempDir())
+	if err := dir.Ensure(); err != nil {
+		b.Fatal(err)
+	}
+	s := manySpecs(1000)
+	for b.Loop() {
+		s.Specs[0].Rotations++ // one spec changes per rotation
+		if err := Save(dir, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEncode compares encoding state.json at 1000 specs, one changed
+// per save, whole (as before) and entry by entry.
+func BenchmarkEncode(b *testing.B) {
+	s := manySpecs(1000)
+	b.Run("whole", func(b *testing.B) {
+		for b.Loop() {
+			s.Specs[0].Rotations++
+			plainEncode(b, s)
+		}
+	})
+	b.Run("by-entry", func(b *testing.B) {
+		e := &encoder{}
+		for b.Loop() {
+			s.Specs[0].Rotations++
+			if _, err := e.encode(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
