@@ -30,6 +30,19 @@ type globalOptions struct {
 // exit code. It is the only place that turns errors into exit codes.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.Code {
 	opts := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr, env: readEnvironment(os.Getenv)}
+	token, err := readToken(os.Getenv)
+	opts.env.pr.Token = token
+	protectProcess(token)
+	if err != nil {
+		fmt.Fprintf(stderr, "ralph-ci: %v\n", err)
+		return opts.env.exit(exitcode.Usage)
+	}
+	return opts.env.exit(executeArgs(opts, args))
+}
+
+// executeArgs runs the command line args and maps the outcome to an exit code.
+func executeArgs(opts *globalOptions, args []string) exitcode.Code {
+	stdin, stdout, stderr := opts.stdin, opts.stdout, opts.stderr
 	root := newRootCommand(opts)
 	root.SetArgs(args)
 	root.SetIn(stdin)

@@ -45,6 +45,7 @@ README's exit-code table).`,
 				return err
 			}
 			ctx, sig := signalContext(cmd.Context())
+			defer guardAgents(ctx, opts, p)()
 			o := engineOptions(opts, p, maxRotations)
 			if o.Checkpoints, err = checkpointChannel(ctx, opts, p); err != nil {
 				return err

@@ -7,13 +7,16 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
 // TestMain makes the test binary double as the ralph-ci binary, so the
 // scripts in testdata/script run the real command line end to end.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"ralph-ci": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"ralph-ci":         func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		agent.ShepherdName: func() { os.Exit(agent.ShepherdMain(os.Args[1:])) },
 	})
 }
 
