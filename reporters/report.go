@@ -42,7 +42,7 @@ type Exit struct {
 // Totals sum up the specs.
 type Totals struct {
 	Specs     int     `json:"specs"`
-	Verified  int     `json:"verified"`
+	Verified  int     `json:"verified"` // verified and done (auto tier, or approved)
 	Pending   int     `json:"pending"`  // still in the loop
 	Failed    int     `json:"failed"`   // out of iterations, or another limit
 	Stuck     int     `json:"stuck"`    // returned STUCK too often
@@ -50,6 +50,12 @@ type Totals struct {
 	Rotations int     `json:"rotations"`
 	CostUSD   float64 `json:"cost_usd"`
 }
+
+// AllVerified counts the specs verified 3/3 as the README defines it
+// (counter 3/3 and last stage passed): those done and those whose
+// verify-tier checkpoint awaits a human. The other counts of Totals
+// partition the specs; this one spans two of them.
+func (t Totals) AllVerified() int { return t.Verified + t.Awaiting }
 
 // Spec outcome values.
 const (

@@ -94,7 +94,10 @@ type Loop struct {
 	DefaultMaxIterations int    `json:"default_max_iterations"`
 	DefaultVerification  string `json:"default_verification"`
 	StuckAttempts        int    `json:"stuck_attempts"`
-	Watch                bool   `json:"watch"`
+	// MaxVerificationPasses bounds the rotations after the last stage
+	// passed: a spec still short of 3/3 then is taken out of the loop.
+	MaxVerificationPasses int  `json:"max_verification_passes"`
+	Watch                 bool `json:"watch"`
 }
 
 // Budgets limit a run; zero values mean unlimited.
@@ -159,6 +162,9 @@ type GitHub struct {
 	Approvers          []string `json:"approvers"`
 	RequiredPermission string   `json:"required_permission"`
 	IgnorePRAuthor     bool     `json:"ignore_pr_author"`
+	// Timeout bounds each GitHub API request (sending it and reading its
+	// answer).
+	Timeout Duration `json:"timeout"`
 }
 
 // Workflow holds deprecated settings kept only to warn about them.
@@ -194,7 +200,12 @@ func LoadConfig(filename string, src []byte) (*Config, error) {
 		return nil, err
 	}
 	var cfg Config
-	if err := s.check("#Config", filename, format, src, &cfg); err != nil {
+	if format == CUE {
+		err = checkCUE("#Config", filename, src, &cfg)
+	} else {
+		err = s.check("#Config", filename, format, src, &cfg)
+	}
+	if err != nil {
 		return nil, err
 	}
 	cfg.File = filename
@@ -210,6 +221,33 @@ func LoadConfig(filename string, src []byte) (*Config, error) {
 	}
 	return &cfg, nil
 }
+
+// checkCUE checks a CUE source within CUEDeadline and CUEMemory, on a
+// schema of its own (see checkBounded): a spare one that a previous check
+// finished with, else a new one. A schema whose check was abandoned is
+// never used again.
+func checkCUE(def, filename string, src []byte, out any) error {
+	var own *Schema
+	select {
+	case own = <-spareSchemas:
+	default:
+		var err error
+		if own, err = compile(); err != nil {
+			return err
+		}
+	}
+	err := own.checkBounded(def, filename, src, out, CUEDeadline, CUEMemory)
+	if !isBoundProblem(err) {
+		select {
+		case spareSchemas <- own:
+		default:
+		}
+	}
+	return err
+}
+
+// spareSchemas holds a schema no check is using.
+var spareSchemas = make(chan *Schema, 1)
 
 // crossCheck finds what the schema alone cannot: references between
 // fields (stage agents must exist).

@@ -182,6 +182,12 @@ func TestFrontMatterProblems(t *testing.T) {
 			want: []string{`specs/a.spec.md:6:14: completion.coder.promise: invalid value "<promise>X</promise>": a promise is plain text without "<" or ">"`}},
 		{name: "yaml syntax error on the file's line", src: "---\ntitle: ok\ncompletion: [\n---\n# body\n",
 			want: []string{`specs/a.spec.md:3:1: did not find expected node content`}},
+		{name: "seconds that overflow a duration", src: head + "  tester:\n    promise: T\n    description: d\n    verification_method: external\n    verification_config: {command: x, timeout: 9223372037}\n---\n",
+			want: []string{`specs/a.spec.md:9:48: completion.tester.verification_config.timeout: invalid value 9223372037 (out of bound <=9223372036)`}},
+		{name: "duplicate key", src: "---\ntitle: a\ntitle: b\n---\n",
+			want: []string{`specs/a.spec.md:3:1: title: duplicate key "title" (first given at line 2); keep one`}},
+		{name: "unknown anchor placed at the alias", src: "---\ntitle: a\ncontracts: *c\n---\n",
+			want: []string{`specs/a.spec.md:3:12: unknown anchor 'c' referenced`}},
 		{name: "unclosed front matter", src: "---\ntitle: x\n# body\n",
 			want: []string{`specs/a.spec.md:1:1: front matter opened with "---" is never closed; end it with a line "---"`}},
 	} {

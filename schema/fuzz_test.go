@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -58,4 +59,18 @@ func checkOutcome(t *testing.T, file string, ok bool, err error) {
 			t.Fatalf("problem %+v does not name %s with a message", p, file)
 		}
 	}
+}
+
+// FuzzDuration: any JSON value decodes to a duration that is never
+// negative (an overflow is an error, not a wrapped value), or to an error.
+func FuzzDuration(f *testing.F) {
+	for _, s := range []string{`"30m"`, `300`, `9223372037`, `1e300`, `-1`, `"-5s"`, `"2562047h47m16.854775807s"`, `"2562048h"`, `NaN`, `0.0000000001`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var d Duration
+		if err := d.UnmarshalJSON(b); err == nil && d.Std() < 0 && !bytes.HasPrefix(bytes.TrimSpace(b), []byte(`"`)) {
+			t.Fatalf("%s decoded to a negative duration %v", b, d.Std())
+		}
+	})
 }

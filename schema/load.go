@@ -53,9 +53,13 @@ func (s *Schema) check(def, filename string, format Format, src []byte, out any)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
+	src = stripBOM(src)
 	data, err := s.parse(filename, format, src)
 	if err != nil {
-		return syntaxProblems(filename, err)
+		return syntaxProblems(filename, src, err)
+	}
+	if ps := duplicateKeys(filename, format, src); len(ps) > 0 {
+		return ps.sorted()
 	}
 	if err := data.Err(); err != nil {
 		return s.problems(filename, data, data, err)
@@ -95,7 +99,7 @@ func (s *Schema) parse(filename string, format Format, src []byte) (cue.Value, e
 			return cue.Value{}, err
 		}
 		if _, ok := expr.(*ast.StructLit); !ok {
-			return cue.Value{}, fmt.Errorf("%s: the top level must be an object", filename)
+			return cue.Value{}, cueerrors.Newf(expr.Pos(), "the top level must be an object")
 		}
 		return s.ctx.BuildExpr(expr, cue.Filename(filename)), nil
 	case CUE:
@@ -105,11 +109,13 @@ func (s *Schema) parse(filename string, format Format, src []byte) (cue.Value, e
 }
 
 // syntaxProblems reports a parse error at its position in the user's file.
-func syntaxProblems(filename string, err error) Problems {
+// Every problem has a line: one the parser left out is placed by
+// placeLineless.
+func syntaxProblems(filename string, src []byte, err error) Problems {
 	var ps Problems
 	for _, e := range cueerrors.Errors(err) {
 		p := Problem{File: filename, Msg: message(e)}
-		if p.Msg == "" {
+		if p.Msg == "" || p.Msg == "%s" {
 			p = plainSyntaxProblem(filename, e.Error())
 		}
 		setPos(&p, e.Position())
@@ -117,6 +123,11 @@ func syntaxProblems(filename string, err error) Problems {
 	}
 	if len(ps) == 0 {
 		ps = Problems{plainSyntaxProblem(filename, err.Error())}
+	}
+	for i := range ps {
+		if ps[i].Line == 0 {
+			placeLineless(&ps[i], src)
+		}
 	}
 	return ps.sorted()
 }
@@ -233,7 +244,10 @@ func message(e cueerrors.Error) string {
 // reFileLine matches "file:line: message" errors of the YAML parser.
 var reFileLine = regexp.MustCompile(`^(?:.*?):(\d+): (.+)$`)
 
+// The file name the message may start with is dropped (the problem names
+// the file itself).
 func plainSyntaxProblem(filename, msg string) Problem {
+	msg = strings.TrimPrefix(msg, filename+": ")
 	p := Problem{File: filename, Msg: msg}
 	if g := reFileLine.FindStringSubmatch(msg); g != nil {
 		p.Line, _ = strconv.Atoi(g[1])

@@ -16,15 +16,8 @@ type Preset struct {
 	Timeout Duration `json:"-"`
 }
 
-// Presets returns the built-in agents by name.
-func Presets() (map[string]Preset, error) {
-	s, err := Compiled()
-	if err != nil {
-		return nil, err
-	}
-	return s.presets()
-}
-
+// presets returns the built-in agents by name, each with #Agent's
+// default timeout.
 func (s *Schema) presets() (map[string]Preset, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -62,13 +62,6 @@ func compile() (*Schema, error) {
 	return &Schema{ctx: ctx, v: v}, nil
 }
 
-// Source returns the text of one embedded schema file, e.g. "config.cue":
-// the exact rules the loaders check. No command prints it; the files are
-// also in the repository, next to this one.
-func Source(name string) ([]byte, error) {
-	return cueFiles.ReadFile(name)
-}
-
 // definition returns the named definition, e.g. "#Config".
 func (s *Schema) definition(name string) cue.Value {
 	return s.v.LookupPath(cue.ParsePath(name))

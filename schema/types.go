@@ -3,12 +3,16 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 )
 
 // Duration is a time.Duration written as a Go duration string ("30m") in
 // configs; integers mean seconds (as the external verifier's timeout).
 type Duration time.Duration
+
+// maxSeconds is the largest whole number of seconds a time.Duration holds.
+const maxSeconds = float64(math.MaxInt64 / int64(time.Second))
 
 // UnmarshalJSON accepts "1h30m" or a number of seconds.
 func (d *Duration) UnmarshalJSON(b []byte) error {
@@ -24,6 +28,9 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	var secs float64
 	if err := json.Unmarshal(b, &secs); err != nil {
 		return fmt.Errorf("duration: want a string like \"30m\" or seconds, got %s", b)
+	}
+	if !(secs >= 0 && secs <= maxSeconds) { // also false for NaN
+		return fmt.Errorf("duration: %s seconds is out of range (0 to %d)", b, int64(maxSeconds))
 	}
 	*d = Duration(time.Duration(secs * float64(time.Second)))
 	return nil

@@ -137,7 +137,7 @@ func runRalph(t *testing.T, bin, dir string, env []string, timeout time.Duration
 
 func TestClaudeCodeEndToEnd(t *testing.T) {
 	if testing.Short() && os.Getenv("CI") != "true" {
-		t.Skip("builds the binary and runs the real Claude Code CLI")
+		t.Skip("runs ralph-ci and the real Claude Code CLI")
 	}
 	claude := requireAgentCLI(t, "claude", "@anthropic-ai/claude-code")
 	if out, err := exec.Command(claude, "--version").CombinedOutput(); err != nil {
@@ -145,7 +145,7 @@ func TestClaudeCodeEndToEnd(t *testing.T) {
 	} else {
 		t.Logf("%s", bytes.TrimSpace(out))
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 
 	for _, tc := range []struct {
 		name  string
@@ -158,14 +158,7 @@ func TestClaudeCodeEndToEnd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			home := t.TempDir()
-			configDir := filepath.Join(home, ".claude")
-			if err := os.MkdirAll(configDir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(configDir, ".claude.json"), []byte(`{"hasCompletedOnboarding": true}`+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			home, configDir := claudeHome(t)
 
 			const content = "hello from claude\n"
 			// The server needs the absolute path for the Write tool.
@@ -177,15 +170,9 @@ func TestClaudeCodeEndToEnd(t *testing.T) {
   coder:
     %s
     timeout: 1m
-    env:
-      ANTHROPIC_BASE_URL: %q
-      ANTHROPIC_API_KEY: sk-ant-test-not-a-real-key
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1"
-      DISABLE_AUTOUPDATER: "1"
-      CLAUDE_CONFIG_DIR: %q
-stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
+%sstages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
 specs: {default_tier: auto}
-`, tc.agent, srv.URL(), configDir)
+`, tc.agent, claudeEnvYAML(srv.URL(), configDir))
 			prompt := "# Hello\n\nCreate hello.txt at the repository root containing exactly \"hello from claude\".\n"
 			dir := writeRepoAt(t, repoDir, map[string]string{
 				"ralph.yaml": config, "PROMPT.md": prompt, ".gitignore": ".ralph/\n",
@@ -216,6 +203,35 @@ specs: {default_tier: auto}
 			})
 		})
 	}
+}
+
+// claudeHome is a private HOME for Claude Code with its config dir,
+// seeded with the onboarding state (see the notes above).
+func claudeHome(t *testing.T) (home, configDir string) {
+	t.Helper()
+	home = t.TempDir()
+	configDir = filepath.Join(home, ".claude")
+	if err := os.MkdirAll(configDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(configDir, ".claude.json"), []byte(`{"hasCompletedOnboarding": true}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home, configDir
+}
+
+// claudeEnvYAML is the env block (under an agent of ralph.yaml) that points
+// Claude Code at the scripted server url with its config in configDir,
+// plus extra "KEY: value" lines.
+func claudeEnvYAML(url, configDir string, extra ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "    env:\n      ANTHROPIC_BASE_URL: %q\n      ANTHROPIC_API_KEY: sk-ant-test-not-a-real-key\n", url)
+	b.WriteString("      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: \"1\"\n      DISABLE_AUTOUPDATER: \"1\"\n")
+	fmt.Fprintf(&b, "      CLAUDE_CONFIG_DIR: %q\n", configDir)
+	for _, kv := range extra {
+		b.WriteString("      " + kv + "\n")
+	}
+	return b.String()
 }
 
 // checkRoutes logs the requests the CLI made and fails the test on any the

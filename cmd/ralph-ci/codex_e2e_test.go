@@ -39,7 +39,7 @@ stream_max_retries = 0
 
 func TestCodexEndToEnd(t *testing.T) {
 	if testing.Short() && os.Getenv("CI") != "true" {
-		t.Skip("builds the binary and runs the real Codex CLI")
+		t.Skip("runs ralph-ci and the real Codex CLI")
 	}
 	codex := requireAgentCLI(t, "codex", "@openai/codex")
 	if out, err := exec.Command(codex, "--version").CombinedOutput(); err != nil {
@@ -47,7 +47,7 @@ func TestCodexEndToEnd(t *testing.T) {
 	} else {
 		t.Logf("%s", bytes.TrimSpace(out))
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 	start := time.Now()
 
 	home := t.TempDir()

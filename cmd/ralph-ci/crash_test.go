@@ -48,16 +48,6 @@ fi
 eval "${line#* }"
 `
 
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ralph-ci")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func crashRepo(t *testing.T) string {
 	t.Helper()
 	return writeRepoAt(t, t.TempDir(), map[string]string{
@@ -121,12 +111,12 @@ func readState(t *testing.T, dir string) string {
 
 func TestCrashAnywhereResumesToTheSameState(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("runs ralph-ci as a subprocess")
 	}
 	if _, err := exec.LookPath("pgrep"); err != nil {
 		t.Skip("needs pgrep")
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 	ref := crashRepo(t)
 	runToEnd(t, bin, ref, nil, 1)
 	want := readState(t, ref)
@@ -186,9 +176,9 @@ func TestCrashAnywhereResumesToTheSameState(t *testing.T) {
 // 128+signal.
 func TestSignalsStopTheAgentAndExit128PlusSignal(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("runs ralph-ci as a subprocess")
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int

@@ -38,7 +38,7 @@ const geminiSettings = `{
 
 func TestGeminiCLIEndToEnd(t *testing.T) {
 	if testing.Short() && os.Getenv("CI") != "true" {
-		t.Skip("builds the binary and runs the real Gemini CLI")
+		t.Skip("runs ralph-ci and the real Gemini CLI")
 	}
 	gemini := requireAgentCLI(t, "gemini", "@google/gemini-cli")
 	if out, err := exec.Command(gemini, "--version").CombinedOutput(); err != nil {
@@ -46,7 +46,7 @@ func TestGeminiCLIEndToEnd(t *testing.T) {
 	} else {
 		t.Logf("gemini %s", bytes.TrimSpace(out))
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 
 	for _, tc := range []struct {
 		name    string

@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -12,7 +14,9 @@ import (
 )
 
 // TestMain makes the test binary double as the ralph-ci binary, so the
-// scripts in testdata/script run the real command line end to end.
+// scripts in testdata/script and the end-to-end tests (ralphBinary) run
+// the real command line as a subprocess without building it again: run
+// under the name ralph-ci, the test binary is main (Main and an exit).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ralph-ci":         func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
@@ -20,11 +24,25 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// ralphBinary is the ralph-ci binary for the end-to-end tests: the copy of
+// this test binary that testscript.Main put, named ralph-ci, in the
+// directory it placed first on PATH, so it is found before any installed
+// ralph-ci.
+func ralphBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("ralph-ci")
+	if err != nil {
+		t.Fatalf("ralph-ci is not on PATH (TestMain puts it there): %v", err)
+	}
+	return bin
+}
+
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exitcode": cmdExitcode},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("RUNNER_DEBUG", "")
 			if err := os.WriteFile(filepath.Join(env.WorkDir, "agent.sh"), []byte(planAgent), 0o755); err != nil {
@@ -39,6 +57,33 @@ func TestScripts(t *testing.T) {
 			return errors.Join(os.RemoveAll(filepath.Join(qs, ".ralph")), os.RemoveAll(filepath.Join(qs, "out")))
 		},
 	})
+}
+
+// cmdExitcode is the script command `exitcode CODE PROGRAM [ARGS...]`: it
+// runs PROGRAM as exec does (its stdout and stderr are then what stdout
+// and stderr match) and fails unless it exits with exactly CODE, where
+// `! exec` would accept any failure. It cannot be negated.
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("exitcode: cannot be negated; name the code it must exit with")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode CODE PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: code %q is not a number", args[0])
+	}
+	got := 0
+	var exit *exec.ExitError
+	if err := ts.Exec(args[1], args[2:]...); errors.As(err, &exit) {
+		got = exit.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("exitcode: %s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
 }
 
 // planAgent is the scripted agent of the scenarios: it plays the line of

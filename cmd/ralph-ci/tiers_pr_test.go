@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// The verify tier on a pull request, end to end through the built binary:
+// The verify tier on a pull request, end to end through the ralph-ci binary:
 // `ralph-ci run` and `ralph-ci check` run as subprocesses in GitHub
 // Actions' environment, on a git repository with a verify-tier spec and a
-// scripted agent, against a fake GitHub (prcommenttest) in this process
+// scripted agent, against a fake GitHub (internal/ghfake) in this process
 // that keeps the pull request's comments, reactions and statuses and fails
 // the test on any request it does not know. The event payloads are the
 // real webhook examples of reporters/prchannel/testdata/events.
@@ -322,9 +322,9 @@ func contains(t *testing.T, what, s string, subs ...string) {
 
 func TestTiersOnPullRequest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("runs ralph-ci as a subprocess")
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 	extraSpec := map[string]string{"specs/c.spec.md": "---\nid: receipts\ntitle: Receipts\n---\n# Receipts\n"}
 	type story struct {
 		name  string

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 )
 
 // Which specs have a checkpoint on a pull request, end to end through the
-// built binary: a pull request may raise a spec's tier but not lower it.
+// ralph-ci binary: a pull request may raise a spec's tier but not lower it.
 // A spec is verify when it is verify on the head or was on the base
 // commit (its file there read through the contents API of the fake
 // GitHub, resolved with the base config's specs.default_tier).
@@ -27,9 +27,9 @@ const lowered = "the pull request tried to lower the spec's tier: a pull request
 
 func TestTierOnPullRequest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("runs ralph-ci as a subprocess")
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 	t.Run("a pull request that flips a verify spec to auto still needs its checkpoint", func(t *testing.T) {
 		t.Parallel()
 		w := newPRWorld(t, bin, map[string]string{specA: autoA, specC: "# C\n"})

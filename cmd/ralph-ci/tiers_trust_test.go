@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 )
 
 // Who may approve a checkpoint on a pull request, end to end through the
-// built binary: the github section comes from the config on the pull
+// ralph-ci binary: the github section comes from the config on the pull
 // request's base commit (read through the contents API of the fake
 // GitHub), never from the pull request's own, unless the config file lies
 // outside the repository's checkout.
@@ -28,9 +28,9 @@ const configContents = contentsPath + `(ci/)?ralph\.(yaml|yml|json|cue)$`
 
 func TestTrustOnPullRequest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("runs ralph-ci as a subprocess")
 	}
-	bin := buildBinary(t)
+	bin := ralphBinary(t)
 	t.Run("a pull request that makes its author an approver cannot approve itself", func(t *testing.T) {
 		t.Parallel()
 		w := newPRWorld(t, bin, map[string]string{"ralph.yaml": prConfig("github: {approvers: [carol, Codertocat], ignore_pr_author: false, required_permission: admin}\n")})

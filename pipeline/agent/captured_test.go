@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -48,6 +50,58 @@ func TestCapturedOutput(t *testing.T) {
 				}
 				if r.Usage.IsError || r.RateLimited {
 					t.Errorf("chunk %d: error %v, rate limited %v", chunk, r.Usage.IsError, r.RateLimited)
+				}
+			}
+		})
+	}
+}
+
+// TestCapturedRateLimit reads what claude 2.1.197 really prints when the
+// API answers 429 rate_limit_error to every call (CLAUDE_CODE_MAX_RETRIES
+// shortening its retries), in each output format: a rate limit without a
+// status, so that the pool moves on. The stream cut after the CLI's
+// api_retry events is what a rotation timeout leaves while it retries. A
+// CLI upgrade that changes these messages fails here.
+func TestCapturedRateLimit(t *testing.T) {
+	stream, err := os.ReadFile(filepath.Join("testdata", "captured", "claude-stream-json-429.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var retries []byte // init and the api_retry events only
+	for _, line := range bytes.SplitAfter(stream, []byte("\n")) {
+		if bytes.Contains(line, []byte(`"type":"system"`)) {
+			retries = append(retries, line...)
+		}
+	}
+	for _, tc := range []struct {
+		name, format string
+		raw          []byte
+		message      string
+	}{
+		{"claude-stream-json-429.log", "claude", nil, "API Error: Request rejected (429)"},
+		{"claude-json-429.log", "claude", nil, "API Error: Request rejected (429)"},
+		{"claude-text-429.log", "text", nil, "API Error: Request rejected (429)"},
+		{"stream cut while retrying", "claude", retries, "api_retry: error_status 429 (rate_limit), attempt 2 of 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := tc.raw
+			if raw == nil {
+				var err error
+				if raw, err = os.ReadFile(filepath.Join("testdata", "captured", tc.name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, chunk := range []int{len(raw), 5} {
+				sc, err := NewScanner(tc.format, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < len(raw); i += chunk {
+					_, _ = sc.Write(raw[i:min(i+chunk, len(raw))])
+				}
+				r := sc.Report()
+				if !r.RateLimited || !strings.Contains(r.RateLimitMessage, tc.message) || r.Status != StatusNone {
+					t.Errorf("chunk %d: rate limited %v (%q), status %q; want a limit saying %q and no status", chunk, r.RateLimited, r.RateLimitMessage, r.Status, tc.message)
 				}
 			}
 		})

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -47,6 +48,12 @@ type claudeMessage struct {
 	TotalCostUSD *float64        `json:"total_cost_usd"`
 	Usage        *claudeUsage    `json:"usage"`
 	Message      json.RawMessage `json:"message"`
+	// api_retry events (stream-json): the API call failed with
+	// ErrorStatus and the CLI retries (Attempt of MaxRetries).
+	ErrorStatus int    `json:"error_status"`
+	Error       string `json:"error"`
+	Attempt     int    `json:"attempt"`
+	MaxRetries  int    `json:"max_retries"`
 }
 
 type claudeUsage struct {
@@ -89,6 +96,12 @@ func (f *claudeFormat) read(raw []byte) bool {
 		f.usage.SessionID = m.SessionID
 	}
 	switch m.Type {
+	case "system":
+		if m.Subtype == "api_retry" && m.ErrorStatus != 0 {
+			// A message the limit scanner reads: a CLI stopped while it
+			// retries a 429 (a rotation timeout) was rate limited.
+			f.message(fmt.Sprintf("api_retry: error_status %d (%s), attempt %d of %d", m.ErrorStatus, clip(m.Error, 100), m.Attempt, m.MaxRetries))
+		}
 	case "assistant":
 		if t := assistantText(m.Message); t != "" {
 			f.assistant = t

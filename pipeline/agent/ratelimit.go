@@ -20,6 +20,16 @@ var limitRE = regexp.MustCompile(`(?i)` + strings.Join([]string{
 	`you(?:'|’)ve hit your (?:\w+ )?limit`,
 	`type\\?"\s*:\s*\\?"(?:rate_limit_error|overloaded_error)`,
 	`api error:? \(?(?:429|529)\b`,
+	// Claude Code 2.1.197 after its retries (captured against a server
+	// answering 429 rate_limit_error: testdata/captured/claude-*-429.log):
+	// "API Error: Request rejected (429) · This request would exceed your
+	// account's rate limit. Please try again later.", with
+	// "api_error_status":429 in its result, and stream-json events
+	// {"type":"system","subtype":"api_retry",…,"error_status":429} while it
+	// retries (claudeFormat turns them into "api_retry: error_status 429").
+	`request rejected \((?:429|529)\)`,
+	`api_error_status\\?"\s*:\s*(?:429|529)\b`,
+	`api_retry: error_status (?:429|529)\b`,
 	// Codex and the OpenAI API: "You've hit your usage limit. … try again at
 	// 3:28 PM.", usage_limit_reached, "Rate limit reached for … Please try
 	// again in 21.509s.", "exceeded retry limit, last status: 429 Too Many

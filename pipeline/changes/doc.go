@@ -31,7 +31,10 @@
 //   - A file modified in one rotation and again in the next changed in both.
 //   - A file touched or rewritten with identical content, or edited and
 //     reverted within the rotation, did not change.
-//   - Ignored files never count.
+//   - Ignored files never count. Only the .gitignore files of the tree
+//     decide what is ignored: a file ignored by .git/info/exclude alone
+//     counts as untracked, and a tracked file marked assume-unchanged or
+//     skip-worktree (git update-index) is hashed every time (see hidden.go).
 //   - Work the agent committed counts when the committed content differs from
 //     the content before the rotation: a new commit, an amend, a reset to an
 //     older commit. Committing content that was already dirty before the
@@ -48,7 +51,8 @@
 // paths that may differ from HEAD: the ones git status --porcelain=v2 reports.
 // Clean files are not hashed; their content is, by definition, their blob in
 // the HEAD commit, and a path whose worktree matches the index takes its id
-// from the index. Take runs one git status per rotation, in the
+// from the index. Take runs one git status per rotation (and one git ls-files
+// for the index flags, see hidden.go), in the
 // untracked-files mode the repository is configured for (normal, or all when
 // status.showUntrackedFiles says so) so that it shares git's untracked cache,
 // and, at the top of the work tree, with no pathspec, which would turn that
@@ -108,11 +112,17 @@
 // a .git file (a linked worktree, or a submodule anywhere in the tree), or a
 // repository chosen by GIT_DIR and the like.
 //
+// A regular file with more than one name (a hard link) in the tree when the
+// watcher starts, or created in it as another name of a file elsewhere,
+// turns the fast path off: a write through a name outside the watched
+// directories makes no event here.
+//
 // No event, and so no new snapshot, comes from a write through a shared
 // memory mapping (mmap), from a change made by another machine to a network
 // or cluster file system (NFS, SMB, FUSE file systems whose changes come
-// from elsewhere), from a write to a file in the tree through a hard link in
-// an unwatched directory, or from a change to git's configuration or
+// from elsewhere), from a write through a hard link made during the run
+// from a file of the tree to a name outside it (link(2) makes no event in
+// the file's directory), or from a change to git's configuration or
 // excludes outside the repository (the global core.excludesFile or
 // ~/.gitconfig). Where agents work like that, turn the fast path off.
 //

@@ -76,6 +76,8 @@ type repo struct {
 	// git status for the same untracked-files mode as the configuration, so
 	// that it shares git's untracked cache when the repository has one.
 	allUntracked bool
+	// infoExclude is the repository's info/exclude file (absolute).
+	infoExclude string
 }
 
 // repos caches repo per absolute root, so that Take needs no extra git
@@ -118,6 +120,11 @@ func lookupRepo(ctx context.Context, root string) (repo, error) {
 		return repo{}, fmt.Errorf("git config in %s: %w", root, err)
 	}
 	r.allUntracked = strings.TrimSpace(mode) == "all"
+	out, err = runGit(ctx, root, "rev-parse", "--path-format=absolute", "--git-path", "info/exclude")
+	if err != nil {
+		return repo{}, fmt.Errorf("git rev-parse in %s: %w", root, err)
+	}
+	r.infoExclude = strings.TrimSuffix(string(out), "\n")
 	repos.Store(root, r)
 	return r, nil
 }

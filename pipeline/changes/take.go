@@ -44,6 +44,9 @@ func takeGit(ctx context.Context, root string, r repo) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("git status in %s: %w", root, err)
 	}
+	if err := addHidden(ctx, root, r, &st); err != nil {
+		return Snapshot{}, err
+	}
 	nested := st.nested
 	if len(st.dirs) > 0 {
 		if r.allUntracked { // with all files listed, a directory is a repository

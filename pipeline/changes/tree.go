@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // ignoreFile is the file at the root that excludes paths outside git.
@@ -82,7 +83,7 @@ type ignoreRules []ignoreRule
 
 // readIgnore parses the ignore file at name; a missing file ignores nothing.
 func readIgnore(name string) (ignoreRules, error) {
-	data, err := os.ReadFile(name)
+	data, err := safefile.Read(name, safefile.ConfigLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/fsnotify/fsnotify"
@@ -132,6 +134,15 @@ func (s *session) handle(ev fsnotify.Event) {
 	}
 	stale := w.stale
 	w.mu.Unlock()
+	if known && kind == kindTree && ev.Has(fsnotify.Create) {
+		// A file created in the tree as another name of one elsewhere.
+		if info, err := os.Lstat(name); err == nil {
+			if err := hardLinked(name, fs.FileInfoToDirEntry(info)); err != nil {
+				w.disable(err.Error())
+				return
+			}
+		}
+	}
 	if stale || !known || !ev.Has(fsnotify.Create) {
 		return
 	}

@@ -97,7 +97,7 @@ func (s *session) walkTree(top string) error {
 			}
 			return filepath.SkipDir
 		case !d.IsDir():
-			return nil
+			return hardLinked(p, d)
 		}
 		return s.add(p, kindTree)
 	})
@@ -184,4 +184,18 @@ func (s *session) add(dir string, kind dirKind) error {
 func isDir(p string) bool {
 	fi, err := os.Lstat(p)
 	return err == nil && fi.IsDir()
+}
+
+// hardLinked fails for a regular file with more than one name: a write
+// through a name outside the watched directories makes no event here, so
+// the fast path cannot be trusted with it.
+func hardLinked(p string, d fs.DirEntry) error {
+	if !d.Type().IsRegular() {
+		return nil
+	}
+	var st syscall.Stat_t
+	if err := syscall.Lstat(p, &st); err == nil && st.Nlink > 1 {
+		return fmt.Errorf("%s has %d hard links: a write through another of its names makes no event", p, st.Nlink)
+	}
+	return nil
 }

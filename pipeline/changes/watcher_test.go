@@ -113,8 +113,13 @@ func TestWatcherRotation(t *testing.T) {
 		{name: "checkout -b", agent: func(f *fixture) { f.git("checkout", "-q", "-b", "feature/x") }},
 		{name: "pack-refs", pre: func(f *fixture) { f.git("branch", "other") },
 			agent: func(f *fixture) { f.git("pack-refs", "--all") }},
+		// Only the tree's .gitignore files decide what is ignored: a file
+		// listed in info/exclude still counts, and its edit is seen.
 		{name: "info/exclude", pre: func(f *fixture) { f.write("u.txt", "u\n") },
-			agent: func(f *fixture) { f.write(".git/info/exclude", "u.txt\n") }, want: []string{"u.txt"}},
+			agent: func(f *fixture) {
+				f.write(".git/info/exclude", "u.txt\n")
+				f.write("u.txt", "u2\n")
+			}, want: []string{"u.txt"}},
 		{name: "ignored folder", agent: func(f *fixture) {
 			f.write("build/out.bin", "x\n")
 			f.write("dir/debug.log", "x\n")

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // PromptName is the name PROMPT.md takes in per-spec file names; it sorts
@@ -120,7 +122,7 @@ func Less(a, b Spec) bool {
 }
 
 func load(root, rel string, prompt bool) (Spec, error) {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	data, err := safefile.Read(filepath.Join(root, filepath.FromSlash(rel)), safefile.SpecLimit)
 	if err != nil {
 		return Spec{}, fmt.Errorf("read spec: %w", err)
 	}

@@ -69,3 +69,21 @@ func apply(st *state.State, sp plan.Spec, stage plan.Stage, idx int, j judgement
 		}
 	}
 }
+
+// boundPasses counts a verification pass (a rotation run after the last
+// stage passed) and takes the spec out of the loop after max of them
+// without reaching 3/3: an agent that changes files on every pass never
+// converges. Reaching 3/3 starts the count over.
+func boundPasses(ss *state.SpecState, verifying bool, max int) {
+	if ss.DoneCount == counter.Max {
+		ss.VerificationPasses = 0
+		return
+	}
+	if !verifying {
+		return
+	}
+	ss.VerificationPasses++
+	if max > 0 && ss.VerificationPasses >= max && ss.Excluded == "" {
+		ss.Excluded = fmt.Sprintf("did not converge: %d verification passes after the last stage passed without reaching 3/3 (files changed; loop.max_verification_passes)", ss.VerificationPasses)
+	}
+}

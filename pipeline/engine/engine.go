@@ -120,6 +120,7 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	if e.st, err = state.Load(e.dir); err != nil {
 		return Outcome{Code: exitcode.Failure}, err
 	}
+	e.pool.restore(e.st.LimitedAgents, time.Now())
 	e.watch, err = changes.NewWatcher(ctx, e.root, filepath.Join(state.DirName, "watch"), changes.WithFastPath(p.Config.Loop.Watch))
 	if err != nil {
 		return Outcome{Code: exitcode.Failure}, err

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
@@ -37,7 +38,7 @@ func hashFiles(root string, files []string) map[string]string {
 }
 
 func hashFile(p string) string {
-	f, err := os.Open(p)
+	f, _, err := safefile.OpenRegular(p)
 	if os.IsNotExist(err) {
 		return ""
 	}

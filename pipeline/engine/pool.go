@@ -12,10 +12,37 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 )
 
-// pool remembers, for the whole run, which agents are rate limited or out
-// of quota, and until when (zero: the CLI did not say).
+// pool remembers which agents are rate limited or out of quota, and until
+// when (zero: the CLI did not say). The known reset times are kept in the
+// state (State.LimitedAgents), so that the next run honours them too.
 type pool struct {
 	limited map[string]time.Time
+	saved   map[string]time.Time // the state's LimitedAgents, kept in step
+}
+
+// restore takes the reset times a previous run saved; those already past
+// are dropped.
+func (p *pool) restore(saved map[string]time.Time, now time.Time) {
+	for name, until := range saved {
+		if now.Before(until) {
+			p.mark(name, until)
+		} else {
+			delete(saved, name)
+		}
+	}
+}
+
+// bind makes the pool keep the known reset times in saved.
+func (p *pool) bind(saved *map[string]time.Time) {
+	if *saved == nil {
+		*saved = map[string]time.Time{}
+	}
+	p.saved = *saved
+	for name, until := range p.limited {
+		if !until.IsZero() {
+			p.saved[name] = until
+		}
+	}
 }
 
 // pick returns the first agent of names that is usable now. When none is,
@@ -26,6 +53,7 @@ func (p *pool) pick(names []string, now time.Time) (name string, wait time.Durat
 		until, limited := p.limited[n]
 		if !limited || (!until.IsZero() && !now.Before(until)) {
 			delete(p.limited, n)
+			delete(p.saved, n)
 			return n, 0, true
 		}
 		if !until.IsZero() && (earliest.IsZero() || until.Before(earliest)) {
@@ -43,6 +71,9 @@ func (p *pool) mark(name string, until time.Time) {
 		p.limited = map[string]time.Time{}
 	}
 	p.limited[name] = until
+	if p.saved != nil && !until.IsZero() {
+		p.saved[name] = until
+	}
 }
 
 // describe lists the limited agents of names with their reset times.
@@ -73,6 +104,11 @@ func exhausted(res agent.Result) bool {
 // the rotation is left to be run again by the next invocation.
 func (e *engine) runPool(ctx context.Context, names []string, out io.Writer, run func(name string) (agent.Result, error)) (agent.Result, string, error) {
 	b := e.opts.Project.Config.Budgets
+	e.pool.bind(&e.st.LimitedAgents)
+	// What the attempts stopped by a limit cost still counts: it goes with
+	// the attempt that takes the rotation, or into the run's total.
+	var spent float64
+	var spentKnown bool
 	for {
 		name, wait, ok := e.pool.pick(names, time.Now())
 		if !ok {
@@ -81,6 +117,7 @@ func (e *engine) runPool(ctx context.Context, names []string, out io.Writer, run
 				fits = false
 			}
 			if !fits {
+				e.outcome.CostUSD += spent
 				return agent.Result{}, "", exitcode.New(exitcode.Exhausted, fmt.Errorf(
 					"every agent of the pool is rate limited or out of quota: %s; the rotation runs again next time (budgets.max_wait is %s)",
 					e.pool.describe(names), b.MaxWait.Std()))
@@ -95,7 +132,12 @@ func (e *engine) runPool(ctx context.Context, names []string, out io.Writer, run
 		}
 		res, err := run(name)
 		if err != nil || !exhausted(res) {
+			res.Usage.CostUSD += spent
+			res.Usage.CostKnown = res.Usage.CostKnown || spentKnown
 			return res, name, err
+		}
+		if res.Usage.CostKnown {
+			spent, spentKnown = spent+res.Usage.CostUSD, true
 		}
 		e.pool.mark(name, res.ResetAt)
 		ev := e.log.Warn().Str("agent", name).Str("limit", res.RateLimitMessage)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
@@ -63,7 +64,7 @@ func (e *engine) runReviewer(ctx context.Context, sp plan.Spec, ss state.SpecSta
 	if !found {
 		return "", fmt.Errorf("no agent named %q", name)
 	}
-	src, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(sp.Path)))
+	src, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(sp.Path)), safefile.SpecLimit)
 	if err != nil {
 		return "", fmt.Errorf("read spec: %w", err)
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/headtail"
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
@@ -99,7 +102,9 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	if err != nil {
 		return err
 	}
+	verifying := ss.StagesDone // this rotation is a verification pass
 	apply(&e.st, sp, stage, idx, j, changed, e.opts.Project.Config.Loop.StuckAttempts)
+	boundPasses(ss, verifying, e.opts.Project.Config.Loop.MaxVerificationPasses)
 	v := j.Verdict
 	ss.Rotations = n
 	if max := e.opts.Project.Config.Budgets.MaxSpecRotations; max > 0 && n >= max && !ss.Verified(sp.Hash) && ss.Excluded == "" {
@@ -144,6 +149,13 @@ func (e *engine) baseline(ctx context.Context, pending *state.Rotation) (changes
 	return *e.after, nil
 }
 
+// The history log of one rotation keeps at most this much of the agent's
+// output: its first historyHead and last historyTail bytes.
+const (
+	historyHead = 8 << 20
+	historyTail = 2 << 20
+)
+
 // runAgent runs the stage's agent with the rotation's prompt, streaming
 // its output to the history log logf and current.log.
 func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, ss *state.SpecState, iteration int, logf *os.File) (agent.Result, string, error) {
@@ -155,15 +167,26 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 	if err != nil {
 		return agent.Result{}, "", err
 	}
-	out := io.Writer(logf)
+	files := io.Writer(logf)
 	if err := e.dir.LinkCurrentLog(logf.Name()); err != nil {
 		cur, err := e.dir.CreateCurrentLog()
 		if err != nil {
 			return agent.Result{}, "", err
 		}
 		defer cur.Close()
-		out = io.MultiWriter(logf, cur)
+		files = io.MultiWriter(logf, cur)
 	}
+	// The rotation's log keeps the head and the tail of a huge output.
+	capped := headtail.New(files, historyHead, historyTail)
+	defer func() {
+		if err := capped.Close(); err != nil {
+			e.log.Warn().Err(err).Str("file", logf.Name()).Msg("could not finish the history log")
+		}
+		if cut := capped.Cut(); cut > 0 {
+			e.log.Warn().Str("spec", sp.Path).Int64("cut_bytes", cut).Str("file", logf.Name()).Msg("the agent's output was too long for the history log: its middle was cut")
+		}
+	}()
+	out := io.Writer(capped)
 	if e.opts.Echo != nil {
 		w, done := e.opts.Echo(fmt.Sprintf("%s · %s · iteration %d", sp.Path, stage.Name, iteration))
 		defer done()
@@ -194,16 +217,16 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 
 // promptInput gathers what the prompt is made of.
 func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState) (prompt.Input, error) {
-	src, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(sp.Path)))
+	src, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(sp.Path)), safefile.SpecLimit)
 	if err != nil {
 		return prompt.Input{}, fmt.Errorf("read spec: %w", err)
 	}
 	_, body, _, _ := schema.SplitFrontMatter(sp.Path, src)
-	handoff, err := state.ReadOptional(e.dir.Handoff(sp.Key))
+	handoff, err := safefile.ReadOptional(e.dir.Handoff(sp.Key), safefile.NoteLimit)
 	if err != nil {
 		return prompt.Input{}, err
 	}
-	guard, err := state.ReadOptional(e.dir.Guardrails())
+	guard, err := safefile.ReadOptional(e.dir.Guardrails(), safefile.NoteLimit)
 	if err != nil {
 		return prompt.Input{}, err
 	}
@@ -225,9 +248,16 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 	return in, nil
 }
 
-// readStatus prefers the word the agent wrote to .ralph/status.
+// readStatus prefers the word the agent wrote to .ralph/status. A status
+// file that is not a small regular file (a FIFO, /dev/zero, a huge file)
+// is the agent's doing: it is ignored with a warning, never read whole or
+// waited on.
 func (e *engine) readStatus(fromOutput agent.Status) (agent.Status, error) {
-	b, err := state.ReadOptional(e.dir.StatusFile())
+	b, err := safefile.ReadOptional(e.dir.StatusFile(), safefile.StatusLimit)
+	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) {
+		e.log.Warn().Err(err).Msg("ignoring the status file")
+		return fromOutput, nil
+	}
 	if err != nil || b == nil {
 		return fromOutput, err
 	}

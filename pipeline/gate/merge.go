@@ -100,14 +100,20 @@ func (c Check) syncSaved(ctx context.Context) (Result, error) {
 
 // Poll calls sync, and again every `every` while a checkpoint waits for
 // an answer (Result.Waiting), as long as the next call comes before wait
-// has passed. It returns the last result; a cancelled ctx ends the wait
+// has passed (the first re-read comes whenever every < wait). It returns the last result; a cancelled ctx ends the wait
 // with an Interrupted error.
 func Poll(ctx context.Context, wait, every time.Duration, sync func(context.Context) (Result, error), log zerolog.Logger) (Result, error) {
 	deadline := time.Now().Add(wait)
-	for {
+	for reads := 1; ; reads++ {
 		res, err := sync(ctx)
-		if err != nil || !res.Waiting() || !time.Now().Add(every).Before(deadline) {
+		if err != nil || !res.Waiting() {
 			return res, err
+		}
+		// A wait that covers one interval reads again at least once,
+		// however long the first read took: a slow API must not turn
+		// --wait into no wait at all.
+		if reads == 1 && every >= wait || reads > 1 && !time.Now().Add(every).Before(deadline) {
+			return res, nil
 		}
 		log.Info().Dur("every", every).Time("until", deadline).Msg("waiting for checkpoint answers")
 		t := time.NewTimer(every)

@@ -100,6 +100,19 @@ func TestPoll(t *testing.T) {
 			t.Fatalf("%d reads, %v; want 1", *n, err)
 		}
 	})
+	t.Run("a slow first read still polls once", func(t *testing.T) {
+		n := 0
+		sync := func(context.Context) (gate.Result, error) {
+			n++
+			if n == 1 {
+				time.Sleep(20 * time.Millisecond) // longer than the whole wait
+			}
+			return pending, nil
+		}
+		if _, err := gate.Poll(context.Background(), 10*time.Millisecond, time.Millisecond, sync, log); err != nil || n != 2 {
+			t.Fatalf("%d reads, %v; want 2", n, err)
+		}
+	})
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		n := 0

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/schema"
@@ -41,10 +42,11 @@ func Load(root, configPath string) (*Project, error) {
 		return nil, err
 	}
 	p.ConfigPath = path
-	src, err := os.ReadFile(filepath.Join(root, path))
+	full := filepath.Join(root, path)
 	if filepath.IsAbs(path) {
-		src, err = os.ReadFile(path)
+		full = path
 	}
+	src, err := safefile.Read(full, safefile.ConfigLimit)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
@@ -133,7 +135,7 @@ func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 // frontMatter reads and validates one spec's front matter. A file that
 // cannot be read is a problem of that file too.
 func frontMatter(root string, ds discovery.Spec) (*schema.FrontMatter, schema.Problems) {
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ds.Path)))
+	src, err := safefile.Read(filepath.Join(root, filepath.FromSlash(ds.Path)), safefile.SpecLimit)
 	if err != nil {
 		return nil, schema.Problems{{File: ds.Path, Msg: fmt.Sprintf("cannot read: %v", err)}}
 	}

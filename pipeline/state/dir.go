@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // DirName is the name of ralph-ci's state directory at the repository root.
@@ -138,13 +140,7 @@ func (d Dir) EnsureHistory(key string) error {
 
 // ReadOptional reads a file that may legitimately be missing: a missing file
 // yields (nil, nil); any other failure is returned with the path.
+// It refuses a special file and reads at most safefile.StateLimit bytes.
 func ReadOptional(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return data, nil
+	return safefile.ReadOptional(path, safefile.StateLimit)
 }

@@ -57,6 +57,9 @@ type Staging struct {
 	StageIterations int `json:"stage_iterations,omitempty"`
 	// StagesDone tells that the spec's last stage has passed once.
 	StagesDone bool `json:"stages_done,omitempty"`
+	// VerificationPasses counts the rotations run after the last stage
+	// passed (bounded by loop.max_verification_passes).
+	VerificationPasses int `json:"verification_passes,omitempty"`
 	// Reason says why the last completion claim was rejected.
 	Reason string `json:"reason,omitempty"`
 	// Excluded says why the spec was taken out of the loop (stuck, out of
@@ -113,6 +116,7 @@ func (s *SpecState) Verified(hash string) bool {
 // counter 0/3, its first stage, no stage passed, no STUCK in a row.
 func (s *SpecState) StartOver() {
 	s.DoneCount, s.Stage, s.StageIterations, s.StagesDone, s.StuckCount = 0, "", 0, false, 0
+	s.VerificationPasses = 0
 }
 
 // SendBack puts a spec whose checkpoint was rejected back to work: it

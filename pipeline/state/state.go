@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Version is the state.json format version this package reads and writes.
@@ -26,6 +27,10 @@ type State struct {
 	// before its agent starts; a run that finds it re-runs that rotation
 	// against its recorded baseline. See the package documentation.
 	Pending *Rotation `json:"pending,omitempty"`
+	// LimitedAgents are the agents a rate limit or quota stopped, with the
+	// time their limit resets, so that the next run (the next CI job) does
+	// not call them again before it.
+	LimitedAgents map[string]time.Time `json:"limited_agents,omitempty"`
 }
 
 // CorruptError reports a state file that cannot be parsed. It is never
@@ -119,7 +124,7 @@ func Save(dir Dir, s State) error {
 	if err := validate(s); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w (this is a bug in ralph-ci)", err)
 	}
-	out := State{Version: Version, Iteration: s.Iteration, Specs: make([]SpecState, len(s.Specs)), Current: s.Current, Pending: s.Pending}
+	out := State{Version: Version, Iteration: s.Iteration, Specs: make([]SpecState, len(s.Specs)), Current: s.Current, Pending: s.Pending, LimitedAgents: s.LimitedAgents}
 	copy(out.Specs, s.Specs)
 	for i := range out.Specs {
 		if out.Specs[i].ChangedFiles == nil {
@@ -151,7 +156,7 @@ func Save(dir Dir, s State) error {
 // A pending rotation is discarded: its iteration refers to the state
 // before the reset.
 func Reset(s State) State {
-	out := State{Version: Version, Iteration: 0, Specs: slices.Clone(s.Specs), Current: s.Current} // the pending rotation is discarded
+	out := State{Version: Version, Iteration: 0, Specs: slices.Clone(s.Specs), Current: s.Current, LimitedAgents: s.LimitedAgents} // the pending rotation is discarded
 	for i := range out.Specs {
 		out.Specs[i].DoneCount = 0
 		out.Specs[i].StuckCount = 0

@@ -42,35 +42,65 @@ func Note(spec string, r Record) string {
 
 // CommentBody is the pull-request comment of a checkpoint: the marker,
 // a heading, the exact text in a code block, where it stands and how to
-// answer. It stays under GitHub's 65,536 characters: long text is cut.
+// answer. It never exceeds GitHub's 65,536 characters, whatever the
+// spec's title, criteria or the rejection feedback hold: the variable parts
+// are cut, each with a note, more and more until the body fits.
 func CommentBody(spec string, s Slice, r Record) string {
 	shown := Shown(s, r)
-	if len(shown) > maxBody {
-		shown = strings.ToValidUTF8(shown[:maxBody], "") + "\n[... cut: the full text is in the ralph-ci report]\n"
+	var body string
+	for _, b := range bodyBudgets {
+		if body = commentBody(spec, shown, r, b); len(body) <= MaxCommentChars {
+			return body
+		}
+	}
+	return body // the last budget keeps no variable text at all
+}
+
+// budget bounds the variable parts of a comment body.
+type budget struct {
+	text     int // bytes of the checkpoint text shown
+	feedback int // bytes of each feedback kept in the marker
+	entries  int // rejection log entries kept in the marker (the latest)
+}
+
+// bodyBudgets are tried in order; the first body that fits is posted. A
+// code fence is one backtick longer than the longest run in the text, so
+// a text of backticks costs three times its length: the budgets shrink
+// far enough for that too.
+var bodyBudgets = []budget{
+	{text: maxBody, feedback: 2000, entries: 1 << 30},
+	{text: maxBody, feedback: 100, entries: 1 << 30},
+	{text: 16000, feedback: 100, entries: 20},
+	{text: 4000, feedback: 100, entries: 10},
+	{text: 1000, feedback: 0, entries: 3},
+	{text: 0, feedback: 0, entries: 0},
+}
+
+func commentBody(spec, shown string, r Record, b budget) string {
+	if len(shown) > b.text {
+		shown = strings.ToValidUTF8(shown[:b.text], "") + "\n[... cut: the full text is in the ralph-ci report]\n"
 	}
 	fence := text.CodeFence(shown)
-	var b strings.Builder
-	marker := FormatMarker(Marker{Spec: spec, Record: trimmed(r, 2000)})
-	if len(marker) > MaxCommentChars-maxBody-2000 {
-		marker = FormatMarker(Marker{Spec: spec, Record: trimmed(r, 100)})
-	}
-	b.WriteString(marker)
-	fmt.Fprintf(&b, "\n**ralph-ci checkpoint** · `%s`\n\n%stext\n%s%s\n\n%s\n", spec, fence, shown, fence, Note(spec, r))
+	var w strings.Builder
+	w.WriteString(FormatMarker(Marker{Spec: spec, Record: trimmed(r, b.feedback, b.entries)}))
+	fmt.Fprintf(&w, "\n**ralph-ci checkpoint** · `%s`\n\n%stext\n%s%s\n\n%s\n", spec, fence, shown, fence, Note(spec, r))
 	if r.Open() || r.Status == StatusPending {
-		b.WriteString(howTo(spec))
+		w.WriteString(howTo(spec))
 	}
-	return b.String()
+	return w.String()
 }
 
 func howTo(spec string) string {
 	return fmt.Sprintf("\n<sub>Answer with a reply: `1` or `yes` approves; `2 …` (revise the contract) or `3 …` (more detail for the implementation) rejects with your feedback, any other text rejects too (tighten the tests); or react 👍 (yes) / 👎 (no). Only collaborators with the required permission and the configured approvers count. With several checkpoints open, quote this comment or start your reply with `%s:`.</sub>\n", spec)
 }
 
-// trimmed caps the feedback kept in the marker, so that the comment
-// stays under the limit.
-func trimmed(r Record, maxFeedback int) Record {
-	log := make([]Rejection, len(r.RejectionLog))
-	copy(log, r.RejectionLog)
+// trimmed caps the feedback kept in the marker, and keeps only the latest
+// maxEntries rejections of its log (RejectionCount still counts them all),
+// so that the comment stays under the limit.
+func trimmed(r Record, maxFeedback, maxEntries int) Record {
+	kept := r.RejectionLog[max(0, len(r.RejectionLog)-maxEntries):]
+	log := make([]Rejection, len(kept))
+	copy(log, kept)
 	for i := range log {
 		if len(log[i].Feedback) > maxFeedback {
 			log[i].Feedback = strings.ToValidUTF8(log[i].Feedback[:maxFeedback], "") + " [...]"

@@ -58,8 +58,20 @@ func ParseMarker(body string) (Marker, error) {
 	if err := json.Unmarshal(raw, &data); err != nil {
 		return out, fmt.Errorf("checkpoint marker of %s: %w", spec, err)
 	}
-	if data.Spec != spec {
+	// JSON turns bytes that are not UTF-8 into U+FFFD: a spec file name
+	// that is not UTF-8 reads back changed from the record, but exact
+	// from the escaped name, which is the one kept.
+	if data.Spec != spec && data.Spec != jsonString(spec) {
 		return out, fmt.Errorf("checkpoint marker of %s: its record names %q", spec, data.Spec)
 	}
+	data.Spec = spec
 	return data, nil
+}
+
+// jsonString is s as it reads back from JSON.
+func jsonString(s string) string {
+	raw, _ := json.Marshal(s) // a string: cannot fail
+	var out string
+	_ = json.Unmarshal(raw, &out)
+	return out
 }

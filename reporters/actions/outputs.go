@@ -21,7 +21,9 @@ type Output struct {
 //	status     the exit class (done, limits, stuck, ...)
 //	exit_code  the exit code
 //	message    the exit message (may span lines)
-//	specs, verified, pending, failed, stuck, awaiting   counts of specs
+//	specs, verified, pending, failed, stuck, awaiting   counts of specs;
+//	           verified counts every spec at 3/3, awaiting ones included
+//	           (Totals.AllVerified), as action.yml describes it
 //	rotations  rotations run
 //	cost_usd   their reported cost in US dollars
 //	junit, json  the report files written ("" for none), relative to the workspace
@@ -32,7 +34,7 @@ func Outputs(r *reporters.Report, junit, json string) []Output {
 		{"exit_code", strconv.Itoa(r.Exit.Code)},
 		{"message", r.Exit.Message},
 		{"specs", strconv.Itoa(t.Specs)},
-		{"verified", strconv.Itoa(t.Verified)},
+		{"verified", strconv.Itoa(t.AllVerified())},
 		{"pending", strconv.Itoa(t.Pending)},
 		{"failed", strconv.Itoa(t.Failed)},
 		{"stuck", strconv.Itoa(t.Stuck)},

@@ -40,7 +40,11 @@ func Summary(r *reporters.Report) string {
 func summary(r *reporters.Report, rows int, details bool) string {
 	var b strings.Builder
 	t := r.Totals
-	fmt.Fprintf(&b, "### ralph-ci %s: %d of %d specs verified\n\n", mdText(r.Command), t.Verified, t.Specs)
+	fmt.Fprintf(&b, "### ralph-ci %s: %d of %d specs verified", mdText(r.Command), t.AllVerified(), t.Specs)
+	if t.Awaiting > 0 {
+		fmt.Fprintf(&b, ", %d awaiting a human", t.Awaiting)
+	}
+	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "**Exit:** %s (code %d)", mdText(r.Exit.Class), r.Exit.Code)
 	if m := text.OneLine(r.Exit.Message, 1000); m != "" {
 		fmt.Fprintf(&b, " — %s", mdText(m))

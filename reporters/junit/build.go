@@ -3,7 +3,6 @@ package junit
 import (
 	"fmt"
 	"math"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -52,7 +51,7 @@ func buildSuite(r *reporters.Report, s reporters.Spec) testsuite {
 	if !r.StartedAt.IsZero() {
 		ts.Timestamp = r.StartedAt.UTC().Format(time.RFC3339)
 	}
-	class := classname(p)
+	class := p // unique per spec: CI systems key a test by classname + name
 	verification := testcase{Name: "verification", Classname: class, Time: ts.Time}
 	verification.Failure, verification.Skipped = specResult(s)
 	if lines := reporters.RotationLog(s.Rotations, 0); len(lines) > 0 {
@@ -75,11 +74,6 @@ func buildSuite(r *reporters.Report, s reporters.Spec) testsuite {
 		}
 	}
 	return ts
-}
-
-// classname is the folder of a spec path, "." at the root.
-func classname(specPath string) string {
-	return path.Dir(strings.ReplaceAll(specPath, `\`, "/"))
 }
 
 // specResult is the failure or skip of a spec's verification testcase.

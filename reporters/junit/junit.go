@@ -10,17 +10,17 @@
 //	  <testsuite name=SPEC file=SPEC ...>                             one per spec
 //	    <properties> title tier outcome counter stage rotations
 //	                 total_rotations cost_usd </properties>
-//	    <testcase name="verification" classname=FOLDER>               the spec's verdict
+//	    <testcase name="verification" classname=SPEC>                 the spec's verdict
 //	      <failure>/<skipped>, <system-out> the rotation log
-//	    <testcase name="coder stage" classname=FOLDER>                one per stage that ran
+//	    <testcase name="coder stage" classname=SPEC>                  one per stage that ran
 //	    <testcase name="qa stage, verification unit" ...>             one per multi_stage
 //	                                                                  verification stage that ran, its last verdict
 //
 // file is the spec's path relative to the repository root; the GitHub
 // reporters read it from the testsuite when a testcase has none.
-// classname is the spec's folder relative to the repository root
-// ("specs/api", "specs", ".ralph/specs"; "." for a spec at the root such as
-// PROMPT.md), so specs group by folder.
+// classname is the spec's path too ("specs/api/auth.spec.md", "PROMPT.md"):
+// Jenkins and GitLab key a test by classname + name, so two specs' "coder
+// stage" testcases must not share a classname.
 //
 // Outcomes. A verified spec's verification passes; a failed, stuck or
 // pending (unverified) one has a <failure> whose type is the outcome and

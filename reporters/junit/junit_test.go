@@ -96,12 +96,12 @@ func TestReadersSeeSpecs(t *testing.T) {
 		stageCases      int
 	}
 	tests := []want{
-		{file: "PROMPT.md", class: ".", stageCases: 2},
-		{file: "specs/api/auth.spec.md", class: "specs/api", failed: true, messagePrefix: "stuck: at stage coder, counter 0/3; returned STUCK 3 times in a row: cannot reach db\uFFFD", stageCases: 1},
+		{file: "PROMPT.md", class: "PROMPT.md", stageCases: 2},
+		{file: "specs/api/auth.spec.md", class: "specs/api/auth.spec.md", failed: true, messagePrefix: "stuck: at stage coder, counter 0/3; returned STUCK 3 times in a row: cannot reach db\uFFFD", stageCases: 1},
 		// The coder stage plus its two multi_stage verification stages.
-		{file: "specs/api/users.spec.md", class: "specs/api", failed: true, messagePrefix: "failed: ", stageCases: 3},
-		{file: "specs/web/ui.spec.md", class: "specs/web", failed: true, messagePrefix: "unverified: at stage coder, counter 1/3", stageCases: 1},
-		{file: ".ralph/specs/billing.spec.md", class: ".ralph/specs", skipped: true},
+		{file: "specs/api/users.spec.md", class: "specs/api/users.spec.md", failed: true, messagePrefix: "failed: ", stageCases: 3},
+		{file: "specs/web/ui.spec.md", class: "specs/web/ui.spec.md", failed: true, messagePrefix: "unverified: at stage coder, counter 1/3", stageCases: 1},
+		{file: ".ralph/specs/billing.spec.md", class: ".ralph/specs/billing.spec.md", skipped: true},
 	}
 	if doc.Time != "600.000" || len(doc.Suites) != len(tests) {
 		t.Fatalf("testsuites time=%q with %d suites, want 600.000 and %d", doc.Time, len(doc.Suites), len(tests))
@@ -124,6 +124,21 @@ func TestReadersSeeSpecs(t *testing.T) {
 		}
 		if c.Failure != nil && (!strings.HasPrefix(c.Failure.Message, w.messagePrefix) || !strings.Contains(c.Failure.Text, w.file)) {
 			t.Errorf("%s: failure message %q text %q, want message starting %q", w.file, c.Failure.Message, c.Failure.Text, w.messagePrefix)
+		}
+	}
+	// Jenkins and GitLab key a test by classname + name: no two testcases
+	// of the document share both (two specs in one folder included).
+	seen := map[string]string{}
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			if c.Classname != s.File {
+				t.Errorf("%s: testcase %q classname %q, want the spec path", s.File, c.Name, c.Classname)
+			}
+			key := c.Classname + "\x00" + c.Name
+			if other, dup := seen[key]; dup {
+				t.Errorf("testcase classname=%q name=%q in %s and %s", c.Classname, c.Name, other, s.File)
+			}
+			seen[key] = s.File
 		}
 	}
 	// A verification stage testcase carries its own last verdict.

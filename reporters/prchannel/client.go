@@ -106,7 +106,7 @@ func New(o Options) (*Client, error) {
 	if r.Attempts == 0 {
 		r = DefaultRetry
 	}
-	hc := &http.Client{Transport: &transport{base: base, retry: r, sleep: sleepCtx}}
+	hc := &http.Client{Transport: &transport{base: base, retry: r, timeout: o.Config.Timeout.Std(), sleep: sleepCtx}}
 	c := gh.NewClient(hc)
 	if o.Env.Token != "" {
 		c = c.WithAuthToken(o.Env.Token)

@@ -3,6 +3,7 @@ package prchannel
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	gh "github.com/google/go-github/v60/github"
@@ -109,10 +110,11 @@ func (c *Client) comments(ctx context.Context) ([]*gh.IssueComment, error) {
 			return nil, fmt.Errorf("comments of pull request #%d: %w", c.pr, err)
 		}
 		all = append(all, page...)
-		if resp.NextPage == 0 {
-			return all, nil
+		next, err := nextPage(resp, opts.Page, "comments of pull request #"+strconv.Itoa(c.pr))
+		if next == 0 || err != nil {
+			return all, err
 		}
-		opts.Page = resp.NextPage
+		opts.Page = next
 	}
 }
 
@@ -143,9 +145,29 @@ func (c *Client) reactions(ctx context.Context, comment, after int64) ([]tiers.A
 			}
 			out = append(out, tiers.Answer{ID: r.GetID(), Kind: tiers.KindReaction, Author: r.GetUser().GetLogin(), Text: r.GetContent(), OnComment: comment})
 		}
-		if resp.NextPage == 0 {
-			return out, nil
+		next, err := nextPage(resp, opts.Page, fmt.Sprintf("reactions on comment %d", comment))
+		if next == 0 || err != nil {
+			return out, err
 		}
-		opts.Page = resp.NextPage
+		opts.Page = next
 	}
+}
+
+// MaxPages bounds the pages of one listing (100 items each): a server whose
+// Link: rel="next" never ends, or points back, cannot hold a run.
+const MaxPages = 200
+
+// nextPage is the page after page (0: none), or an error when the
+// listing what goes past MaxPages or does not move forward.
+func nextPage(resp *gh.Response, page int, what string) (int, error) {
+	next := resp.NextPage
+	switch {
+	case next == 0:
+		return 0, nil
+	case next <= page:
+		return 0, fmt.Errorf("%s: the next page (%d) does not follow page %d; stopped", what, next, page)
+	case next > MaxPages:
+		return 0, fmt.Errorf("%s: more than %d pages; stopped", what, MaxPages)
+	}
+	return next, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
@@ -18,7 +19,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 

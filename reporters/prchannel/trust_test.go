@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
-	fake "github.com/ralph-ci/ralph-ci/reporters/prcomment/prcommenttest"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 

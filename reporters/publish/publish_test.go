@@ -43,8 +43,8 @@ func TestActionsRun(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(root, ".ralph/reports/junit.xml")); err != nil || xml.Unmarshal(b, &suites) != nil || suites.Tests == 0 {
 		t.Errorf("JUnit report: %v, %d tests", err, suites.Tests)
 	}
-	contains(t, summary, "### ralph-ci run: 1 of 5 specs verified", "| specs/api/auth.spec.md | 0/3 | 🛑 stuck |", "<details>")
-	contains(t, output, "status=stuck\n", "verified=1\n", "junit=repo/.ralph/reports/junit.xml\n", "json=repo/.ralph/reports/report.json\n")
+	contains(t, summary, "### ralph-ci run: 2 of 5 specs verified, 1 awaiting a human", "| specs/api/auth.spec.md | 0/3 | 🛑 stuck |", "<details>")
+	contains(t, output, "status=stuck\n", "verified=2\n", "awaiting=1\n", "junit=repo/.ralph/reports/junit.xml\n", "json=repo/.ralph/reports/report.json\n")
 	for _, want := range []string{
 		"::error file=repo/specs/api/auth.spec.md,line=1,",
 		"::error file=repo/specs/api/users.spec.md,line=1,",

@@ -1,0 +1,74 @@
+package actionstep_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// argsBinary stands in for ralph-ci in the ralph-ci step: it prints its
+// arguments, one a line.
+func argsBinary(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "ralph-ci-args")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nfor a in \"$@\"; do echo \"arg:$a\"; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// TestMergeCommand runs the ralph-ci step with command: merge, as the
+// shards example does: the reports input's patterns are expanded in
+// working-directory (never evaluated), and no match is a usage error.
+func TestMergeCommand(t *testing.T) {
+	for _, tt := range []struct {
+		name, reports string
+		wantArgs      []string
+		wantCode      string
+	}{{
+		name:     "patterns on lines and spaces",
+		reports:  "reports/*/report.json\nextra.json  $(touch pwned)",
+		wantArgs: []string{"-C", ".", "--log-format", "console", "report", "merge", "--github", "--json", "merged/report.json", "--junit", "merged/junit.xml", "reports/api/report.json", "reports/web/report.json", "extra.json"},
+		wantCode: "0",
+	}, {
+		name:     "no match",
+		reports:  "nothing/*.json",
+		wantCode: "2",
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			j := newJob(t, "main", "X64", map[string]string{
+				"command": "merge", "reports": tt.reports, "json": "merged/report.json", "junit": "merged/junit.xml",
+			}, func(good, bad string) *fakeRelease { return newRelease(t, good, bad, false) }, func(string) {})
+			ws := j.runner.Ctx["github.workspace"]
+			for _, f := range []string{"reports/api/report.json", "reports/web/report.json", "extra.json"} {
+				if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(f)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(ws, f), []byte("{}"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			j.runner.Ctx["steps.build.outputs.bin"] = argsBinary(t, j.temp)
+			res := j.step(t, "ralph")
+			if res.Outputs["exit-code"] != tt.wantCode {
+				t.Errorf("exit-code = %q, want %s\n%s", res.Outputs["exit-code"], tt.wantCode, res.Output)
+			}
+			var args []string
+			for _, line := range strings.Split(res.Output, "\n") {
+				if a, ok := strings.CutPrefix(line, "arg:"); ok {
+					args = append(args, a)
+				}
+			}
+			if strings.Join(args, "|") != strings.Join(tt.wantArgs, "|") {
+				t.Errorf("args = %q, want %q", args, tt.wantArgs)
+			}
+			if tt.wantArgs == nil && !strings.Contains(res.Output, "::error title=ralph-ci::no JSON report matches the reports input") {
+				t.Errorf("no error for no match:\n%s", res.Output)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
+				t.Error("a pattern was evaluated as shell code")
+			}
+		})
+	}
+}

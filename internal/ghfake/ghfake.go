@@ -1,0 +1,220 @@
+// Package ghfake is an in-process fake of the GitHub REST API endpoints
+// ralph-ci's checkpoints use, speaking GitHub's documented JSON: pulls,
+// issue comments (paginated with Link headers), comment reactions
+// (paginated), collaborator permission, commit statuses, /user and the
+// repository contents of a file at a ref (the base commit's config). It
+// keeps state, fails the test on any request none of its routes (see
+// routes.go) answers, and can inject faults (429, 5xx) and refuse writes
+// (a read-only token).
+package ghfake
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// PageSize is the fake's page size, small to exercise pagination.
+const PageSize = 2
+
+// User is a GitHub account.
+type User struct {
+	Login string `json:"login"`
+	ID    int64  `json:"id"`
+	Type  string `json:"type"` // User or Bot
+}
+
+// Bot is the identity of a GITHUB_TOKEN's comments.
+var Bot = User{Login: "github-actions[bot]", ID: 41898282, Type: "Bot"}
+
+// Comment is an issue comment.
+type Comment struct {
+	ID        int64     `json:"id"`
+	Body      string    `json:"body"`
+	User      User      `json:"user"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Reaction is a reaction on a comment.
+type Reaction struct {
+	ID      int64  `json:"id"`
+	User    User   `json:"user"`
+	Content string `json:"content"`
+}
+
+// Status is a commit status.
+type Status struct {
+	SHA         string `json:"-"`
+	State       string `json:"state"`
+	Description string `json:"description"`
+	Context     string `json:"context"`
+}
+
+// Fault is an injected failure: the next Count requests whose method and
+// path match get Code.
+type Fault struct {
+	Method, Path string // Path is a regexp
+	Code         int
+	Count        int
+	// Done carries the request out before failing: the server did the
+	// write, then answered Code (a 5xx after the comment was created).
+	Done bool
+}
+
+// Server is the fake GitHub.
+type Server struct {
+	*httptest.Server
+	t          testing.TB
+	mu         sync.Mutex
+	Owner      string
+	Repo       string
+	PR         int
+	Head       string
+	Author     string
+	BaseSHA    string                       // the pull request's base commit, base.sha
+	BaseRef    string                       // its branch, base.ref
+	Files      map[string]map[string]string // ref (a sha or a branch) -> path -> content
+	Perms      map[string]string            // login -> role_name; missing: 404
+	Comments   []Comment
+	Reactions  map[int64][]Reaction
+	Statuses   []Status
+	ReadOnly   bool // writes get 403 "Resource not accessible by integration"
+	Faults     []Fault
+	Requests   []string // "METHOD path", in order
+	nextID     int64
+	nextReactn int64
+	mux        *http.ServeMux
+}
+
+// The base of the pull request of New, as in the webhook examples of
+// reporters/prchannel/testdata/events.
+const (
+	BaseSHA = "f95f852bd8fca8fcc58a9a2d6c842781e32a215e"
+	BaseRef = "master"
+)
+
+// New starts a fake for owner/repo with one open pull request, whose base
+// is BaseRef at BaseSHA (with no files until SetFile).
+func New(t testing.TB, owner, repo string, pr int, head, author string) *Server {
+	s := &Server{t: t, Owner: owner, Repo: repo, PR: pr, Head: head, Author: author, Perms: map[string]string{},
+		BaseSHA: BaseSHA, BaseRef: BaseRef, Files: map[string]map[string]string{},
+		Reactions: map[int64][]Reaction{}, nextID: 1000, nextReactn: 5000}
+	s.mux = s.routes()
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// AddComment adds a comment by user and returns its id.
+func (s *Server) AddComment(user User, body string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.add(user, body)
+}
+
+func (s *Server) add(user User, body string) int64 {
+	s.nextID++
+	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(s.nextID) * time.Second)
+	s.Comments = append(s.Comments, Comment{ID: s.nextID, Body: body, User: user, CreatedAt: now, UpdatedAt: now})
+	return s.nextID
+}
+
+// Edit replaces a comment's body (as a person with admin rights may).
+func (s *Server) Edit(id int64, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.Comments {
+		if s.Comments[i].ID == id {
+			s.Comments[i].Body = body
+		}
+	}
+}
+
+// Delete deletes a comment (as a person may, in the web interface).
+func (s *Server) Delete(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, c := range s.Comments {
+		if c.ID == id {
+			s.Comments = append(s.Comments[:i:i], s.Comments[i+1:]...)
+			delete(s.Reactions, id)
+			return
+		}
+	}
+}
+
+// React adds a reaction by user on a comment.
+func (s *Server) React(comment int64, user User, content string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextReactn++
+	s.Reactions[comment] = append(s.Reactions[comment], Reaction{ID: s.nextReactn, User: user, Content: content})
+}
+
+// Snapshot returns copies of the comments and statuses.
+func (s *Server) Snapshot() ([]Comment, []Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Comment{}, s.Comments...), append([]Status{}, s.Statuses...)
+}
+
+// SetHead moves the pull request's head (a push).
+func (s *Server) SetHead(sha string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Head = sha
+}
+
+// SetFile puts a file with content at path on ref (a commit sha or a
+// branch), as the contents API serves it; SetFile(s.BaseSHA, "ralph.yaml",
+// ...) gives the pull request's base a config.
+func (s *Server) SetFile(ref, path, content string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Files[ref] == nil {
+		s.Files[ref] = map[string]string{}
+	}
+	s.Files[ref][path] = content
+}
+
+// RemoveFile removes path from ref: the contents API answers 404.
+func (s *Server) RemoveFile(ref, path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.Files[ref], path)
+}
+
+// SetReadOnly makes writes fail with 403, as with a token that may not
+// write (or lifts that).
+func (s *Server) SetReadOnly(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ReadOnly = on
+}
+
+// Seen counts the requests so far whose method is method and whose path
+// matches the regexp path.
+func (s *Server) Seen(method, path string) int {
+	re := regexp.MustCompile(path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.Requests {
+		if m, p, _ := strings.Cut(r, " "); m == method && re.MatchString(p) {
+			n++
+		}
+	}
+	return n
+}
+
+// Inject adds a fault.
+func (s *Server) Inject(f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Faults = append(s.Faults, f)
+}

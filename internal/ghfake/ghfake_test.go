@@ -1,0 +1,111 @@
+package ghfake
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// recorder is a testing.TB that keeps what the fake reports as errors
+// instead of failing the test, so that the catch-all can be checked.
+type recorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+func do(t *testing.T, s *Server, method, path string, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer test-token")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// Every route the fake knows answers without an error; anything else
+// (another method, repository, pull request or path) fails the test with
+// the request named, and gets 404.
+func TestRoutes(t *testing.T) {
+	known := []struct {
+		method, path, body string
+		code               int
+	}{
+		{"GET", "/user", "", 403},
+		{"GET", "/repos/o/r/pulls/7", "", 200},
+		{"GET", "/repos/o/r/contents/dir/ralph.yaml?ref=" + BaseSHA, "", 200},
+		{"GET", "/repos/o/r/contents/missing.yaml", "", 404},
+		{"GET", "/repos/o/r/issues/7/comments", "", 200},
+		{"POST", "/repos/o/r/issues/7/comments", `{"body":"hi"}`, 201},
+		{"POST", "/repos/o/r/issues/7/comments", `{"body":""}`, 422},
+		{"PATCH", "/repos/o/r/issues/comments/1001", `{"body":"edited"}`, 200},
+		{"PATCH", "/repos/o/r/issues/comments/999", `{"body":"edited"}`, 404},
+		{"GET", "/repos/o/r/issues/comments/1001/reactions", "", 200},
+		{"GET", "/repos/o/r/collaborators/alice/permission", "", 200},
+		{"GET", "/repos/o/r/collaborators/bob/permission", "", 404},
+		{"POST", "/repos/o/r/statuses/abc123", `{"state":"pending","context":"ralph-ci"}`, 201},
+	}
+	rec := &recorder{TB: t}
+	s := New(rec, "o", "r", 7, "abc123", "author")
+	s.Perms["alice"] = "write"
+	s.SetFile(BaseSHA, "dir/ralph.yaml", "agents: {}\n")
+	for _, k := range known {
+		if got := do(t, s, k.method, k.path, k.body); got != k.code {
+			t.Errorf("%s %s: got %d, want %d", k.method, k.path, got, k.code)
+		}
+	}
+	if len(rec.errors) > 0 {
+		t.Fatalf("known routes reported as unexpected: %q", rec.errors)
+	}
+
+	unknown := []struct{ method, path string }{
+		{"GET", "/repos/o/r/pulls"},
+		{"GET", "/repos/o/r/pulls/8"},
+		{"GET", "/repos/other/r/pulls/7"},
+		{"GET", "/repos/o/other/issues/7/comments"},
+		{"DELETE", "/repos/o/r/issues/comments/1001"},
+		{"GET", "/repos/o/r/issues/comments/x/reactions"},
+		{"POST", "/repos/o/r/statuses/not-a-sha"},
+		{"PUT", "/repos/o/r/contents/ralph.yaml"},
+		{"GET", "/repos/o/r/contents/"},
+	}
+	for _, u := range unknown {
+		rec.errors = nil
+		if got := do(t, s, u.method, u.path, "{}"); got != 404 {
+			t.Errorf("%s %s: got %d, want 404", u.method, u.path, got)
+		}
+		want := "fake GitHub: unexpected request " + u.method + " " + u.path
+		if len(rec.errors) != 1 || rec.errors[0] != want {
+			t.Errorf("%s %s: errors %q, want [%q]", u.method, u.path, rec.errors, want)
+		}
+	}
+}
+
+// A fault answers its code for Count requests, then the route answers
+// again; with Done the write happened before the fault.
+func TestFault(t *testing.T) {
+	s := New(t, "o", "r", 7, "abc123", "author")
+	s.Inject(Fault{Method: "POST", Path: `/issues/7/comments$`, Code: 502, Count: 1, Done: true})
+	if got := do(t, s, "POST", "/repos/o/r/issues/7/comments", `{"body":"one"}`); got != 502 {
+		t.Fatalf("first POST: got %d, want 502", got)
+	}
+	if got := do(t, s, "POST", "/repos/o/r/issues/7/comments", `{"body":"two"}`); got != 201 {
+		t.Fatalf("second POST: got %d, want 201", got)
+	}
+	if comments, _ := s.Snapshot(); len(comments) != 2 {
+		t.Fatalf("comments: got %d, want 2 (the faulted write was done)", len(comments))
+	}
+	if n := s.Seen("POST", `/issues/7/comments$`); n != 2 {
+		t.Fatalf("Seen: got %d, want 2", n)
+	}
+}

@@ -1,0 +1,278 @@
+package ghfake
+
+import (
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// routes is the fake's router: one method pattern per endpoint GitHub
+// documents, and a catch-all that fails the test naming the request, so a
+// client calling anything else (or another repository or pull request) is
+// caught rather than answered.
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /user", s.getUser)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{number}", s.getPull)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.getContents)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{number}/comments", s.listComments)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{number}/comments", s.createComment)
+	mux.HandleFunc("PATCH /repos/{owner}/{repo}/issues/comments/{id}", s.editComment)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/comments/{id}/reactions", s.listReactions)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{user}/permission", s.getPermission)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)
+	mux.HandleFunc("/", s.unexpected)
+	return mux
+}
+
+// serve records the request, applies an injected fault if one matches,
+// and otherwise answers as GitHub would.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Requests = append(s.Requests, r.Method+" "+r.URL.Path)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		if f.Count > 0 && f.Method == r.Method && regexp.MustCompile(f.Path).MatchString(r.URL.Path) {
+			f.Count--
+			if f.Done {
+				s.answer(httptest.NewRecorder(), r)
+			}
+			if f.Code == http.StatusTooManyRequests {
+				w.Header().Set("Retry-After", "0")
+			}
+			s.error(w, f.Code, "injected fault")
+			return
+		}
+	}
+	s.answer(w, r)
+}
+
+// answer checks the token and the write permission, then routes; s.mu is
+// held.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Authorization") != "Bearer test-token" {
+		s.error(w, http.StatusUnauthorized, "Bad credentials")
+		return
+	}
+	if r.Method != http.MethodGet && s.ReadOnly {
+		s.error(w, http.StatusForbidden, "Resource not accessible by integration")
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// unexpected fails the test: no route of the fake answers this request.
+func (s *Server) unexpected(w http.ResponseWriter, r *http.Request) {
+	s.t.Errorf("fake GitHub: unexpected request %s %s", r.Method, r.URL)
+	s.error(w, http.StatusNotFound, "Not Found")
+}
+
+// ours reports whether the request is about the fake's repository (and,
+// with a {number}, its pull request; with an {id}, a number); if not, the
+// request is unexpected.
+func (s *Server) ours(w http.ResponseWriter, r *http.Request) bool {
+	ok := r.PathValue("owner") == s.Owner && r.PathValue("repo") == s.Repo
+	if n := r.PathValue("number"); n != "" {
+		ok = ok && reNumber.MatchString(n) && atoi(n) == s.PR
+	}
+	if id := r.PathValue("id"); id != "" {
+		ok = ok && reNumber.MatchString(id)
+	}
+	if !ok {
+		s.unexpected(w, r)
+	}
+	return ok
+}
+
+// getUser: a GITHUB_TOKEN (an installation token) may not read /user.
+func (s *Server) getUser(w http.ResponseWriter, _ *http.Request) {
+	s.error(w, http.StatusForbidden, "Resource not accessible by integration")
+}
+
+func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	s.json(w, 200, map[string]any{"number": s.PR, "state": "open", "head": map[string]any{"sha": s.Head, "ref": "feature"},
+		"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef}, "user": User{Login: s.Author, ID: 1, Type: "User"}})
+}
+
+// getContents answers GET /repos/{owner}/{repo}/contents/{path}?ref=: a
+// file is {"type":"file","encoding":"base64","content":...}; without ref,
+// the default branch (BaseRef).
+func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	ref, p := r.URL.Query().Get("ref"), r.PathValue("path")
+	if p == "" {
+		s.unexpected(w, r)
+		return
+	}
+	if ref == "" {
+		ref = s.BaseRef
+	}
+	content, ok := s.Files[ref][p]
+	if !ok {
+		s.error(w, 404, "Not Found")
+		return
+	}
+	name := p[strings.LastIndex(p, "/")+1:]
+	b64 := base64.StdEncoding.EncodeToString([]byte(content))
+	var wrapped strings.Builder // GitHub breaks the base64 into lines of 60
+	for len(b64) > 0 {
+		n := min(60, len(b64))
+		wrapped.WriteString(b64[:n] + "\n")
+		b64 = b64[n:]
+	}
+	blob := sha1.Sum(fmt.Appendf(nil, "blob %d\x00%s", len(content), content))
+	s.json(w, 200, map[string]any{"type": "file", "encoding": "base64", "size": len(content), "name": name, "path": p,
+		"sha": hex.EncodeToString(blob[:]), "content": wrapped.String()})
+}
+
+func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	paginate(s, w, r, s.Comments)
+}
+
+func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.body(w, r)
+	if !ok {
+		return
+	}
+	s.add(Bot, body)
+	s.json(w, 201, s.Comments[len(s.Comments)-1])
+}
+
+// editComment: only the bot's own comments may be edited with its token.
+func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.body(w, r)
+	if !ok {
+		return
+	}
+	id := int64(atoi(r.PathValue("id")))
+	for i := range s.Comments {
+		if s.Comments[i].ID == id {
+			if s.Comments[i].User != Bot {
+				s.error(w, 403, "Must have admin rights to Repository.")
+				return
+			}
+			s.Comments[i].Body = body
+			s.json(w, 200, s.Comments[i])
+			return
+		}
+	}
+	s.error(w, 404, "Not Found")
+}
+
+// body reads the {"body": ...} of a comment on the fake's repository
+// (see ours), answering 422 as GitHub does when it is missing, empty or
+// longer than 65536 characters.
+func (s *Server) body(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if !s.ours(w, r) {
+		return "", false
+	}
+	var in struct{ Body string }
+	if json.NewDecoder(r.Body).Decode(&in) != nil || in.Body == "" || len(in.Body) > 65536 {
+		s.error(w, 422, "Validation Failed")
+		return "", false
+	}
+	return in.Body, true
+}
+
+func (s *Server) listReactions(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	paginate(s, w, r, s.Reactions[int64(atoi(r.PathValue("id")))])
+}
+
+// getPermission answers with the role of Perms and the legacy permission
+// GitHub derives from it; a login that is not a collaborator gets 404.
+func (s *Server) getPermission(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	login := r.PathValue("user")
+	role, ok := s.Perms[login]
+	if !ok {
+		s.error(w, 404, "Not Found")
+		return
+	}
+	legacy := map[string]string{"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read"}[role]
+	s.json(w, 200, map[string]any{"permission": legacy, "role_name": role, "user": User{Login: login, Type: "User"}})
+}
+
+var (
+	reNumber = regexp.MustCompile(`^[0-9]+$`)
+	reSHA    = regexp.MustCompile(`^[0-9a-f]+$`)
+)
+
+func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	sha := r.PathValue("sha")
+	if !reSHA.MatchString(sha) {
+		s.unexpected(w, r)
+		return
+	}
+	var st Status
+	if json.NewDecoder(r.Body).Decode(&st) != nil || st.State == "" {
+		s.error(w, 422, "Validation Failed")
+		return
+	}
+	st.SHA = sha
+	s.Statuses = append(s.Statuses, st)
+	s.json(w, 201, st)
+}
+
+// paginate answers the page of all that the query's page asks for
+// (PageSize items, the first page without one), with GitHub's Link header.
+func paginate[T any](s *Server, w http.ResponseWriter, r *http.Request, all []T) {
+	page := max(1, atoi(r.URL.Query().Get("page")))
+	lo, hi := min((page-1)*PageSize, len(all)), min(page*PageSize, len(all))
+	s.link(w, r, page, len(all))
+	s.json(w, 200, all[lo:hi])
+}
+
+// link writes GitHub's Link header for a page of total items.
+func (s *Server) link(w http.ResponseWriter, r *http.Request, page, total int) {
+	last := max(1, (total+PageSize-1)/PageSize)
+	if page >= last {
+		return
+	}
+	u := *r.URL
+	q := u.Query()
+	q.Set("page", strconv.Itoa(page+1))
+	u.RawQuery = q.Encode()
+	next := s.URL + u.String()
+	q.Set("page", strconv.Itoa(last))
+	u.RawQuery = q.Encode()
+	w.Header().Set("Link", fmt.Sprintf(`<%s>; rel="next", <%s%s>; rel="last"`, next, s.URL, u.String()))
+}
+
+func (s *Server) json(w http.ResponseWriter, code int, v any) {
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) error(w http.ResponseWriter, code int, msg string) {
+	s.json(w, code, map[string]string{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package safefile
+
+import "os"
+
+// openNonBlocking opens path for reading; systems without FIFOs in the
+// file tree need no O_NONBLOCK.
+func openNonBlocking(path string) (*os.File, error) {
+	return os.Open(path)
+}

@@ -1,0 +1,87 @@
+package changes
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
+)
+
+// Paths git status does not report even when their content changes, which
+// an agent could use to change files unseen:
+//
+//   - tracked files marked assume-unchanged or skip-worktree in the index
+//     (git update-index): status skips their worktree content;
+//   - untracked files ignored only by rules outside the tree, in
+//     .git/info/exclude, which no commit shows (an agent may write it).
+//
+// Take hashes the first kind always, and counts the second kind as
+// untracked files: only the .gitignore files of the tree decide what is
+// ignored.
+
+// addHidden adds both kinds of paths under root to st.hash.
+func addHidden(ctx context.Context, root string, r repo, st *status) error {
+	listed := make(map[string]bool, len(st.hash))
+	for _, p := range st.hash {
+		listed[p] = true
+	}
+	add := func(p string) {
+		if p, ok := st.rel(p, r.prefix); ok && !listed[p] && !strings.HasSuffix(p, "/") {
+			listed[p] = true
+			st.hash = append(st.hash, p)
+		}
+	}
+	out, err := runGit(ctx, root, pathspec(r, "ls-files", "-z", "-v", "--full-name")...)
+	if err != nil {
+		return fmt.Errorf("git ls-files in %s: %w", root, err)
+	}
+	for _, entry := range strings.Split(string(out), "\x00") {
+		// -v tags an assume-unchanged entry in lower case and a
+		// skip-worktree one "S" (or "s" for both).
+		if len(entry) > 2 && entry[1] == ' ' && (entry[0] == 'S' || (entry[0] >= 'a' && entry[0] <= 'z')) {
+			add(entry[2:])
+		}
+	}
+	if !hasPatterns(r.infoExclude) {
+		return nil
+	}
+	out, err = runGit(ctx, root, pathspec(r, "ls-files", "-z", "--others", "--exclude-per-directory=.gitignore", "--full-name")...)
+	if err != nil {
+		return fmt.Errorf("git ls-files in %s: %w", root, err)
+	}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			add(p)
+		}
+	}
+	return nil
+}
+
+// pathspec limits a git command to the root when it is below the top.
+func pathspec(r repo, args ...string) []string {
+	if r.prefix != "" {
+		args = append(args, "--", ".", ":(exclude)"+ralphDir)
+	}
+	return args
+}
+
+// hasPatterns tells whether the exclude file at path holds any rule; one
+// that exists but cannot be read is assumed to.
+func hasPatterns(path string) bool {
+	data, err := safefile.Read(path, safefile.ConfigLimit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	} else if err != nil {
+		return true
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if line = bytes.TrimSpace(line); len(line) > 0 && line[0] != '#' {
+			return true
+		}
+	}
+	return false
+}
