@@ -19,6 +19,7 @@ func main() {
 	if agent.IsShepherd(os.Args) {
 		os.Exit(agent.ShepherdMain(os.Args[1:]))
 	}
+	seal(os.Args)
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -19,7 +19,7 @@ import (
 // under the name ralph-ci, the test binary is main (Main and an exit).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"ralph-ci":         func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"ralph-ci":         func() { seal(os.Args); os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		agent.ShepherdName: func() { os.Exit(agent.ShepherdMain(os.Args[1:])) },
 	})
 }
