@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/procs"
 )
 
 // The real Claude Code CLI's Bash tool starts every command in a session
@@ -101,25 +103,8 @@ func waitPids(t *testing.T, file string, d time.Duration) []int {
 // assertGone requires the processes gone within d.
 func assertGone(t *testing.T, pids []int, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for _, pid := range pids {
-		for processRunning(pid) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if processRunning(pid) {
-			t.Errorf("process %d (sleep 900x) outlived the rotation", pid)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
+	for _, pid := range procs.Survivors(pids, d) {
+		t.Errorf("process %d (sleep 900x) outlived the rotation", pid)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-}
-
-// processRunning reports whether pid exists and is not a zombie.
-func processRunning(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }

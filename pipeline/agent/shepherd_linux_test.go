@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/procs"
 )
 
 // testBinary is the test binary, which doubles as the shepherd.
@@ -57,26 +58,10 @@ func readPids(t *testing.T, dir string) []int {
 // waiting up to within for the kernel to finish.
 func assertDead(t *testing.T, pids []int, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for _, pid := range pids {
-		for running(pid) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if running(pid) {
-			t.Errorf("process %d survived", pid)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
+	for _, pid := range procs.Survivors(pids, within) {
+		t.Errorf("process %d survived", pid)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-}
-
-// running reports whether pid exists and is not a zombie.
-func running(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
 
 // Under the shepherd, nothing the command started survives its end: a
