@@ -18,6 +18,7 @@ type Config struct {
 	Layers    Layers           `json:"layers"`
 	Reporters Reporters        `json:"reporters"`
 	GitHub    GitHub           `json:"github"`
+	Delivery  Delivery         `json:"delivery"`
 	// Environment says what the processes ralph-ci starts do not inherit
 	// beyond the job's credentials and files, which they never do.
 	Environment Environment `json:"environment"`
@@ -119,6 +120,11 @@ type Specs struct {
 // Layers configures the verification layers.
 type Layers struct {
 	ContradictionPhrases []string `json:"contradiction_phrases"`
+	// Admissions are more wordings of an admission; nil means the
+	// built-in list of package layers, empty none.
+	Admissions *[]string `json:"admissions,omitempty"`
+	// UnfinishedMarkers mark work left undone (TODO, FIXME, …).
+	UnfinishedMarkers []string `json:"unfinished_markers"`
 	// Judge is the default semantic judge agent ("" = none).
 	Judge  string `json:"judge,omitempty"`
 	Review Review `json:"review"`
@@ -162,9 +168,31 @@ type GitHub struct {
 	Approvers          []string `json:"approvers"`
 	RequiredPermission string   `json:"required_permission"`
 	IgnorePRAuthor     bool     `json:"ignore_pr_author"`
+	// MaxPullRequests bounds the pull requests one scheduled check reads.
+	MaxPullRequests int `json:"max_pull_requests"`
 	// Timeout bounds each GitHub API request (sending it and reading its
 	// answer).
 	Timeout Duration `json:"timeout"`
+}
+
+// Delivery modes (delivery.mode, run --deliver).
+const (
+	DeliverNone   = "none"   // the work stays in the work tree
+	DeliverCommit = "commit" // one commit per rotation that changed files
+	DeliverPR     = "pr"     // commit, push, and state carried by git
+)
+
+// Delivery says how the loop's work and state leave a CI job.
+type Delivery struct {
+	Mode   string  `json:"mode"`
+	Branch string  `json:"branch,omitempty"`
+	Author *Author `json:"author,omitempty"`
+}
+
+// Author is a git identity.
+type Author struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
 }
 
 // Workflow holds deprecated settings kept only to warn about them.

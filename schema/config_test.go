@@ -267,3 +267,20 @@ stages:
 		t.Errorf("reviewer pool %v", got)
 	}
 }
+
+// TestLoadConfigDelivery: delivery defaults to none; a mode outside
+// none|commit|pr is refused at its line.
+func TestLoadConfigDelivery(t *testing.T) {
+	cfg, err := LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [x]}}\n"))
+	if err != nil || cfg.Delivery.Mode != DeliverNone || cfg.Delivery.Author != nil {
+		t.Fatalf("default delivery %+v, err %v", cfg.Delivery, err)
+	}
+	cfg, err = LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [x]}}\ndelivery: {mode: pr, branch: bot/loop, author: {name: Bot, email: bot@example.com}}\n"))
+	if err != nil || cfg.Delivery.Mode != DeliverPR || cfg.Delivery.Branch != "bot/loop" || cfg.Delivery.Author == nil || cfg.Delivery.Author.Email != "bot@example.com" {
+		t.Fatalf("delivery %+v, err %v", cfg.Delivery, err)
+	}
+	_, err = LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [x]}}\ndelivery: {mode: push}\n"))
+	if err == nil || !strings.Contains(err.Error(), "ralph.yaml:2") || !strings.Contains(err.Error(), "delivery.mode") {
+		t.Fatalf("a bad mode: %v", err)
+	}
+}

@@ -45,6 +45,8 @@ type Criteria struct {
 	VerificationMethod string             `json:"verification_method"`
 	VerificationConfig VerificationConfig `json:"verification_config"`
 	MaxIterations      *int               `json:"max_iterations,omitempty"`
+	// AllowTestChanges lets the stage change the existing test files.
+	AllowTestChanges bool `json:"allow_test_changes,omitempty"`
 }
 
 // VerificationConfig holds the options of every method; the schema only
@@ -64,6 +66,7 @@ type VerificationConfig struct {
 	WorkingDir           string    `json:"working_dir,omitempty"`
 	Guard                []string  `json:"guard,omitempty"`
 	AllowVerifierChanges bool      `json:"allow_verifier_changes,omitempty"`
+	TestReport           string    `json:"test_report,omitempty"`
 	// multi_stage
 	RequireAll *bool         `json:"require_all,omitempty"`
 	Stages     []VerifyStage `json:"stages,omitempty"`

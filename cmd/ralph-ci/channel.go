@@ -18,12 +18,9 @@ func checkpointChannel(ctx context.Context, opts *globalOptions, p *project.Proj
 	if !ok {
 		return gate.Local{Root: p.Root, Out: opts.stdout}, nil
 	}
-	files, trusted := gate.ApprovalConfig(p.Root, p.ConfigPath, opts.config == "")
-	if trusted {
-		opts.log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
-	}
-	c, err := prchannel.New(prchannel.Options{Env: opts.env.pr, PR: pr, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
-		DefaultTier: p.Config.Specs.DefaultTier, Log: opts.log, Actions: opts.env.actions, Stdout: opts.stdout})
+	o := prOptions(opts, p)
+	o.PR = pr
+	c, err := prchannel.New(o)
 	if err != nil {
 		return nil, err
 	}
@@ -32,4 +29,16 @@ func checkpointChannel(ctx context.Context, opts *globalOptions, p *project.Proj
 	// RaiseTiers). Before anything uses the tiers (run's loop, the gate).
 	c.RaiseTiers(ctx, p.Specs, gate.RepoPrefix(p.Root))
 	return c, nil
+}
+
+// prOptions are the options of a pull request's channel (PR aside): who
+// may approve comes from the base commit's config unless the loaded one
+// lies outside the checkout (gate.ApprovalConfig).
+func prOptions(opts *globalOptions, p *project.Project) prchannel.Options {
+	files, trusted := gate.ApprovalConfig(p.Root, p.ConfigPath, opts.config == "")
+	if trusted {
+		opts.log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
+	}
+	return prchannel.Options{Env: opts.env.pr, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
+		DefaultTier: p.Config.Specs.DefaultTier, Log: opts.log, Actions: opts.env.actions, Stdout: opts.stdout}
 }

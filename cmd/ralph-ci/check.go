@@ -17,6 +17,7 @@ import (
 
 func newCheckCommand(opts *globalOptions) *cobra.Command {
 	var wait, every time.Duration
+	var deliverMode string
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Validate the config and every spec's front matter",
@@ -35,14 +36,26 @@ after an escalation); 6 while a checkpoint waits, 7 when one was rejected
 (the spec is back at work), 8 when one escalated. --wait reads the
 answers again every 15 seconds while a checkpoint waits for one (pending
 or escalated), at most for the given duration; the exit code is then
-where they stand.`,
+where they stand.
+
+On a schedule or workflow_dispatch (no pull request in the event) it
+reads the checkpoints of the open pull requests instead, as it would on
+each one's comment: those whose head has a ralph-ci/<spec> status that is
+not success, at most github.max_pull_requests per run, one pass each,
+each judged with its own specs (read at its head) and the approvers and
+tiers of its base; no specs in the checkout is fine then. It prints
+"#N<TAB>SPEC<TAB>checkpoint=..." per checkpoint read and names the pull
+requests left for the next run; a pull request that cannot be read does
+not stop the others. Exit: 1 if one could not be read, 3 if the API's
+rate limit stopped the walk, else where the checkpoints read stand.`,
 		Example: `  ralph-ci check
   ralph-ci check --config ci/ralph.yaml
   ralph-ci -C examples/quickstart check
   ralph-ci check --wait 10m          # the merge gate: wait for the human answers`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			p, err := loadProject(opts)
+			sweep := opts.env.pr.Sweep()
+			p, err := loadProjectSpecs(opts, sweep)
 			if err != nil {
 				return err
 			}
@@ -52,7 +65,17 @@ where they stand.`,
 			}
 			opts.log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
 			ctx, sig := signalContext(cmd.Context())
-			err = checkGate(ctx, opts, p, wait, every)
+			if sweep { // each pull request's delivered state is judged on its own events
+				err = checkSweep(ctx, opts, p, wait)
+			} else {
+				err = checkGate(ctx, opts, p, wait, every)
+			}
+			if err == nil && !sweep { // the gate judges the head the loop delivered
+				mode, merr := deliveryMode(deliverMode, p.Config)
+				if err = merr; err == nil {
+					err = checkDelivered(ctx, opts, p, mode)
+				}
+			}
 			if exitcode.Of(err) == exitcode.Interrupted {
 				return exitcode.New(sig.code(), err)
 			}
@@ -64,6 +87,7 @@ where they stand.`,
 	// because a shorter interval only spends the API's rate limit.
 	cmd.Flags().DurationVar(&every, "poll-interval", defaultPollInterval, "internal: how often --wait reads the answers")
 	_ = cmd.Flags().MarkHidden("poll-interval")
+	cmd.Flags().StringVar(&deliverMode, "deliver", "", "with `MODE` pr on a pull request, also require every spec verified 3/3 at its head (default: delivery.mode)")
 	return cmd
 }
 
@@ -87,10 +111,16 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 	if err != nil || !gated {
 		return err
 	}
-	for _, line := range res.Lines() {
+	code, msg := res.Code()
+	return standings(opts, res.Lines(), code, msg)
+}
+
+// standings prints where the checkpoints stand, one line each, logs msg
+// and returns the exit code (nil for OK), already shown.
+func standings(opts *globalOptions, lines []string, code exitcode.Code, msg string) error {
+	for _, line := range lines {
 		fmt.Fprintln(opts.stdout, line)
 	}
-	code, msg := res.Code()
 	if code == exitcode.OK {
 		opts.log.Info().Msg(msg)
 		return nil

@@ -21,6 +21,9 @@ type environment struct {
 	pr prchannel.Env
 	// runnerDebug is RUNNER_DEBUG=1 (a re-run with debug logging).
 	runnerDebug bool
+	// refName is GITHUB_REF_NAME, the branch the workflow ran on: off a
+	// pull request, delivery names its own branch after it.
+	refName string
 	// action is RALPH_ACTION=1: the Action exec'd ralph-ci, which then
 	// writes the step's exit-code output itself.
 	action bool
@@ -40,5 +43,5 @@ func (e environment) exit(code exitcode.Code) exitcode.Code {
 
 // readEnvironment reads the environment through getenv (os.Getenv).
 func readEnvironment(getenv func(string) string) environment {
-	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", action: getenv("RALPH_ACTION") == "1"}
+	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME"), action: getenv("RALPH_ACTION") == "1"}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
@@ -15,7 +16,18 @@ import (
 // loadProject loads the config and specs, printing every problem (and,
 // on GitHub Actions, annotating its line).
 func loadProject(opts *globalOptions) (*project.Project, error) {
+	return loadProjectSpecs(opts, false)
+}
+
+// loadProjectSpecs is loadProject; with noSpecsOK a repository without
+// specs is loaded with none (check on a schedule: the default branch has
+// no specs before a pull request brings them).
+func loadProjectSpecs(opts *globalOptions, noSpecsOK bool) (*project.Project, error) {
 	p, err := project.Load(opts.dir, opts.config)
+	if none := (*discovery.NoSpecsError)(nil); noSpecsOK && p != nil && errors.As(err, &none) {
+		opts.log.Info().Str("reason", err.Error()).Msg("no specs in the checkout: the pull requests' own specs are read at their heads")
+		err = nil
+	}
 	var problems schema.Problems
 	if errors.As(err, &problems) {
 		for _, p := range problems {

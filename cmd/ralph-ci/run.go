@@ -21,7 +21,7 @@ import (
 
 func newRunCommand(opts *globalOptions) *cobra.Command {
 	var maxRotations int
-	var junitPath, jsonPath string
+	var junitPath, jsonPath, deliverMode string
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the Ralph loop over every spec until all are verified",
@@ -31,9 +31,17 @@ its completion claim, detects changed files and updates the verification
 counters (0/3 .. 3/3), saving .ralph/state.json after every rotation. It
 stops when every spec is verified 3/3, or when a limit is reached (state is
 saved: run it again to continue). The exit code says how it ended (see the
-README's exit-code table).`,
+README's exit-code table).
+
+--deliver commit makes each rotation that changed files one commit by
+ralph-ci (trailers Ralph-Spec, Ralph-Stage, Ralph-Iteration, Ralph-Status);
+--deliver pr also pushes it, to the pull request's head branch (or to a
+branch of its own, with a pull request opened for it), and pushes the
+loop's state to refs/ralph-ci/state/<branch>, so that the next CI job, from
+a fresh checkout, continues where this one stopped.`,
 		Example: `  ralph-ci run
   ralph-ci run --max-rotations 10     # one slice of a long loop; the next job continues
+  ralph-ci run --deliver pr           # in CI: push the work and the state
   ralph-ci -C examples/quickstart run`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
@@ -44,13 +52,32 @@ README's exit-code table).`,
 			if err != nil {
 				return err
 			}
+			mode, err := deliveryMode(deliverMode, p.Config)
+			if err != nil {
+				return err
+			}
 			ctx, sig := signalContext(cmd.Context())
-			defer guardAgents(ctx, opts, p)()
+			p, dl, err := setupDelivery(ctx, opts, p, mode)
+			if err != nil {
+				return err
+			}
+			gitEnv, restore := guardAgents(ctx, opts, p)
+			defer restore()
 			o := engineOptions(opts, p, maxRotations)
+			if dl != nil {
+				dl.session.Git.Env = append(dl.session.Git.Env, gitEnv...)
+				o.Deliverer = dl.session
+			}
 			if o.Checkpoints, err = checkpointChannel(ctx, opts, p); err != nil {
 				return err
 			}
 			out, err := engine.Run(ctx, o)
+			if derr := dl.finish(context.WithoutCancel(ctx), opts, out.Message); derr != nil {
+				opts.log.Error().Err(derr).Msg("delivery: the pull request or the outputs failed")
+				if err == nil && out.Code == exitcode.OK {
+					out.Code = exitcode.Failure
+				}
+			}
 			printRows(opts, engine.Rows(out.Specs, out.State))
 			code := out.Code
 			if code == exitcode.Interrupted {
@@ -78,6 +105,7 @@ README's exit-code table).`,
 	cmd.Flags().IntVar(&maxRotations, "max-rotations", 0, "stop after `N` rotations (state saved); 0 uses budgets.max_rotations")
 	cmd.Flags().StringVar(&junitPath, "junit", "", "write the JUnit XML report to `FILE` (default: reporters.junit)")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the JSON report to `FILE` (default: reporters.json)")
+	cmd.Flags().StringVar(&deliverMode, "deliver", "", "deliver the work: `MODE` none, commit (a commit per rotation) or pr (commit and push; the state travels in git) (default: delivery.mode)")
 	return cmd
 }
 

@@ -121,6 +121,15 @@ func newPRWorld(t *testing.T, bin string, extra ...map[string]string) *prWorld {
 	}
 	git(t, w.dir, "init", "-q")
 	w.commit("init")
+	w.startGitHub(prRepoFiles["ralph.yaml"])
+	return w
+}
+
+// startGitHub makes the job's GitHub files (event, summary, outputs), the
+// agent's prompt folder, and the fake GitHub with the pull request of the
+// payloads at w.head, whose base has baseConfig as ralph.yaml.
+func (w *prWorld) startGitHub(baseConfig string) {
+	t := w.t
 	gh := t.TempDir()
 	w.event, w.summary, w.output = filepath.Join(gh, "event.json"), filepath.Join(gh, "summary.md"), filepath.Join(gh, "output.txt")
 	w.prompts = filepath.Join(gh, "prompts")
@@ -132,8 +141,7 @@ func newPRWorld(t *testing.T, bin string, extra ...map[string]string) *prWorld {
 	// opened by Codertocat.
 	w.srv = fake.New(t, "Codertocat", "Hello-World", 2, w.head, prAuthor.Login)
 	w.srv.Perms["alice"], w.srv.Perms["mallory"], w.srv.Perms["Codertocat"] = "write", "read", "admin"
-	w.srv.SetFile(w.srv.BaseSHA, "ralph.yaml", prRepoFiles["ralph.yaml"])
-	return w
+	w.srv.SetFile(w.srv.BaseSHA, "ralph.yaml", baseConfig)
 }
 
 // commit commits everything and makes it the head.

@@ -85,15 +85,16 @@ func protectProcess(token string) {
 
 // guardAgents prepares a run that starts agents: the config's
 // environment.remove, and the checkout's credential hidden until the
-// returned function puts it back.
-func guardAgents(ctx context.Context, opts *globalOptions, p *project.Project) (restore func()) {
+// returned function puts it back. gitEnv gives it to ralph-ci's own git
+// processes (delivery), which run between rotations only.
+func guardAgents(ctx context.Context, opts *globalOptions, p *project.Project) (gitEnv []string, restore func()) {
 	agent.SetEnvPolicy(p.Config.Environment.Remove)
 	hidden, err := gitauth.Hide(ctx, p.Root)
 	if err != nil {
 		opts.log.Warn().Err(err).Msg("could not hide the git credential actions/checkout persisted: the agent may read it (use persist-credentials: false)")
 	}
 	agent.AddSecrets(hidden.Values()...)
-	return func() {
+	return hidden.Env(), func() {
 		if err := hidden.Restore(context.WithoutCancel(ctx)); err != nil {
 			opts.log.Warn().Err(err).Msg("could not put back the git credential actions/checkout persisted")
 		}

@@ -38,6 +38,7 @@ type Comment struct {
 	User      User      `json:"user"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	Issue     int       `json:"-"` // the pull request it is on
 }
 
 // Reaction is a reaction on a comment.
@@ -61,9 +62,15 @@ type Fault struct {
 	Method, Path string // Path is a regexp
 	Code         int
 	Count        int
+	// RetryAfter and Message, when set, are the answer's Retry-After
+	// header and message (a secondary rate limit).
+	RetryAfter, Message string
 	// Done carries the request out before failing: the server did the
 	// write, then answered Code (a 5xx after the comment was created).
 	Done bool
+	// Hang never answers: the request waits until the client gives up
+	// (Code is not used).
+	Hang bool
 }
 
 // Server is the fake GitHub.
@@ -91,6 +98,17 @@ type Server struct {
 	nextID     int64
 	nextReactn int64
 	mux        *http.ServeMux
+	others     []OpenPull // open pull requests besides PR (AddPull)
+
+	// HeadFrom, when set, gives the pull request's head (a bare origin's
+	// branch); HeadRef is its branch ("" = "feature").
+	HeadFrom func() string
+	HeadRef  string
+	// FilesFrom, when set, answers the contents API for files not in
+	// Files (a bare origin's blobs).
+	FilesFrom func(ref, path string) (string, bool)
+	// Pulls are the pull requests opened through the API (pulls.go).
+	Pulls []Pull
 }
 
 // The base of the pull request of New, as in the webhook examples of
@@ -116,13 +134,13 @@ func New(t testing.TB, owner, repo string, pr int, head, author string) *Server 
 func (s *Server) AddComment(user User, body string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.add(user, body)
+	return s.add(s.PR, user, body)
 }
 
-func (s *Server) add(user User, body string) int64 {
+func (s *Server) add(pr int, user User, body string) int64 {
 	s.nextID++
 	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(s.nextID) * time.Second)
-	s.Comments = append(s.Comments, Comment{ID: s.nextID, Body: body, User: user, CreatedAt: now, UpdatedAt: now})
+	s.Comments = append(s.Comments, Comment{ID: s.nextID, Body: body, User: user, CreatedAt: now, UpdatedAt: now, Issue: pr})
 	return s.nextID
 }
 

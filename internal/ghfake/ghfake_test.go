@@ -54,6 +54,10 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/repos/o/r/collaborators/alice/permission", "", 200},
 		{"GET", "/repos/o/r/collaborators/bob/permission", "", 404},
 		{"POST", "/repos/o/r/statuses/abc123", `{"state":"pending","context":"ralph-ci"}`, 201},
+		{"GET", "/repos/o/r/pulls?state=open&head=o:ralph-ci/main&base=main", "", 200},
+		{"POST", "/repos/o/r/pulls", `{"title":"t","body":"b","head":"ralph-ci/main","base":"main"}`, 201},
+		{"POST", "/repos/o/r/pulls", `{"title":"t","body":"b","head":"ralph-ci/main","base":"main"}`, 422},
+		{"PATCH", "/repos/o/r/pulls/107", `{"body":"again"}`, 200},
 	}
 	rec := &recorder{TB: t}
 	s := New(rec, "o", "r", 7, "abc123", "author")
@@ -69,7 +73,8 @@ func TestRoutes(t *testing.T) {
 	}
 
 	unknown := []struct{ method, path string }{
-		{"GET", "/repos/o/r/pulls"},
+		{"GET", "/repos/other/r/pulls"},
+		{"PATCH", "/repos/o/r/pulls/999"},
 		{"GET", "/repos/o/r/pulls/8"},
 		{"GET", "/repos/other/r/pulls/7"},
 		{"GET", "/repos/o/other/issues/7/comments"},

@@ -29,6 +29,10 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/comments/{id}/reactions", s.listReactions)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{user}/permission", s.getPermission)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls", s.listPulls)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}/status", s.combinedStatus)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls", s.createPull)
+	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/{id}", s.editPull)
 	mux.HandleFunc("/", s.unexpected)
 	return mux
 }
@@ -44,13 +48,26 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		f := &s.Faults[i]
 		if f.Count > 0 && f.Method == r.Method && regexp.MustCompile(f.Path).MatchString(r.URL.Path) {
 			f.Count--
+			if f.Hang {
+				s.mu.Unlock() // other requests go on meanwhile
+				<-r.Context().Done()
+				s.mu.Lock()
+				return
+			}
 			if f.Done {
 				s.answer(httptest.NewRecorder(), r)
 			}
 			if f.Code == http.StatusTooManyRequests {
 				w.Header().Set("Retry-After", "0")
 			}
-			s.error(w, f.Code, "injected fault")
+			if f.RetryAfter != "" {
+				w.Header().Set("Retry-After", f.RetryAfter)
+			}
+			msg := "injected fault"
+			if f.Message != "" {
+				msg = f.Message
+			}
+			s.error(w, f.Code, msg)
 			return
 		}
 	}
@@ -83,7 +100,7 @@ func (s *Server) unexpected(w http.ResponseWriter, r *http.Request) {
 func (s *Server) ours(w http.ResponseWriter, r *http.Request) bool {
 	ok := r.PathValue("owner") == s.Owner && r.PathValue("repo") == s.Repo
 	if n := r.PathValue("number"); n != "" {
-		ok = ok && reNumber.MatchString(n) && atoi(n) == s.PR
+		ok = ok && reNumber.MatchString(n) && s.isPull(atoi(n))
 	}
 	if id := r.PathValue("id"); id != "" {
 		ok = ok && reNumber.MatchString(id)
@@ -103,8 +120,7 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 	if !s.ours(w, r) {
 		return
 	}
-	s.json(w, 200, map[string]any{"number": s.PR, "state": "open", "head": map[string]any{"sha": s.Head, "ref": "feature"},
-		"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef}, "user": User{Login: s.Author, ID: 1, Type: "User"}})
+	s.json(w, 200, s.openPullJSON(s.pull(atoi(r.PathValue("number")))))
 }
 
 // getContents answers GET /repos/{owner}/{repo}/contents/{path}?ref=: a
@@ -123,6 +139,9 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {
 		ref = s.BaseRef
 	}
 	content, ok := s.Files[ref][p]
+	if !ok && s.FilesFrom != nil {
+		content, ok = s.FilesFrom(ref, p)
+	}
 	if !ok {
 		s.error(w, 404, "Not Found")
 		return
@@ -144,7 +163,7 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 	if !s.ours(w, r) {
 		return
 	}
-	paginate(s, w, r, s.Comments)
+	paginate(s, w, r, s.commentsOn(atoi(r.PathValue("number"))))
 }
 
 func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
@@ -152,7 +171,7 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.add(Bot, body)
+	s.add(atoi(r.PathValue("number")), Bot, body)
 	s.json(w, 201, s.Comments[len(s.Comments)-1])
 }
 

@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -54,6 +55,27 @@ func (h *Hidden) Values() []string {
 		}
 	}
 	return out
+}
+
+// Env gives one of ralph-ci's own git processes (delivery's fetch and
+// push) the hidden entries back, through GIT_CONFIG_COUNT/KEY/VALUE; nil
+// when nothing was hidden. See the package documentation for when.
+func (h *Hidden) Env() []string {
+	var env []string
+	seen := map[entry]bool{}
+	for _, e := range h.entries {
+		k := entry{key: e.key, value: e.value}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		i := strconv.Itoa(len(seen) - 1)
+		env = append(env, "GIT_CONFIG_KEY_"+i+"="+e.key, "GIT_CONFIG_VALUE_"+i+"="+e.value)
+	}
+	if len(env) == 0 {
+		return nil
+	}
+	return append([]string{"GIT_CONFIG_COUNT=" + strconv.Itoa(len(seen))}, env...)
 }
 
 // Hide removes every http.*.extraheader of the repository at root from

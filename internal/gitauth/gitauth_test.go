@@ -57,6 +57,16 @@ func TestHideAndRestore(t *testing.T) {
 	if v := h.Values(); !slices.Contains(v, "ghs_secretsecret") || !slices.Contains(v, cred) {
 		t.Errorf("Values = %q, want the token and the header's credential", v)
 	}
+	// ralph-ci's own git gets it back through its environment only.
+	env := h.Env()
+	if len(env) != 3 || env[0] != "GIT_CONFIG_COUNT=1" || env[1] != "GIT_CONFIG_KEY_0=http.https://github.com/.extraheader" || env[2] != "GIT_CONFIG_VALUE_0=AUTHORIZATION: basic "+cred {
+		t.Errorf("Env = %q", env)
+	}
+	cmd := exec.Command("git", "-C", repo, "config", "--get", "http.https://github.com/.extraheader")
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "AUTHORIZATION: basic "+cred {
+		t.Errorf("git with Env sees %q, %v", out, err)
+	}
 	if err := h.Restore(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ var layers = [][]string{
 	{"pipeline/gate"},
 	{"pipeline/state", "pipeline/project"},
 	{"pipeline/tiers", "pipeline/verify", "pipeline/plan", "pipeline/scheduler"},
-	{"pipeline/agent", "pipeline/changes", "pipeline/counter", "pipeline/discovery", "pipeline/prompt",
+	{"pipeline/agent", "pipeline/changes", "pipeline/counter", "pipeline/deliver", "pipeline/discovery", "pipeline/prompt",
 		"pipeline/exitcode", "schema", "internal/"},
 }
 

@@ -31,8 +31,11 @@
 //
 // The final text is then scanned for:
 //
-//   - the status: the last line that is RALPH_STATUS: DONE|CONTINUE|ROTATE|STUCK
-//     or TASK_COMPLETE (see [ParseStatusLine] for the exact grammar);
+//   - the status: the final line (the last non-empty one, a lone promise tag
+//     aside) when it is RALPH_STATUS: DONE|CONTINUE|ROTATE|STUCK or
+//     TASK_COMPLETE, in any case, and not quoted, indented or fenced (see
+//     [ParseStatusLine] for the exact grammar); any other final line means
+//     no status;
 //   - the promise: the first <promise>TEXT</promise>, tags case-insensitive,
 //     TEXT trimmed and possibly spanning lines, at most [MaxPromiseBytes];
 //   - the watched phrases ([Invocation.Watch]), case-insensitive (ASCII);

@@ -67,7 +67,7 @@ func TestFormats(t *testing.T) {
 			ResetAt:          time.Date(2026, time.March, 10, 15, 28, 0, 0, time.UTC),
 		}},
 		{"gemini", "gemini.json", Report{
-			Status: StatusDone,
+			Status: StatusNone, // its last line quotes the status ("> RALPH_STATUS: DONE"): a citation, no claim
 			Usage: Usage{SessionID: "c4e1a9f2-7b3d-4e8a-9c21-5d6f7a8b9c0d",
 				Tokens: Tokens{Input: 24939 + 1200, CachedInput: 14471, Output: 1321 + 1450 + 35}},
 		}},

@@ -14,6 +14,7 @@ import (
 
 func FuzzStatus(f *testing.F) {
 	f.Add([]byte("a\nRALPH_STATUS: DONE\nb\n"), uint64(1))
+	f.Add([]byte("```\nRALPH_STATUS: DONE\n```\n<promise>X</promise>\n> TASK_COMPLETE"), uint64(5))
 	f.Add([]byte("TASK_COMPLETE\r\n**RALPH_STATUS:** ROTATE"), uint64(2))
 	f.Add([]byte("RALPH_STATUS: CONTINUE\n\x1b[1mRALPH_STATUS: STUCK\x1b[0m"), uint64(3))
 	f.Add([]byte(strings.Repeat("x", maxStatusLine-18)+"RALPH_STATUS: DONE\n"), uint64(4))
@@ -22,14 +23,23 @@ func FuzzStatus(f *testing.F) {
 		if chunked := scanChunks(t, "text", data, seed); !reflect.DeepEqual(chunked, got) {
 			t.Fatalf("chunked:\n%+v\nwhole:\n%+v", chunked, got)
 		}
+		// The reference: the status of the last non-empty line that is
+		// not a lone promise tag, none inside a fence or past the bound.
 		want := StatusNone
-		var task bool
+		var task, fenced bool
 		for _, line := range strings.Split(string(data), "\n") {
-			if len(line) > maxStatusLine {
-				continue
-			}
-			if st, tc, ok := ParseStatusLine(line); ok {
-				want, task = st, tc
+			plain := stripANSI(line)
+			switch {
+			case len(line) > maxStatusLine:
+				want, task = StatusNone, false
+			case strings.TrimSpace(plain) == "" || !fenced && isPromiseLine(plain):
+			case isFence(plain):
+				fenced, want, task = !fenced, StatusNone, false
+			default:
+				want, task = StatusNone, false
+				if st, tc, ok := ParseStatusLine(plain); ok && !fenced {
+					want, task = st, tc
+				}
 			}
 		}
 		if got.Status != want || got.TaskComplete != task {

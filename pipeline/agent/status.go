@@ -67,21 +67,27 @@ func ParseStatusFile(content []byte) (st Status, ok bool) {
 // ParseStatusLine tells whether line is a status line, and which status it
 // gives. The grammar, after removing ANSI color codes:
 //
+//   - a quoted line (starting with ">") or an indented one (a tab, or four
+//     spaces or more: a markdown code block) is never a status line: it
+//     cites a status, it does not claim one;
 //   - surrounding whitespace and markdown decoration are ignored: the
-//     characters * _ ` ~ > # - + and a trailing period, so that
-//     "**RALPH_STATUS: DONE**", "> RALPH_STATUS: DONE", "- RALPH_STATUS: DONE."
-//     and "### RALPH_STATUS: DONE" all count;
+//     characters * _ ` ~ # - + and a trailing period, so that
+//     "**RALPH_STATUS: DONE**", "- RALPH_STATUS: DONE." and
+//     "### RALPH_STATUS: DONE" all count;
 //   - then the line is either exactly TASK_COMPLETE (status DONE,
 //     taskComplete true), or RALPH_STATUS, optionally decorated
 //     ("**RALPH_STATUS:**", "**RALPH_STATUS**:"), a colon, and exactly one of
 //     DONE, CONTINUE, ROTATE, STUCK, with nothing else on the line;
-//   - keys and values are case-sensitive: "RALPH_STATUS: done" and
-//     "RALPH_STATUS: DONE, mostly" are not status lines.
+//   - keys and words are read case-insensitively ("RALPH_STATUS: done"
+//     counts), but "RALPH_STATUS: DONE, mostly" is not a status line.
 func ParseStatusLine(line string) (st Status, taskComplete, ok bool) {
 	if strings.IndexByte(line, 0x1b) >= 0 {
 		line = stripANSI(line)
 	}
-	s := trimDecoration(line)
+	if quotedOrIndented(line) {
+		return StatusNone, false, false
+	}
+	s := strings.ToUpper(trimDecoration(line))
 	if s == taskCompleteWord {
 		return word(s)
 	}
@@ -102,10 +108,34 @@ func ParseStatusLine(line string) (st Status, taskComplete, ok bool) {
 	return StatusNone, false, false
 }
 
+// quotedOrIndented tells a line that cites text rather than says it: a
+// markdown quote (">", after up to three spaces) or a code block line (a
+// tab or four spaces of indentation).
+func quotedOrIndented(line string) bool {
+	if strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "    ") {
+		return true
+	}
+	return strings.HasPrefix(strings.TrimLeft(line, " "), ">")
+}
+
+// isFence tells a markdown code fence line (``` or ~~~ after up to three
+// spaces of indentation).
+func isFence(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	return len(line)-len(t) < 4 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"))
+}
+
+// isPromiseLine tells a line that holds nothing but a promise tag: it may
+// follow the status line without taking its place as the final line.
+func isPromiseLine(line string) bool {
+	t := strings.ToLower(strings.TrimSpace(line))
+	return strings.HasPrefix(t, openTag) && strings.HasSuffix(t, closeTag)
+}
+
 // trimDecoration removes whitespace and markdown decoration around s.
 func trimDecoration(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || strings.ContainsRune("*_`~>#-+.", r)
+		return unicode.IsSpace(r) || strings.ContainsRune("*_`~#-+.", r)
 	})
 }
 
@@ -143,12 +173,16 @@ func stripANSI(s string) string {
 	return b.String()
 }
 
-// statusScanner finds the last status line of a text written to it in
-// chunks. It keeps at most maxStatusLine bytes of the current line: a
-// longer line is not a status line.
+// statusScanner finds the final status line of a text written to it in
+// chunks: the status of the last non-empty line, none when that line is
+// not a status line or lies inside a code fence. A line holding only a
+// promise tag does not count as the last line. It keeps at most
+// maxStatusLine bytes of the current line: a longer line is not a status
+// line (and, being non-empty, ends any claim before it).
 type statusScanner struct {
 	line     []byte
 	overlong bool
+	fenced   bool
 	status   Status
 	task     bool
 }
@@ -175,14 +209,32 @@ func (s *statusScanner) Write(p []byte) {
 	}
 }
 
-// endLine evaluates the current line; the last status line wins.
+// endLine evaluates the current line: every non-empty line replaces the
+// status so far, with its own or with none.
 func (s *statusScanner) endLine() {
-	if !s.overlong && len(s.line) > 0 {
-		if st, task, ok := ParseStatusLine(string(s.line)); ok {
+	defer func() { s.line, s.overlong = s.line[:0], false }()
+	if s.overlong {
+		s.status, s.task = StatusNone, false
+		return
+	}
+	line := string(s.line)
+	if strings.IndexByte(line, 0x1b) >= 0 {
+		line = stripANSI(line)
+	}
+	if strings.TrimSpace(line) == "" || (!s.fenced && isPromiseLine(line)) {
+		return
+	}
+	if isFence(line) {
+		s.fenced = !s.fenced
+		s.status, s.task = StatusNone, false
+		return
+	}
+	s.status, s.task = StatusNone, false
+	if !s.fenced {
+		if st, task, ok := ParseStatusLine(line); ok {
 			s.status, s.task = st, task
 		}
 	}
-	s.line, s.overlong = s.line[:0], false
 }
 
 // finish evaluates the last line, which may lack a newline.

@@ -24,6 +24,9 @@ func apply(st *state.State, sp plan.Spec, stage plan.Stage, idx int, j judgement
 	if j.seen != nil {
 		ss.VerifierSeen = j.seen
 	}
+	if j.tests != nil {
+		ss.VerifierTests = j.tests
+	}
 	switch v.Loop {
 	case layers.LoopClear:
 		ss.ClearReview()
@@ -85,5 +88,18 @@ func boundPasses(ss *state.SpecState, verifying bool, max int) {
 	ss.VerificationPasses++
 	if max > 0 && ss.VerificationPasses >= max && ss.Excluded == "" {
 		ss.Excluded = fmt.Sprintf("did not converge: %d verification passes after the last stage passed without reaching 3/3 (files changed; loop.max_verification_passes)", ss.VerificationPasses)
+	}
+}
+
+// applyForeign applies files changed outside the loop's rotations (pushed
+// by a person meanwhile, or between the commit the saved state describes
+// and the checkout) as the multi-spec rule says: every spec at 3/3 drops
+// to 2/3 and is verified again. No files, no change.
+func applyForeign(st *state.State, files []string) {
+	if len(files) == 0 {
+		return
+	}
+	for i := range st.Specs {
+		st.Specs[i].DoneCount = counter.Propagate(st.Specs[i].DoneCount)
 	}
 }

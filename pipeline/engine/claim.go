@@ -12,21 +12,35 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
+	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // claimWatch prepares the judgement of a rotation before its agent runs:
 // it records the verifier guard's baseline when the stage starts (saved
 // at once, so a crash cannot lose it) and returns the phrases the output
-// must be scanned for: the promise, the negative patterns of the method
-// and the contradiction phrases.
+// must be scanned for: the promise and the negative patterns of the
+// method. (Contradictions are read from the final message's tail.)
 func (e *engine) claimWatch(sp plan.Spec, stage plan.Stage, ss *state.SpecState) []string {
 	if e.baselineVerifier(sp, stage, ss) {
 		if err := state.Save(e.dir, e.st); err != nil {
 			e.log.Warn().Err(err).Msg("verifier guard: could not save the baseline")
 		}
 	}
-	w := verify.Watch(stage.Criteria.Promise, stage.Criteria.VerificationConfig)
-	return append(w, e.opts.Project.Config.Layers.ContradictionPhrases...)
+	return verify.Watch(stage.Criteria.Promise, stage.Criteria.VerificationConfig)
+}
+
+// claimRules are what the claim layers read from the config and the
+// spec's state: the admissions heard, and the last rejection reason, which
+// the agent may quote back without admitting anything.
+func claimRules(cfg schema.Layers, ss state.SpecState) layers.Rules {
+	more := layers.MoreAdmissions
+	if cfg.Admissions != nil {
+		more = *cfg.Admissions
+	}
+	return layers.Rules{
+		Admissions: append(append([]string{}, cfg.ContradictionPhrases...), more...),
+		Echoes:     []string{ss.Reason},
+	}
 }
 
 // judgement is a rotation's verdict with everything else its judging
@@ -40,11 +54,15 @@ type judgement struct {
 	// seen are the guarded files' hashes after the rotation (nil when the
 	// spec guards none).
 	seen map[string]string
+	// tests are the stage's tests that passed so far, when the
+	// verification produced a test report that held.
+	tests []string
 }
 
 // verdictOf judges a rotation: contradiction, signal and promise
-// (layers.Claim), the verifier guard, the stage's verification method,
-// then the artifact review. It reads ss and never changes it. An error
+// (layers.Claim), the verifier guard (changed verifiers, tests that stop
+// others), markers of unfinished work, the stage's verification method and
+// its test report, then the artifact review. It reads ss and never changes it. An error
 // only means ctx was cancelled: the rotation is then left to be run again.
 func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, status agent.Status, res agent.Result, changed []string, history string) (judgement, error) {
 	cfg := e.opts.Project.Config
@@ -58,16 +76,11 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 			e.log.Warn().Str("spec", sp.Path).Str("method", stage.Criteria.VerificationMethod).Msg("spec has no completion spec: using the default criteria of each stage")
 		}
 	}
-	v, ok := layers.Claim(status, res.Report, stage, cfg.Layers.ContradictionPhrases)
+	v, ok := layers.Claim(status, res.Report, stage, claimRules(cfg.Layers, ss))
 	if strings.HasPrefix(v.Reason, layers.ContradictionLog) {
 		e.log.Warn().Str("spec", sp.Path).Msg(layers.ContradictionLog)
 	}
-	j.seen = e.verifierNow(ss)
-	if ok {
-		if ok = v.Guard(stage.Name, ss.VerifierHashes, j.seen); !ok {
-			e.log.Warn().Str("spec", sp.Path).Strs("files", layers.Differing(ss.VerifierHashes, j.seen)).Msg("verifier guard: claim rejected, the verification files were changed")
-		}
-	}
+	j.seen, ok = e.guardVerdict(ctx, &v, ok, sp, stage, ss)
 	transcript := &lazyFile{path: strings.TrimSuffix(history, ".log") + ".verify.log", e: e}
 	defer transcript.close()
 	if method := stage.Criteria.VerificationMethod; ok && method != verify.StringMatch {
@@ -82,7 +95,11 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 		if ctx.Err() != nil {
 			return j, ctx.Err()
 		}
-		ok = v.Method(method, r)
+		if ok = v.Method(method, r); ok {
+			if ok = v.TestRun(ss.VerifierTests, r.Tests); ok && r.Tests.Found {
+				j.tests = layers.PassedSince(ss.VerifierTests, r.Tests)
+			}
+		}
 	}
 	reviewed := false
 	if ok {
@@ -99,6 +116,30 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 	}
 	j.Verdict = v
 	return j, nil
+}
+
+// guardVerdict runs the verifier guard and the unfinished-work layer on a
+// claim that held so far (ok): it returns the guarded items' hashes after
+// the rotation, for the state, and whether the claim still holds.
+func (e *engine) guardVerdict(ctx context.Context, v *layers.Verdict, ok bool, sp plan.Spec, stage plan.Stage, ss state.SpecState) (map[string]string, bool) {
+	now, stops := e.guardAfter(sp, stage, ss)
+	if !ok {
+		return now, false
+	}
+	if !v.Guard(stage.Name, ss.VerifierHashes, now) {
+		e.log.Warn().Str("spec", sp.Path).Strs("files", layers.Differing(ss.VerifierHashes, layers.Restrict(now, ss.VerifierHashes))).Msg("verifier guard: claim rejected, the verification files were changed")
+		return now, false
+	}
+	if !v.NewTests(stops) {
+		e.log.Warn().Str("spec", sp.Path).Msg("verifier guard: claim rejected, a new test file can stop the existing tests")
+		return now, false
+	}
+	if markers := e.opts.Project.Config.Layers.UnfinishedMarkers; len(markers) > 0 && ss.VerifierTree != "" {
+		if added := loopAdded(ctx, e.root, ss.VerifierTree); len(added) > 0 {
+			return now, v.Unfinished(layers.Unfinished(added, markers))
+		}
+	}
+	return now, true
 }
 
 // lazyFile is the verification transcript, created on first use.

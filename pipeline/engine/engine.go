@@ -43,6 +43,8 @@ type Options struct {
 	// Checkpoints, when set, is where verify-tier checkpoints are
 	// presented and answered (a pull request, or the terminal); see tiers.go.
 	Checkpoints gate.Channel
+	// Deliverer, when set, carries the work and state out of the job.
+	Deliverer Deliverer
 }
 
 // Outcome is how a run ended.
@@ -81,6 +83,9 @@ type engine struct {
 	rotations map[string][]reporters.Rotation
 	outcome   Outcome
 	maxRotns  int
+	// resuming tells that the rotation being prepared is an interrupted
+	// one run again: what it changed is never the guard's baseline.
+	resuming bool
 	// checkpoints is the result of the last checkpoint sync.
 	checkpoints *gate.Result
 }
@@ -114,6 +119,10 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		}
 	}
 	_ = e.dir.CleanTemp()
+	external, err := e.startDelivery(ctx)
+	if err != nil {
+		return Outcome{Code: exitcode.Of(err)}, err
+	}
 	if err := ensureGuardrails(e.dir); err != nil {
 		return Outcome{Code: exitcode.Failure}, err
 	}
@@ -121,6 +130,7 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		return Outcome{Code: exitcode.Failure}, err
 	}
 	e.pool.restore(e.st.LimitedAgents, time.Now())
+	e.absorb(external, "differ from the commit the saved state describes")
 	e.watch, err = changes.NewWatcher(ctx, e.root, filepath.Join(state.DirName, "watch"), changes.WithFastPath(p.Config.Loop.Watch))
 	if err != nil {
 		return Outcome{Code: exitcode.Failure}, err
@@ -135,6 +145,9 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	// record of the rotation after it.
 	if serr := state.Save(e.dir, e.st); serr != nil && err == nil {
 		err = serr
+	}
+	if derr := e.finishDelivery(ctx); derr != nil && err == nil {
+		err = derr
 	}
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -242,8 +255,8 @@ func (e *engine) finish() {
 		case ss == nil:
 		case ss.Excluded != "" && ss.LastStatus == agent.StatusStuck:
 			stuck = append(stuck, sp.Path)
-		case ss.Excluded != "":
-			exhausted = append(exhausted, sp.Path)
+		case ss.Excluded != "": // with the reason: no run will continue it
+			exhausted = append(exhausted, sp.Path+": "+ss.Excluded)
 		case sp.Tier == plan.TierVerify && e.checkpointPassed(sp.Path):
 		case sp.Tier == plan.TierVerify && e.checkpointOf(sp.Path).Status == tiers.StatusEscalated:
 			escalated = append(escalated, sp.Path)

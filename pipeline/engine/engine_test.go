@@ -72,19 +72,22 @@ func TestNext(t *testing.T) {
 	}
 }
 
-// .ralph/status wins over the output's status line; an unknown word is
-// ignored (and logged).
+// .ralph/status stands for the output's status line when there is none
+// or it agrees; when both exist and disagree there is no claim; an unknown
+// word is ignored (and logged).
 func TestReadStatus(t *testing.T) {
 	e := &engine{dir: state.Dir(t.TempDir()), log: zerolog.Nop()}
 	for _, tc := range []struct {
 		file string // "" = no file
+		out  agent.Status
 		want agent.Status
 	}{
-		{"", agent.StatusContinue},
-		{"done\n", agent.StatusDone},
-		{"TASK_COMPLETE", agent.StatusDone},
-		{"STUCK", agent.StatusStuck},
-		{"maybe", agent.StatusContinue},
+		{"", agent.StatusContinue, agent.StatusContinue},
+		{"done\n", agent.StatusNone, agent.StatusDone},
+		{"TASK_COMPLETE", agent.StatusDone, agent.StatusDone},
+		{"STUCK", agent.StatusNone, agent.StatusStuck},
+		{"maybe", agent.StatusContinue, agent.StatusContinue},
+		{"DONE", agent.StatusContinue, agent.StatusNone},
 	} {
 		_ = os.Remove(e.dir.StatusFile())
 		if tc.file != "" {
@@ -92,7 +95,7 @@ func TestReadStatus(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got, err := e.readStatus(agent.StatusContinue); err != nil || got != tc.want {
+		if got, err := e.readStatus(plan.Spec{}, tc.out); err != nil || got != tc.want {
 			t.Errorf("status file %q: %q, %v; want %q", tc.file, got, err, tc.want)
 		}
 	}

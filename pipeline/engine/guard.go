@@ -1,13 +1,16 @@
 package engine
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
@@ -16,22 +19,69 @@ import (
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// The verifier tamper guard's I/O: which guarded files exist, and their
+// The verifier tamper guard's I/O: which guarded items exist, and their
 // hashes. What they mean is decided by package layers.
+
+// frontMatterItem names the guard item of a spec's front matter (its
+// completion criteria): the spec's path with this suffix.
+const frontMatterItem = " (front matter)"
 
 // guardedFiles lists the repo-relative files the stage's verification
 // runs (layers.GuardedFiles), looking them up under root.
 func guardedFiles(root string, crit schema.Criteria) []string {
-	return layers.GuardedFiles(crit, func(rel string) bool {
-		fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
-		return err == nil && fi.Mode().IsRegular()
-	})
+	return layers.GuardedFiles(crit, func(rel string) bool { return isFile(root, rel) })
 }
 
-// hashFiles returns the sha256 of each file ("" when missing).
+func isFile(root, rel string) bool {
+	fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// guardItems lists, sorted, what the stage's guard covers now: the files
+// its verification runs and what those scripts source or run, the spec's front
+// matter and the config file (the criteria), and the test files unless
+// the stage allows test changes.
+func (e *engine) guardItems(sp plan.Spec, crit schema.Criteria) []string {
+	set := map[string]bool{}
+	for _, f := range guardedFiles(e.root, crit) {
+		set[f] = true
+		b, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(f)))
+		if err != nil || !strings.HasPrefix(string(b), "#!") && !strings.HasSuffix(f, "sh") {
+			continue
+		}
+		for _, s := range layers.Called(string(b)) {
+			for _, rel := range []string{path.Clean(s), path.Join(path.Dir(f), s)} {
+				if !strings.HasPrefix(rel, "../") && !path.IsAbs(rel) && isFile(e.root, rel) {
+					set[rel] = true
+				}
+			}
+		}
+	}
+	if sp.Path != "" && isFile(e.root, sp.Path) {
+		set[sp.Path+frontMatterItem] = true
+	}
+	if p := e.opts.Project; p != nil && p.ConfigPath != "" && !filepath.IsAbs(p.ConfigPath) && isFile(e.root, filepath.ToSlash(p.ConfigPath)) {
+		set[filepath.ToSlash(p.ConfigPath)] = true
+	}
+	if !crit.AllowTestChanges {
+		for _, f := range listFiles(e.root) {
+			if layers.IsTestFile(f) {
+				set[f] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// hashFiles returns the sha256 of each item ("" when missing): a file's
+// content, or a spec's front matter.
 func hashFiles(root string, files []string) map[string]string {
 	out := make(map[string]string, len(files))
 	for _, f := range files {
+		if spec, ok := strings.CutSuffix(f, frontMatterItem); ok {
+			out[f] = hashFrontMatter(filepath.Join(root, filepath.FromSlash(spec)))
+			continue
+		}
 		out[f] = hashFile(filepath.Join(root, filepath.FromSlash(f)))
 	}
 	return out
@@ -39,11 +89,8 @@ func hashFiles(root string, files []string) map[string]string {
 
 func hashFile(p string) string {
 	f, _, err := safefile.OpenRegular(p)
-	if os.IsNotExist(err) {
-		return ""
-	}
 	if err != nil {
-		return "unreadable: " + err.Error()
+		return missingOr(err)
 	}
 	defer f.Close()
 	h := sha256.New()
@@ -53,24 +100,57 @@ func hashFile(p string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// missingOr is the hash of a file that could not be read: "" when it is
+// missing, else the error.
+func missingOr(err error) string {
+	if os.IsNotExist(err) {
+		return ""
+	}
+	return "unreadable: " + err.Error()
+}
+
+func hashFrontMatter(p string) string {
+	src, err := os.ReadFile(p)
+	if err != nil {
+		return missingOr(err)
+	}
+	fm, _, _, _ := schema.SplitFrontMatter(p, src)
+	sum := sha256.Sum256(fm)
+	return hex.EncodeToString(sum[:])
+}
+
 // baselineVerifier records the guard's baseline before a rotation runs,
-// when the stage starts (or the spec or its guarded files changed), and
-// takes changes made since the last rotation as the new baseline. It
-// reports whether ss changed.
+// when the stage starts, and adopts the changes made to guarded items
+// between rotations (never those of an interrupted rotation run again,
+// e.resuming). It reports whether ss changed.
 func (e *engine) baselineVerifier(sp plan.Spec, stage plan.Stage, ss *state.SpecState) bool {
-	files := guardedFiles(e.root, stage.Criteria)
-	key := layers.GuardKey(stage.Name, sp.Hash, files)
-	now := hashFiles(e.root, files)
-	switch layers.Rebase(key, ss.VerifierKey, ss.VerifierSeen, now) {
+	items := e.guardItems(sp, stage.Criteria)
+	now := hashFiles(e.root, union(items, ss.VerifierSeen))
+	switch layers.Rebase(stage.Name, ss.VerifierKey, e.resuming, ss.VerifierSeen, now) {
 	case layers.RebaseNew:
-		ss.RecordVerifier(key, now)
-		if len(files) > 0 {
-			e.log.Info().Str("spec", sp.Path).Str("stage", stage.Name).Strs("files", files).Msg("verifier guard: recorded the verification files")
+		wt := hashFiles(e.root, items)
+		base := e.trustedHashes(context.Background(), stage.Criteria, maps.Clone(wt))
+		ss.RecordVerifier(layers.GuardKey(stage.Name, sp.Hash, items), base)
+		if len(base) > 0 { // what the working tree holds, for the next Rebase
+			ss.VerifierSeen = wt
+			for k := range base {
+				if _, ok := wt[k]; !ok {
+					wt[k] = ""
+				}
+			}
+		}
+		ss.VerifierTree = gitHeadTree(context.Background(), e.root)
+		if len(base) > 0 {
+			e.log.Info().Str("spec", sp.Path).Str("stage", stage.Name).Strs("files", slices.Sorted(maps.Keys(base))).Msg("verifier guard: recorded the verification files")
 		}
 		return true
 	case layers.RebaseMoved:
-		e.log.Warn().Str("spec", sp.Path).Strs("files", layers.Differing(ss.VerifierSeen, now)).Msg("verifier guard: verification files changed outside ralph-ci's rotations; taking them as the new baseline")
-		ss.RecordVerifier(ss.VerifierKey, now)
+		moved := layers.Differing(ss.VerifierSeen, layers.Restrict(now, ss.VerifierSeen))
+		e.log.Warn().Str("spec", sp.Path).Strs("files", moved).Msg("verifier guard: verification files changed outside ralph-ci's rotations; taking them as the new baseline")
+		hashes := layers.Adopt(ss.VerifierHashes, ss.VerifierSeen, now)
+		commit, tests := ss.VerifierTree, ss.VerifierTests
+		ss.RecordVerifier(ss.VerifierKey, hashes)
+		ss.VerifierSeen, ss.VerifierTree, ss.VerifierTests = now, commit, tests
 		return true
 	}
 	return false
@@ -83,4 +163,40 @@ func (e *engine) verifierNow(ss state.SpecState) map[string]string {
 		return nil
 	}
 	return hashFiles(e.root, slices.Sorted(maps.Keys(ss.VerifierHashes)))
+}
+
+// guardAfter hashes, after a rotation, the baseline's items and the ones
+// guarded now (nil when the spec guards none), and finds the test files
+// the rotation added that can stop the existing ones from running.
+func (e *engine) guardAfter(sp plan.Spec, stage plan.Stage, ss state.SpecState) (now map[string]string, stops map[string]string) {
+	if len(ss.VerifierHashes) == 0 {
+		return nil, nil
+	}
+	now = hashFiles(e.root, union(e.guardItems(sp, stage.Criteria), ss.VerifierHashes))
+	if stage.Criteria.AllowTestChanges {
+		return now, nil
+	}
+	for f, h := range now {
+		if _, old := ss.VerifierHashes[f]; old || h == "" || !layers.IsTestFile(f) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(f)))
+		if err != nil {
+			continue
+		}
+		if why := layers.StopsTests(f, string(b)); why != "" {
+			if stops == nil {
+				stops = map[string]string{}
+			}
+			stops[f] = why
+		}
+	}
+	return now, stops
+}
+
+// union is items and the keys of m, sorted, without duplicates.
+func union(items []string, m map[string]string) []string {
+	out := append(slices.Collect(maps.Keys(m)), items...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -47,4 +47,45 @@ func TestBaselineVerifier(t *testing.T) {
 	if now := e.verifierNow(state.SpecState{}); now != nil {
 		t.Errorf("nothing guarded: %v", now)
 	}
+	// An interrupted rotation's edit, seen when it runs again, stays held
+	// against it.
+	ss.VerifierSeen = map[string]string{"check.sh": ss.VerifierHashes["check.sh"]}
+	kept := ss.VerifierHashes["check.sh"]
+	write("exit 0 # tampered")
+	e.resuming = true
+	if e.baselineVerifier(sp, stage, &ss) || ss.VerifierHashes["check.sh"] != kept {
+		t.Errorf("resumed rotation: %+v", ss.VerifierGuard)
+	}
+}
+
+// After a rotation the guard sees the items of the baseline and the ones
+// guarded now, and names a new test file that can stop the others.
+func TestGuardAfter(t *testing.T) {
+	root := t.TempDir()
+	for name, body := range map[string]string{
+		"check.sh": "go test ./...", "calc/calc_test.go": "package calc\n",
+		"calc/main_test.go": "package calc\n\nfunc TestMain(m *testing.M) { os.Exit(0) }\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := &engine{root: root, log: zerolog.Nop()}
+	stage := plan.Stage{Name: "coder", Criteria: schema.Criteria{VerificationMethod: "external",
+		VerificationConfig: schema.VerificationConfig{Command: &schema.Command{Shell: "sh check.sh"}}}}
+	ss := state.SpecState{VerifierGuard: state.VerifierGuard{VerifierHashes: map[string]string{"check.sh": "x", "calc/calc_test.go": "y", "gone_test.go": "z"}}}
+	now, stops := e.guardAfter(plan.Spec{}, stage, ss)
+	if len(now) != 4 || now["gone_test.go"] != "" || now["calc/main_test.go"] == "" {
+		t.Errorf("hashes after: %v", now)
+	}
+	if len(stops) != 1 || stops["calc/main_test.go"] == "" {
+		t.Errorf("stops: %v", stops)
+	}
+	stage.Criteria.AllowTestChanges = true
+	if now, stops := e.guardAfter(plan.Spec{}, stage, ss); stops != nil || len(now) != 3 {
+		t.Errorf("tests allowed: %v %v", now, stops)
+	}
 }

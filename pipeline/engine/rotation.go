@@ -16,6 +16,8 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
+	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/prompt"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
@@ -37,6 +39,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	history := e.dir.HistoryLog(sp.Key, n)
 
+	e.resuming = pending != nil
 	before, err := e.baseline(ctx, pending)
 	if err != nil {
 		return err
@@ -84,7 +87,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	if res.Cancelled {
 		return ctx.Err()
 	}
-	status, err := e.readStatus(res.Status)
+	status, err := e.readStatus(sp, res.Status)
 	if err != nil {
 		return err
 	}
@@ -131,7 +134,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 		ev = ev.Str("excluded", ss.Excluded)
 	}
 	ev.Msg("rotation")
-	return nil
+	return e.deliverRotation(ctx, deliver.Rotation{Spec: sp.Path, Stage: stage.Name, Iteration: iteration, Status: string(v.Status), Counter: counter.String(ss.DoneCount)})
 }
 
 // baseline is the snapshot the rotation is compared against.
@@ -248,11 +251,12 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 	return in, nil
 }
 
-// readStatus prefers the word the agent wrote to .ralph/status. A status
-// file that is not a small regular file (a FIFO, /dev/zero, a huge file)
-// is the agent's doing: it is ignored with a warning, never read whole or
-// waited on.
-func (e *engine) readStatus(fromOutput agent.Status) (agent.Status, error) {
+// readStatus reads the rotation's claim: the output's final status line
+// and the word in .ralph/status (layers.FinalStatus); when they disagree
+// there is no claim, and the handoff says why. A status file that is not
+// a small regular file (a FIFO, /dev/zero, a huge file) is the agent's
+// doing: it is ignored with a warning, never read whole or waited on.
+func (e *engine) readStatus(sp plan.Spec, fromOutput agent.Status) (agent.Status, error) {
 	b, err := safefile.ReadOptional(e.dir.StatusFile(), safefile.StatusLimit)
 	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) {
 		e.log.Warn().Err(err).Msg("ignoring the status file")
@@ -261,11 +265,16 @@ func (e *engine) readStatus(fromOutput agent.Status) (agent.Status, error) {
 	if err != nil || b == nil {
 		return fromOutput, err
 	}
-	if s, ok := agent.ParseStatusFile(b); ok {
-		return s, nil
+	fromFile, ok := agent.ParseStatusFile(b)
+	if !ok {
+		e.log.Warn().Str("file", e.dir.StatusFile()).Str("content", string(b)).Msg("ignoring an unknown status word")
 	}
-	e.log.Warn().Str("file", e.dir.StatusFile()).Str("content", string(b)).Msg("ignoring an unknown status word")
-	return fromOutput, nil
+	st, conflict := layers.FinalStatus(fromOutput, fromFile, ok)
+	if conflict != "" {
+		e.log.Warn().Str("spec", sp.Path).Msg(conflict)
+		e.noteHandoff(sp, conflict)
+	}
+	return st, nil
 }
 
 // noteHandoff appends ralph-ci's reason to the spec's handoff file, so

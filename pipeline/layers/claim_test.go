@@ -53,11 +53,16 @@ func TestClaim(t *testing.T) {
 		{name: "no status at all is no claim (silent completion is not valid)", status: agent.StatusNone, rep: agent.Report{Status: agent.StatusNone}, method: verify.StringMatch,
 			status2: agent.StatusNone},
 		{name: "Layer 1: contradiction phrase beside the claim rejects it", status: agent.StatusDone,
-			rep:    with(done, func(r *agent.Report) { r.Phrases = append(r.Phrases, "requires manual", "needs human") }),
+			rep: with(done, func(r *agent.Report) {
+				r.Tail = "The deploy requires manual steps and needs human review.\nRALPH_STATUS: DONE\n"
+			}),
 			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:fail",
 			reason: "CONTRADICTION: claimed completion while admitting failure (requires manual, needs human)"},
 		{name: "Layer 1 applies to a promise without DONE too", status: agent.StatusContinue,
-			rep:    with(done, func(r *agent.Report) { r.Status = agent.StatusContinue; r.Phrases = []string{"Cannot Be Automated"} }),
+			rep: with(done, func(r *agent.Report) {
+				r.Status = agent.StatusContinue
+				r.Tail = "This Cannot Be Automated.\n<promise>CODER_DONE</promise>"
+			}),
 			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:fail", reason: "(cannot be automated)"},
 		{name: "Layer 2: a promise without an explicit DONE", status: agent.StatusContinue,
 			rep:    with(done, func(r *agent.Report) { r.Status = agent.StatusContinue }),
@@ -72,7 +77,7 @@ func TestClaim(t *testing.T) {
 			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:pass signal:pass string_match:fail",
 			reason: "Promise 'CODER_DONE' not found in output (got <promise>ALL_DONE</promise>)"},
 		{name: "promise layer is named promise before another method", status: agent.StatusDone,
-			rep:    with(done, func(r *agent.Report) { r.Phrases = nil }),
+			rep:    with(done, func(r *agent.Report) { r.Promise = "IN_PROGRESS" }),
 			method: "external", claimed: true, status2: agent.StatusRejected, layers: "contradiction:pass signal:pass promise:fail", reason: "not found in output"},
 		{name: "all three pass with string_match", status: agent.StatusDone, rep: done, method: verify.StringMatch,
 			ok: true, claimed: true, status2: agent.StatusDone, layers: "contradiction:pass signal:pass string_match:pass"},
@@ -80,7 +85,7 @@ func TestClaim(t *testing.T) {
 			ok: true, claimed: true, status2: agent.StatusDone, layers: "contradiction:pass signal:pass promise:pass"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v, ok := Claim(tc.status, tc.rep, coder(tc.method), phrases)
+			v, ok := Claim(tc.status, tc.rep, coder(tc.method), Rules{Admissions: phrases})
 			if ok != tc.ok || v.Claimed != tc.claimed || v.Status != tc.status2 || v.Accepted {
 				t.Errorf("ok %v claimed %v status %q accepted %v; want ok %v claimed %v status %q", ok, v.Claimed, v.Status, v.Accepted, tc.ok, tc.claimed, tc.status2)
 			}

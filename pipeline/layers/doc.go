@@ -4,19 +4,28 @@
 // table test beside it. The engine runs the agents, hashes the files and
 // writes the logs; it asks this package what they mean.
 //
-// A completion claim (a DONE or TASK_COMPLETE status, or a promise) goes
+// A completion claim (a DONE or TASK_COMPLETE status, or a promise; the
+// status is the final status line or .ralph/status, [FinalStatus]) goes
 // through the layers in order, and the first that fails rejects it:
 //
-//  1. contradiction ([Contradiction]): a contradiction phrase beside the
-//     claim rejects it ("CONTRADICTION: claimed completion while admitting
-//     failure");
+//  1. contradiction ([FinalMessage], [Admissions], [Contradiction]): an
+//     admission in the agent's own final message, not negated, quoted or
+//     echoed, rejects it ("CONTRADICTION: claimed completion while
+//     admitting failure");
 //  2. signal ([Signal]): an explicit DONE and the promise are both needed,
 //     silent completion is not valid;
-//  3. promise ([Promise]): the stage's promise must appear in the output;
-//  4. verifier guard ([GuardedFiles], [Verdict.Guard]): a claim made after
-//     a rotation changed the files the verification runs is rejected;
-//  5. the stage's method (package verify; [MethodLayers] reports it);
-//  6. artifact review ([ReviewDue], [DecideReview], [ReviewPrompt]): the
+//  3. promise ([Promise]): the <promise> tag must hold the stage's promise;
+//  4. verifier guard ([GuardedFiles], [IsTestFile], [Rebase], [Adopt],
+//     [Verdict.Guard], [Verdict.NewTests]): a claim made while the
+//     scripts, criteria, config or tests differ from the stage's baseline,
+//     or after a new test file that can stop the others, is rejected; the
+//     loop's own changes never become the baseline;
+//  5. unfinished ([Unfinished]): markers of work left undone that the
+//     loop's diff added;
+//  6. the stage's method (package verify; [MethodLayers] reports it), and
+//     its test report held against the stage's baseline
+//     ([Verdict.TestRun]);
+//  7. artifact review ([ReviewDue], [DecideReview], [ReviewPrompt]): the
 //     reviewer's REVIEW_PASS or REVIEW_FAIL, Path A (a fix rotation) or
 //     Path B (suggestions), and the fix rotation that fails twice
 //     ([Verdict.FixFailed]).

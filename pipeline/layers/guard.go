@@ -10,16 +10,24 @@ import (
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// The verifier tamper guard (layer 4). The files a stage's verification
-// commands run — the script a command names (its first word, or the
-// second after an interpreter such as sh or python) when it is a file in
-// the repository, and every `guard` file — are hashed when the stage
-// starts (before its first rotation; again when the spec changes). A claim
-// made while any of them differs from that baseline is rejected, unless
-// the config that names it says allow_verifier_changes: true. A change
-// made between rotations (a person editing the test between runs) is
-// taken as the new baseline; only the rotations' own changes are held
-// against the claim. The engine hashes; this file decides.
+// The verifier tamper guard (layer 4). What judges the agent is guarded
+// by hashes recorded when the stage starts (before its first rotation):
+// the files its verification commands run — the script a command names
+// (its first word, or the second after an interpreter such as sh or
+// python) when it is a file in the repository, what those scripts source,
+// and every `guard` file —, the spec's front matter and the config file
+// (the completion criteria: commands, options, guard lists), and the
+// test files ([IsTestFile]) unless the criteria allow test changes. A claim
+// made while any of them differs from that baseline is rejected, naming
+// them, unless the config that names a script says
+// allow_verifier_changes: true.
+//
+// The baseline moves only by changes made outside the loop: a change made
+// between two rotations (a person editing a test between runs) is adopted
+// ([Adopt]), for the items it touched only. A change a rotation made is
+// never adopted: not when the spec it edited changes its hash, and not
+// after the rotation was interrupted and runs again ([Rebase] with
+// resumed). The engine hashes; this file decides.
 
 // interpreters run the script named by their first argument.
 var interpreters = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "python": true, "python3": true, "node": true, "ruby": true, "perl": true, "php": true, "deno": true, "bun": true, "tsx": true}
@@ -96,7 +104,8 @@ func scriptOf(words []string) []string {
 }
 
 // GuardKey identifies what a baseline was recorded for: the stage, the
-// spec's hash and the guarded files. A new key means a new baseline.
+// spec's hash and the guarded files, as they were then. Only its stage
+// decides whether a new baseline is due ([Rebase]).
 func GuardKey(stage, specHash string, files []string) string {
 	return fmt.Sprintf("%s@%s@%s", stage, specHash, strings.Join(files, ","))
 }
@@ -107,21 +116,49 @@ type Rebasing int
 // The outcomes of [Rebase].
 const (
 	RebaseKeep  Rebasing = iota // the baseline stands
-	RebaseNew                   // the stage, spec or file list changed: record it afresh
-	RebaseMoved                 // the files changed between rotations, outside ralph-ci: their content becomes the baseline
+	RebaseNew                   // the stage starts: record it afresh
+	RebaseMoved                 // guarded items changed between rotations, outside ralph-ci: adopt those changes ([Adopt])
 )
 
-// Rebase tells what to do with the guard's baseline before a rotation:
-// key is the current [GuardKey], recorded the key of the saved baseline,
-// seen the hashes the last rotation left and now the hashes at hand.
-func Rebase(key, recorded string, seen, now map[string]string) Rebasing {
+// Rebase tells what to do with the guard's baseline before a rotation on
+// stage: recorded is the key of the saved baseline ([GuardKey]), seen the
+// hashes the last rotation left and now the hashes at hand; resumed tells
+// that the rotation about to run is an interrupted one run again, so that
+// any difference is that rotation's own work. A spec whose content
+// changed keeps its baseline: the loop may have changed it.
+func Rebase(stage, recorded string, resumed bool, seen, now map[string]string) Rebasing {
+	recStage, _, _ := strings.Cut(recorded, "@")
 	switch {
-	case key != recorded:
+	case recorded == "" || recStage != stage:
 		return RebaseNew
-	case !maps.Equal(now, seen):
-		return RebaseMoved
+	case resumed:
+		return RebaseKeep
+	}
+	for k, h := range now {
+		if seen[k] != h {
+			return RebaseMoved
+		}
 	}
 	return RebaseKeep
+}
+
+// Adopt is the baseline after a [RebaseMoved]: an item that changed
+// between rotations (now differs from seen) takes its new hash; every
+// other item keeps its baseline hash, so a rotation's earlier tampering is
+// not laundered by a person's unrelated change; items new to the list
+// join with their hash.
+func Adopt(baseline, seen, now map[string]string) map[string]string {
+	out := maps.Clone(baseline)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for k, h := range now {
+		_, known := baseline[k]
+		if seen[k] != h || !known {
+			out[k] = h
+		}
+	}
+	return out
 }
 
 // Guard is layer 4 on a claim that passed so far: baseline holds the
@@ -132,12 +169,38 @@ func (v *Verdict) Guard(stage string, baseline, now map[string]string) bool {
 	if len(baseline) == 0 {
 		return true
 	}
-	if tampered := Differing(baseline, now); len(tampered) > 0 {
-		v.Reject("verifier_guard", fmt.Sprintf("the verification files changed since the %s stage started: %s; restore them, or set allow_verifier_changes: true in the spec if the change is intended", stage, strings.Join(tampered, ", ")))
+	if tampered := Differing(baseline, Restrict(now, baseline)); len(tampered) > 0 {
+		v.Reject("verifier_guard", fmt.Sprintf("the verification files changed since the %s stage started: %s; restore them, or set allow_verifier_changes: true in the spec if the change is intended (allow_test_changes: true for tests)", stage, strings.Join(tampered, ", ")))
 		return false
 	}
 	v.Pass("verifier_guard", "unchanged: "+strings.Join(slices.Sorted(maps.Keys(baseline)), ", "))
 	return true
+}
+
+// NewTests is the guard's second half: a claim is rejected when a test
+// file the loop added can stop the existing tests from running; added
+// maps such files to why ([StopsTests]).
+func (v *Verdict) NewTests(added map[string]string) bool {
+	if len(added) == 0 {
+		return true
+	}
+	var why []string
+	for _, f := range slices.Sorted(maps.Keys(added)) {
+		why = append(why, fmt.Sprintf("%s (%s)", f, added[f]))
+	}
+	v.Reject("verifier_guard", "new test files can stop the existing tests from running: "+strings.Join(why, ", ")+"; remove them, or set allow_test_changes: true in the stage's criteria if the change is intended")
+	return false
+}
+
+// Restrict returns the entries of m whose keys are in keys.
+func Restrict(m, keys map[string]string) map[string]string {
+	out := make(map[string]string, len(keys))
+	for k := range keys {
+		if h, ok := m[k]; ok {
+			out[k] = h
+		}
+	}
+	return out
 }
 
 // Differing lists, sorted, the keys whose values differ between a and b,

@@ -10,9 +10,10 @@ import (
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// The guard's baseline before a rotation: recorded when the stage (or
-// spec, or file list) changes; a change made between rotations becomes
-// the new baseline; otherwise it stands.
+// The guard's baseline before a rotation: recorded when the stage
+// starts; a change made between rotations is adopted; a change the loop
+// made stays held against its claims, also when it changed the spec's
+// hash and when its rotation was interrupted and runs again.
 func TestRebase(t *testing.T) {
 	key := GuardKey("coder", "h1", []string{"check.sh", "t/a_test.go"})
 	if key != "coder@h1@check.sh,t/a_test.go" {
@@ -20,19 +21,41 @@ func TestRebase(t *testing.T) {
 	}
 	seen := map[string]string{"check.sh": "aa"}
 	for _, tc := range []struct {
-		name          string
-		key, recorded string
-		now           map[string]string
-		want          Rebasing
+		name     string
+		stage    string
+		recorded string
+		resumed  bool
+		now      map[string]string
+		want     Rebasing
 	}{
-		{"the stage starts", key, "", seen, RebaseNew},
-		{"another stage", GuardKey("tester", "h1", nil), key, seen, RebaseNew},
-		{"the spec changed", GuardKey("coder", "h2", []string{"check.sh", "t/a_test.go"}), key, seen, RebaseNew},
-		{"unchanged", key, key, map[string]string{"check.sh": "aa"}, RebaseKeep},
-		{"changed between rotations", key, key, map[string]string{"check.sh": "bb"}, RebaseMoved},
+		{"the stage starts", "coder", "", false, seen, RebaseNew},
+		{"another stage", "tester", key, false, seen, RebaseNew},
+		{"the spec changed (by the loop, maybe): the baseline stands", "coder", key, false, seen, RebaseKeep},
+		{"unchanged", "coder", key, false, map[string]string{"check.sh": "aa"}, RebaseKeep},
+		{"changed between rotations", "coder", key, false, map[string]string{"check.sh": "bb"}, RebaseMoved},
+		{"a guarded item appeared between rotations", "coder", key, false, map[string]string{"check.sh": "aa", "lib.sh": "cc"}, RebaseMoved},
+		{"changed by an interrupted rotation run again", "coder", key, true, map[string]string{"check.sh": "bb"}, RebaseKeep},
 	} {
-		if got := Rebase(tc.key, tc.recorded, seen, tc.now); got != tc.want {
+		if got := Rebase(tc.stage, tc.recorded, tc.resumed, seen, tc.now); got != tc.want {
 			t.Errorf("%s: Rebase = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Adopting a change made between rotations moves only the items it
+// touched: a test the loop deleted earlier stays held against it.
+func TestAdopt(t *testing.T) {
+	base := map[string]string{"check.sh": "aa", "a_test.go": "tt"}
+	seen := map[string]string{"check.sh": "aa", "a_test.go": ""} // the loop deleted the test
+	now := map[string]string{"check.sh": "bb", "a_test.go": "", "b_test.go": "nn"}
+	got := Adopt(base, seen, now)
+	want := map[string]string{"check.sh": "bb", "a_test.go": "tt", "b_test.go": "nn"}
+	if len(got) != len(want) {
+		t.Fatalf("Adopt = %v", got)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("Adopt[%s] = %q, want %q", k, got[k], v)
 		}
 	}
 }

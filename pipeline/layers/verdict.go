@@ -51,17 +51,26 @@ func (v *Verdict) Reject(layer, reason string) {
 	v.Layers = append(v.Layers, reporters.Layer{Name: layer, Detail: reason})
 }
 
+// Rules are what the claim layers read besides the rotation's output.
+type Rules struct {
+	// Admissions are the contradiction phrases (layers.contradiction_phrases).
+	Admissions []string
+	// Echoes are ralph-ci's own words the agent may quote back (the last
+	// rejection reason): they are no admission.
+	Echoes []string
+}
+
 // Claim runs the layers that need no process on a rotation's output:
 // contradiction, signal and promise. A claim is a DONE/TASK_COMPLETE
 // status or a promise. ok tells that the claim passed so far: the
 // verifier guard, the method and the artifact review follow.
-func Claim(status agent.Status, rep agent.Report, stage plan.Stage, phrases []string) (v Verdict, ok bool) {
+func Claim(status agent.Status, rep agent.Report, stage plan.Stage, rules Rules) (v Verdict, ok bool) {
 	v = Verdict{Status: status}
 	v.Claimed = status == agent.StatusDone || rep.PromiseFound
 	if !v.Claimed {
 		return v, false
 	}
-	if reason, ok := Contradiction(rep.Phrases, phrases); !ok {
+	if reason, ok := Contradiction(Admissions(FinalMessage(rep.Tail, rules.Echoes), rules.Admissions)); !ok {
 		v.Reject("contradiction", reason)
 		return v, false
 	}
@@ -75,7 +84,7 @@ func Claim(status agent.Status, rep agent.Report, stage plan.Stage, phrases []st
 	if stage.Criteria.VerificationMethod != verify.StringMatch {
 		layer = "promise"
 	}
-	if reason, ok := Promise(rep.Phrases, stage.Criteria.Promise, rep.Promise); !ok {
+	if reason, ok := Promise(stage.Criteria.Promise, rep.Promise); !ok {
 		v.Reject(layer, reason)
 		return v, false
 	}
@@ -83,15 +92,14 @@ func Claim(status agent.Status, rep agent.Report, stage plan.Stage, phrases []st
 	return v, true
 }
 
-// Contradiction is layer 1: found are the watched phrases the output
-// holds, phrases the contradiction phrases of the config. Any of them
-// beside a claim rejects it; reason names them.
-func Contradiction(found, phrases []string) (reason string, ok bool) {
-	hit := intersect(found, phrases)
-	if len(hit) == 0 {
+// Contradiction is layer 1: admitted are the contradiction phrases the
+// agent's final message admits ([Admissions]). Any of them beside a claim
+// rejects it; reason names them.
+func Contradiction(admitted []string) (reason string, ok bool) {
+	if len(admitted) == 0 {
 		return "", true
 	}
-	return fmt.Sprintf("%s (%s)", ContradictionLog, strings.Join(hit, ", ")), false
+	return fmt.Sprintf("%s (%s)", ContradictionLog, strings.Join(admitted, ", ")), false
 }
 
 // Signal is layer 2: a claim needs both an explicit DONE status and a
@@ -106,13 +114,31 @@ func Signal(status agent.Status, promiseFound bool, stage plan.Stage) (reason st
 	return "", true
 }
 
-// Promise is layer 3: the stage's promise want must be among the phrases
-// found in the output; got is the promise the agent printed.
-func Promise(found []string, want, got string) (reason string, ok bool) {
-	if contains(found, want) {
+// Promise is layer 3: the content of the <promise> tag, got, must be the
+// stage's promise want (ignoring case and surrounding space). The promise
+// word elsewhere in the output does not count: a tag that promises
+// something else is no promise of this stage. (The string_match method,
+// which this layer stands for, finds want in the output by the seed's
+// substring rule; a tag equal to want satisfies it.)
+func Promise(want, got string) (reason string, ok bool) {
+	if strings.EqualFold(strings.TrimSpace(got), strings.TrimSpace(want)) {
 		return "", true
 	}
 	return fmt.Sprintf("Promise '%s' not found in output (got <promise>%s</promise>)", want, got), false
+}
+
+// FinalStatus is the claim of a rotation: fromOutput is the status of the
+// output's final line, fromFile the word of .ralph/status (ok false when
+// the agent wrote none, or none ralph-ci knows). When both exist and
+// differ there is no claim: conflict says so.
+func FinalStatus(fromOutput, fromFile agent.Status, fileOK bool) (st agent.Status, conflict string) {
+	switch {
+	case !fileOK:
+		return fromOutput, ""
+	case fromOutput == agent.StatusNone || fromOutput == agent.StatusNever || fromOutput == fromFile:
+		return fromFile, ""
+	}
+	return agent.StatusNone, fmt.Sprintf("the final status line says %s but .ralph/status says %s: no claim; give one status", fromOutput, fromFile)
 }
 
 // Method records the result of the stage's verification method: one
@@ -138,23 +164,4 @@ func MethodLayers(method string, r verify.Result) []reporters.Layer {
 		out = append(out, reporters.Layer{Name: method + "/" + s.Name, Passed: s.Passed, Detail: d})
 	}
 	return out
-}
-
-func intersect(found, want []string) []string {
-	var out []string
-	for _, w := range want {
-		if contains(found, w) {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }

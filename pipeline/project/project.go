@@ -34,7 +34,9 @@ var ErrNoConfig = errors.New("no config found: create ralph.yaml at the reposito
 
 // Load reads the config (configPath, or the one at the root) and every
 // spec. A problem in the files comes back as schema.Problems listing all
-// of them; missing files and I/O failures as plain errors.
+// of them; missing files and I/O failures as plain errors. No spec at all
+// is a *discovery.NoSpecsError that comes with the project, its config
+// loaded and no specs.
 func Load(root, configPath string) (*Project, error) {
 	p := &Project{Root: root}
 	path, err := findConfig(root, configPath)
@@ -70,6 +72,9 @@ func Load(root, configPath string) (*Project, error) {
 	}
 
 	specs, ps, err := LoadSpecs(root, cfg)
+	if none := (*discovery.NoSpecsError)(nil); errors.As(err, &none) {
+		return p, err // the config is loaded: check on a schedule goes on without specs
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -103,6 +103,12 @@ type VerifierGuard struct {
 	// VerifierSeen are their hashes after the last rotation, to tell a
 	// change made by a rotation from one made between runs.
 	VerifierSeen map[string]string `json:"verifier_seen,omitempty"`
+	// VerifierTree is HEAD's tree when the stage started: the loop's diff,
+	// read for markers of unfinished work, is taken against it.
+	VerifierTree string `json:"verifier_tree,omitempty"`
+	// VerifierTests are the tests that passed in the stage's verifications
+	// so far: none may go missing or be skipped later.
+	VerifierTests []string `json:"verifier_tests,omitempty"`
 }
 
 // Verified tells whether the spec whose content hashes to hash is done:

@@ -46,9 +46,19 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	}
 	contains := &matcher{needle: []byte(cfg.OutputContains)}
 	forbidden := &matcher{needle: []byte(cfg.OutputNotContains)}
+	events := &goTestJSON{}
+	report := ""
+	if cfg.TestReport != "" {
+		// A report left from an earlier run (or written by the agent) is
+		// no report of this one.
+		report = filepath.Join(in.Root, filepath.FromSlash(cfg.TestReport))
+		if err := os.Remove(report); err != nil && !os.IsNotExist(err) {
+			return fail(fmt.Sprintf("Command failed: removing the old test report: %v", err))
+		}
+	}
 	res, err := agent.Run(ctx, agent.Invocation{
 		Argv: cmd.Args(), Dir: dir, Timeout: timeout, Grace: commandGrace, Format: "text",
-		Output: multi{in.transcript(), contains, forbidden},
+		Output: multi{in.transcript(), contains, forbidden, events},
 	})
 	switch {
 	case res.Cancelled:
@@ -69,7 +79,17 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	if cfg.OutputNotContains != "" && forbidden.found {
 		return Result{Reason: fmt.Sprintf("Output contains forbidden: %s", cfg.OutputNotContains)}
 	}
-	return Result{Passed: true, Reason: "External verification passed"}
+	tests := events.run()
+	if report != "" {
+		data, err := os.ReadFile(report)
+		if err != nil {
+			return Result{Reason: fmt.Sprintf("The test report %s was not written: %v", cfg.TestReport, err)}
+		}
+		if tests, err = ParseJUnit(data); err != nil {
+			return Result{Reason: fmt.Sprintf("The test report %s is unreadable: %v", cfg.TestReport, err)}
+		}
+	}
+	return Result{Passed: true, Reason: "External verification passed", Tests: tests}
 }
 
 // WorkDir resolves working_dir against the repository root and rejects a

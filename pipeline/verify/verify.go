@@ -82,6 +82,9 @@ type Input struct {
 type Result struct {
 	Passed bool
 	Reason string
+	// Tests is what the test report of an external command said (go test
+	// -json in its output, or the JUnit XML file of test_report).
+	Tests TestRun
 	// Stages are the results of a multi_stage verification's stages.
 	Stages []StageResult
 }

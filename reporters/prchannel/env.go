@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -14,12 +15,29 @@ type Env struct {
 	Token      string // GITHUB_TOKEN
 	EventName  string // GITHUB_EVENT_NAME
 	EventPath  string // GITHUB_EVENT_PATH
+	RunNumber  int    // GITHUB_RUN_NUMBER (0 unknown): where a sweep starts
 }
 
 // EnvFrom reads Env through getenv (os.Getenv at the edge).
 func EnvFrom(getenv func(string) string) Env {
 	return Env{APIURL: getenv("GITHUB_API_URL"), Repository: getenv("GITHUB_REPOSITORY"), Token: getenv("GITHUB_TOKEN"),
-		EventName: getenv("GITHUB_EVENT_NAME"), EventPath: getenv("GITHUB_EVENT_PATH")}
+		EventName: getenv("GITHUB_EVENT_NAME"), EventPath: getenv("GITHUB_EVENT_PATH"), RunNumber: atoiOr0(getenv("GITHUB_RUN_NUMBER"))}
+}
+
+// Sweep tells whether the event is one without a pull request on which
+// check reads the checkpoints of every open pull request: schedule (the
+// reactions given since the last run start no workflow) or
+// workflow_dispatch, in a repository.
+func (e Env) Sweep() bool {
+	return (e.EventName == "schedule" || e.EventName == "workflow_dispatch") && e.Repository != ""
+}
+
+func atoiOr0(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // PullRequest finds the pull request of the event: pull_request and

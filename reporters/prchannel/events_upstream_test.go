@@ -49,6 +49,7 @@ func TestEventPayloadsAreUpstream(t *testing.T) {
 		"pull_request.synchronize.json": {"pull_request", 22},
 		"issue_comment.created.json":    {"issue_comment", 0},
 		"push.json":                     {"push", 0},
+		"workflow_dispatch.json":        {"workflow_dispatch", 0},
 	} {
 		b, err := os.ReadFile(filepath.Join("testdata", "events", file))
 		if err != nil {
@@ -61,5 +62,24 @@ func TestEventPayloadsAreUpstream(t *testing.T) {
 		if !reflect.DeepEqual(ours, upstream(ref.event, ref.index)) {
 			t.Errorf("%s differs from %s example %d of @octokit/webhooks-examples", file, ref.event, ref.index)
 		}
+	}
+	// schedule.json: the objects a scheduled run's payload shares with
+	// workflow_dispatch, unchanged, plus the cron line and the workflow.
+	b, err := os.ReadFile(filepath.Join("testdata", "events", "schedule.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sched map[string]any
+	if err := json.Unmarshal(b, &sched); err != nil {
+		t.Fatal(err)
+	}
+	dispatch := upstream("workflow_dispatch", 0).(map[string]any)
+	for _, key := range []string{"repository", "organization", "sender"} {
+		if !reflect.DeepEqual(sched[key], dispatch[key]) {
+			t.Errorf("schedule.json: %s differs from workflow_dispatch example 0", key)
+		}
+	}
+	if cron, _ := sched["schedule"].(string); cron == "" || len(sched) != 5 {
+		t.Errorf("schedule.json: want the keys schedule, workflow, repository, organization, sender; got %v", sched)
 	}
 }

@@ -82,7 +82,7 @@ func (c *Client) Status(ctx context.Context, spec, state, description string) er
 	if c.readOnly || c.head == "" {
 		return nil
 	}
-	ctxName := "ralph-ci/" + spec
+	ctxName := StatusPrefix + spec
 	if len(description) > 140 {
 		description = description[:137] + "..."
 	}

@@ -7,11 +7,13 @@ package publish
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/reporters/jsonreport"
@@ -95,16 +97,27 @@ func New(t Targets, env actions.Env, stdout io.Writer) (reporters.Multi, error) 
 }
 
 // Write publishes r to every target of t: the report files (atomically,
-// creating their folders) and, when t.GitHub is set and env is GitHub
+// creating their folders; a relative path must not lead out of t.Root
+// through a symbolic link, such as a committed .ralph/reports link) and, when t.GitHub is set and env is GitHub
 // Actions, the job summary, step outputs and annotations (on stdout).
 // Every target is attempted; the errors are joined.
 func Write(ctx context.Context, r *reporters.Report, t Targets, env actions.Env, stdout io.Writer) error {
 	if r == nil {
 		return fmt.Errorf("publish reports: no report")
 	}
+	var refused []error
+	for _, p := range []*string{&t.JUnit, &t.JSON} {
+		if *p == "" || filepath.IsAbs(*p) {
+			continue // none, or a path the user gave as it is
+		}
+		if err := safefile.Inside(t.Root, t.path(*p)); err != nil {
+			refused = append(refused, fmt.Errorf("publish reports: %w", err))
+			*p = "" // the other targets are still written
+		}
+	}
 	m, err := New(t, env, stdout)
 	if err != nil {
 		return fmt.Errorf("publish reports: %w", err)
 	}
-	return m.Report(ctx, r)
+	return errors.Join(append(refused, m.Report(ctx, r))...)
 }

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
+	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
+	"github.com/ralph-ci/ralph-ci/reporters/pulls"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// delivery is a run's delivery: the session the engine calls, and what
+// the step outputs report afterwards.
+type delivery struct {
+	session *deliver.Session
+	env     prchannel.Env
+	event   deliver.Event
+}
+
+// deliveryMode is --deliver, else the config's delivery.mode.
+func deliveryMode(flag string, cfg *schema.Config) (string, error) {
+	switch flag {
+	case "":
+		return cfg.Delivery.Mode, nil
+	case schema.DeliverNone, schema.DeliverCommit, schema.DeliverPR:
+		return flag, nil
+	}
+	return "", &usageError{fmt.Errorf("--deliver %q: want none, commit or pr", flag)}
+}
+
+// setupDelivery puts the checkout on the branch the loop works on and
+// reloads the project from it (pr mode: the pull request's head, not the
+// merge ref actions/checkout leaves). It returns nil for mode none.
+func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project, mode string) (*project.Project, *delivery, error) {
+	if mode == "" || mode == schema.DeliverNone {
+		return p, nil, nil
+	}
+	g := deliver.Git{Dir: p.Root}
+	id := deliver.DefaultIdentity
+	if a := p.Config.Delivery.Author; a != nil {
+		id = deliver.Identity{Name: a.Name, Email: a.Email}
+	}
+	d := &delivery{env: opts.env.pr}
+	s := &deliver.Session{Git: g, StateDir: state.At(p.Root).Path(), Identity: id, Reports: reportsDir(p)}
+	d.session = s
+	if mode == schema.DeliverCommit {
+		branch, _ := g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+		s.Target = deliver.Target{Branch: branch}
+		return p, d, nil
+	}
+	ev, err := d.readEvent(ctx)
+	if err != nil {
+		return nil, nil, exitcode.New(exitcode.Failure, err)
+	}
+	d.event = ev
+	refName := opts.env.refName
+	if refName == "" {
+		refName, _ = g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+	}
+	t, err := deliver.TargetOf(ev, p.Config.Delivery.Branch, refName)
+	if err != nil {
+		return nil, nil, exitcode.New(exitcode.Usage, err)
+	}
+	start, err := deliver.Prepare(ctx, g, t)
+	if err != nil {
+		return nil, nil, exitcode.New(exitcode.Failure, err)
+	}
+	s.Target, s.Push = t, true
+	opts.log.Info().Str("branch", t.Branch).Str("start", start).Bool("fork", t.Fork).Msg("delivery: working on the branch")
+	if p, err = loadProject(opts); err != nil { // the branch's own config and specs
+		return nil, nil, err
+	}
+	return p, d, nil
+}
+
+// readEvent reads the event payload; a comment's payload names no head
+// branch, the API does.
+func (d *delivery) readEvent(ctx context.Context) (deliver.Event, error) {
+	if d.env.EventPath == "" {
+		return deliver.Event{}, nil
+	}
+	raw, err := os.ReadFile(d.env.EventPath)
+	if err != nil {
+		return deliver.Event{}, fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
+	}
+	ev, err := deliver.ParseEvent(d.env.EventPath, raw)
+	if err != nil || ev.PR == 0 || ev.HeadRef != "" {
+		return ev, err
+	}
+	c, err := pulls.New(d.env.APIURL, d.env.Token, d.env.Repository, nil)
+	if err != nil {
+		return ev, err
+	}
+	h, err := c.Head(ctx, ev.PR)
+	if err != nil {
+		return ev, err
+	}
+	ev.HeadRef, ev.HeadSHA, ev.HeadRepo, ev.BaseRepo = h.Ref, h.SHA, h.HeadRepo, h.BaseRepo
+	if ev.DefaultBranch == "" {
+		ev.DefaultBranch = h.DefaultBranch
+	}
+	return ev, nil
+}
+
+// finish opens or updates the pull request of ralph-ci's own branch (pr
+// mode off a pull request) and writes the step outputs branch, head-sha
+// and pull-request.
+func (d *delivery) finish(ctx context.Context, opts *globalOptions, summary string) error {
+	if d == nil {
+		return nil
+	}
+	s := d.session
+	pr, url := "", ""
+	if s.Target.PR > 0 {
+		pr = strconv.Itoa(s.Target.PR)
+	}
+	var err error
+	if s.Push && s.Target.Own && s.Head() != "" && d.event.DefaultBranch != "" && d.env.Repository != "" {
+		var c *pulls.Client
+		if c, err = pulls.New(d.env.APIURL, d.env.Token, d.env.Repository, nil); err == nil {
+			var opened pulls.PR
+			opened, err = c.Ensure(ctx, s.Target.Branch, d.event.DefaultBranch, "ralph-ci: the loop's work on "+s.Target.Branch,
+				"Work of the ralph-ci loop: each commit is one rotation (see its Ralph-* trailers).\n\n"+summary)
+			if err == nil {
+				pr, url = strconv.Itoa(opened.Number), opened.URL
+				opts.log.Info().Str("url", url).Msg("delivery: pull request open")
+			}
+		}
+	}
+	if out := opts.env.actions.Output; out != "" {
+		f, ferr := os.OpenFile(out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if ferr == nil {
+			ferr = actions.WriteOutputs(f, []actions.Output{{Name: "branch", Value: s.Target.Branch}, {Name: "head-sha", Value: s.Head()},
+				{Name: "pull-request", Value: pr}, {Name: "pull-request-url", Value: url}}, nil)
+			if cerr := f.Close(); ferr == nil {
+				ferr = cerr
+			}
+		}
+		if err == nil && ferr != nil {
+			err = fmt.Errorf("write the delivery outputs: %w", ferr)
+		}
+	}
+	return err
+}
+
+// reportsDir is where a rescue bundle goes: the folder of the JSON
+// report (uploaded as an artifact by the Action), else .ralph/reports.
+func reportsDir(p *project.Project) string {
+	if j := p.Config.Reporters.JSON; j != "" {
+		return filepath.Join(p.Root, filepath.Dir(filepath.FromSlash(j)))
+	}
+	return filepath.Join(state.At(p.Root).Path(), "reports")
+}
+
+// checkDelivered is the merge gate's rule for delivery pr on a pull
+// request: the state saved in git for the pull request's head branch must
+// describe its head commit, with every spec verified 3/3 there. State
+// saved for an older commit (a person pushed since) does not count.
+func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project, mode string) error {
+	if mode != schema.DeliverPR {
+		return nil
+	}
+	d := &delivery{env: opts.env.pr}
+	ev, err := d.readEvent(ctx)
+	if err != nil || ev.PR == 0 {
+		return err
+	}
+	c, err := pulls.New(d.env.APIURL, d.env.Token, d.env.Repository, nil)
+	if err != nil {
+		return err
+	}
+	head, err := c.Head(ctx, ev.PR)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "ralph-ci-state-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	described, found, err := deliver.ReadState(ctx, deliver.Git{Dir: p.Root}, head.Ref, tmp)
+	if err != nil {
+		return err
+	}
+	st, err := state.Load(state.Dir(tmp))
+	if err != nil {
+		return err
+	}
+	var why []string
+	switch {
+	case !found:
+		why = append(why, "no loop state was delivered for the branch "+head.Ref)
+	case described != head.SHA:
+		why = append(why, fmt.Sprintf("the loop's state describes commit %.7s, the pull request is at %.7s", described, head.SHA))
+	default:
+		for _, sp := range p.Specs {
+			if ss := st.Spec(sp.Path); ss == nil || !ss.Verified(sp.Hash) {
+				why = append(why, sp.Path+" is not verified 3/3")
+			}
+		}
+	}
+	if len(why) == 0 {
+		opts.log.Info().Str("head", head.SHA).Msg("every spec is verified 3/3 at the pull request's head")
+		return nil
+	}
+	msg := fmt.Sprintf("not verified at the pull request's head %.7s: %s; run the loop again", head.SHA, strings.Join(why, "; "))
+	opts.log.Warn().Msg(msg)
+	return exitcode.Printed(exitcode.Limits, fmt.Errorf("%s", msg))
+}

@@ -1,0 +1,122 @@
+package ghfake
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"slices"
+)
+
+// OpenPull is an open pull request of the repository besides the one of
+// New (PR), with the same base: a sweep over the open pull requests
+// (check on a schedule) reads them all.
+type OpenPull struct {
+	Number       int
+	Head, Author string
+}
+
+// AddPull opens another pull request with head commit head by author.
+func (s *Server) AddPull(number int, head, author string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.others = append(s.others, OpenPull{Number: number, Head: head, Author: author})
+}
+
+// AddCommentOn adds a comment by user on pull request pr and returns its
+// id (ids are one sequence over all pull requests, as on GitHub).
+func (s *Server) AddCommentOn(pr int, user User, body string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.add(pr, user, body)
+}
+
+// CommentsOn returns copies of the comments on pull request pr.
+func (s *Server) CommentsOn(pr int) []Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commentsOn(pr)
+}
+
+func (s *Server) commentsOn(pr int) []Comment {
+	out := []Comment{}
+	for _, c := range s.Comments {
+		if c.Issue == pr {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// pulls are the open pull requests, oldest (lowest number) first.
+func (s *Server) pulls() []OpenPull {
+	all := append([]OpenPull{{Number: s.PR, Head: s.Head, Author: s.Author}}, s.others...)
+	slices.SortFunc(all, func(a, b OpenPull) int { return a.Number - b.Number })
+	return all
+}
+
+func (s *Server) isPull(n int) bool { return s.pull(n).Number != 0 }
+
+func (s *Server) pull(n int) OpenPull {
+	for _, p := range s.pulls() {
+		if p.Number == n {
+			return p
+		}
+	}
+	return OpenPull{}
+}
+
+// openPullJSON is an open pull request as the pulls API shows it; New's
+// follows HeadFrom and HeadRef (delivery), the others' head branch is
+// pr-<number>.
+func (s *Server) openPullJSON(p OpenPull) map[string]any {
+	head, ref := p.Head, fmt.Sprintf("pr-%d", p.Number)
+	if p.Number == s.PR {
+		head, ref = s.head(), cmp.Or(s.HeadRef, "feature")
+	}
+	return map[string]any{"number": p.Number, "state": "open", "head": map[string]any{"sha": head, "ref": ref, "repo": s.repoJSON()},
+		"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef, "repo": s.repoJSON()}, "user": User{Login: p.Author, ID: 1, Type: "User"}}
+}
+
+// combinedStatus answers GET /repos/{owner}/{repo}/commits/{ref}/status:
+// the latest status of each context on the commit, and their combined
+// state (failure if any failed, else pending if any is, else success).
+func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	sha := r.PathValue("ref")
+	latest := map[string]Status{}
+	var contexts []string
+	for _, st := range s.Statuses {
+		if st.SHA != sha {
+			continue
+		}
+		if _, seen := latest[st.Context]; !seen {
+			contexts = append(contexts, st.Context)
+		}
+		latest[st.Context] = st
+	}
+	state, statuses := "success", []Status{}
+	for _, c := range contexts {
+		st := latest[c]
+		statuses = append(statuses, st)
+		switch {
+		case st.State == "failure" || st.State == "error":
+			state = "failure"
+		case st.State == "pending" && state == "success":
+			state = "pending"
+		}
+	}
+	if len(statuses) == 0 {
+		state = "pending"
+	}
+	s.json(w, 200, map[string]any{"state": state, "sha": sha, "total_count": len(statuses), "statuses": statuses})
+}
+
+// SetStatus sets a commit status on sha, as a run that presented a
+// checkpoint leaves it.
+func (s *Server) SetStatus(sha, context, state, description string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Statuses = append(s.Statuses, Status{SHA: sha, State: state, Description: description, Context: context})
+}

@@ -1,0 +1,198 @@
+package deliver
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Identity is the author and committer of ralph-ci's commits.
+type Identity struct{ Name, Email string }
+
+// DefaultIdentity is used when the config names none.
+var DefaultIdentity = Identity{Name: "ralph-ci", Email: "ralph-ci@users.noreply.github.com"}
+
+// env returns the environment that makes git use the identity.
+func (id Identity) env() []string {
+	if id.Name == "" || id.Email == "" {
+		id = DefaultIdentity
+	}
+	return []string{"GIT_AUTHOR_NAME=" + id.Name, "GIT_AUTHOR_EMAIL=" + id.Email,
+		"GIT_COMMITTER_NAME=" + id.Name, "GIT_COMMITTER_EMAIL=" + id.Email}
+}
+
+// Rotation describes the rotation a commit holds.
+type Rotation struct {
+	Spec      string // the spec's path
+	Stage     string
+	Iteration int
+	Status    string // the verdict's status (DONE, CONTINUE, REJECTED…)
+	Counter   string // the spec's counter after the rotation, as "2/3"
+}
+
+// Message is the commit message of a rotation, with trailers a tool can
+// read (git interpret-trailers, git log --format=%(trailers)).
+func (r Rotation) Message() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ralph-ci: %s, %s iteration %d: %s\n\n", r.Spec, r.Stage, r.Iteration, r.Status)
+	fmt.Fprintf(&b, "Work of the %s agent on %s, committed by ralph-ci after the rotation.\n\n", r.Stage, r.Spec)
+	fmt.Fprintf(&b, "Ralph-Spec: %s\nRalph-Stage: %s\nRalph-Iteration: %s\nRalph-Status: %s\n", r.Spec, r.Stage, strconv.Itoa(r.Iteration), r.Status)
+	if r.Counter != "" {
+		fmt.Fprintf(&b, "Ralph-Counter: %s\n", r.Counter)
+	}
+	return b.String()
+}
+
+// Pathspecs of what ralph-ci commits: the whole work tree but any .ralph
+// folder (state, logs and reports never enter the pull request).
+var commitPaths = []string{":(top)", ":(top,exclude,glob)**/.ralph/**"}
+
+// WorkflowError refuses a change under .github/workflows/: the job's token
+// cannot push it, and a loop should not change its own CI.
+type WorkflowError struct{ Files []string }
+
+// Error names the files.
+func (e *WorkflowError) Error() string {
+	return fmt.Sprintf("the work changes GitHub workflow files, which ralph-ci never pushes: %s (the work is kept in the rescue bundle)", strings.Join(e.Files, ", "))
+}
+
+// isWorkflow tells whether a path relative to the repository's top is a
+// workflow file.
+func isWorkflow(p string) bool { return strings.HasPrefix(p, ".github/workflows/") }
+
+// isRalph tells whether a path relative to the repository's top is inside
+// a .ralph folder.
+func isRalph(p string) bool {
+	return strings.HasPrefix(p, ".ralph/") || strings.Contains(p, "/.ralph/")
+}
+
+// Commit stages every change of the work tree except .ralph folders and
+// commits it as the rotation, made by id. It returns the new commit, ""
+// when nothing changed. A change to a workflow file is committed too (so
+// that the rescue keeps it) and reported as a *WorkflowError.
+func Commit(ctx context.Context, g Git, id Identity, r Rotation) (string, error) {
+	args := append([]string{"add", "--all", "--"}, commitPaths...)
+	if _, err := g.Run(ctx, args...); err != nil {
+		return "", fmt.Errorf("stage the rotation's work: %w", err)
+	}
+	staged, err := g.Run(ctx, "diff", "--cached", "--name-only", "--no-renames")
+	if err != nil {
+		return "", fmt.Errorf("list the rotation's work: %w", err)
+	}
+	files := lines(staged)
+	if len(files) == 0 {
+		return "", nil
+	}
+	g.Env = append(g.Env, id.env()...)
+	if _, err := g.RunInput(ctx, []byte(r.Message()), "-c", "commit.gpgsign=false", "commit", "--quiet", "--no-verify", "-F", "-"); err != nil {
+		return "", fmt.Errorf("commit the rotation's work: %w", err)
+	}
+	head, err := g.Run(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	var wf []string
+	for _, f := range files {
+		if isWorkflow(f) {
+			wf = append(wf, f)
+		}
+	}
+	if len(wf) > 0 {
+		return head, &WorkflowError{Files: wf}
+	}
+	return head, nil
+}
+
+// forbidden lists the files of the commits base..head that ralph-ci must
+// not push: workflow files and .ralph files (the agent may have committed
+// them itself).
+func forbidden(ctx context.Context, g Git, base, head string) (workflows, ralph []string, err error) {
+	if base == head {
+		return nil, nil, nil
+	}
+	out, err := g.Run(ctx, "diff", "--name-only", "--no-renames", base, head)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list the files of the loop's commits: %w", err)
+	}
+	for _, f := range lines(out) {
+		switch {
+		case isWorkflow(f):
+			workflows = append(workflows, f)
+		case isRalph(f) && !strings.Contains(f, ".ralph/specs/"): // specs are the user's
+			ralph = append(ralph, f)
+		}
+	}
+	return workflows, ralph, nil
+}
+
+// trailerArgs returns the rotation's trailers as git interpret-trailers
+// arguments.
+func (r Rotation) trailerArgs() []string {
+	args := []string{"--trailer", "Ralph-Spec: " + r.Spec, "--trailer", "Ralph-Stage: " + r.Stage,
+		"--trailer", "Ralph-Iteration: " + strconv.Itoa(r.Iteration), "--trailer", "Ralph-Status: " + r.Status}
+	if r.Counter != "" {
+		args = append(args, "--trailer", "Ralph-Counter: "+r.Counter)
+	}
+	return args
+}
+
+// markAgentCommits gives the commits the agent made itself during the
+// rotation (since..HEAD) the rotation's trailers, keeping their author,
+// dates, message and content: a commit without a Ralph-Spec: trailer is
+// taken for a person's, and the verifier guard trusts a person's commit as
+// its baseline, so an agent that committed a weakened test or script must
+// not pass for one. The commits are the rotation's own and not pushed yet,
+// so rewriting them changes nothing anyone has; ralph-ci (id) is their
+// committer.
+func markAgentCommits(ctx context.Context, g Git, id Identity, since string, r Rotation) error {
+	if since == "" {
+		return nil
+	}
+	out, err := g.Run(ctx, "rev-list", "--reverse", "--topo-order", since+"..HEAD")
+	if err != nil {
+		return fmt.Errorf("list the agent's commits: %w", err)
+	}
+	ids := lines(out)
+	if len(ids) == 0 {
+		return nil
+	}
+	mapped := map[string]string{}
+	committer := id.env()[2:] // GIT_COMMITTER_NAME and _EMAIL: ralph-ci rewrote them
+	for _, c := range ids {
+		info, err := g.Run(ctx, "log", "-1", "--format=%T%n%P%n%an%n%ae%n%ad", "--date=raw", c)
+		if err != nil {
+			return fmt.Errorf("read the agent's commit %.12s: %w", c, err)
+		}
+		f := strings.SplitN(info, "\n", 5)
+		if len(f) != 5 {
+			return fmt.Errorf("read the agent's commit %.12s: unexpected %q", c, info)
+		}
+		msg, err := g.RunInput(ctx, nil, "log", "-1", "--format=%B", c)
+		if err != nil {
+			return fmt.Errorf("read the message of the agent's commit %.12s: %w", c, err)
+		}
+		marked, err := g.RunInput(ctx, msg, append([]string{"interpret-trailers"}, r.trailerArgs()...)...)
+		if err != nil {
+			return fmt.Errorf("mark the agent's commit %.12s: %w", c, err)
+		}
+		args := []string{"commit-tree", f[0]}
+		for _, p := range strings.Fields(f[1]) {
+			args = append(args, "-p", cmp.Or(mapped[p], p))
+		}
+		cg := g
+		cg.Env = append(append([]string{}, g.Env...), "GIT_AUTHOR_NAME="+f[2], "GIT_AUTHOR_EMAIL="+f[3], "GIT_AUTHOR_DATE="+f[4])
+		cg.Env = append(cg.Env, committer...)
+		nid, err := cg.RunInput(ctx, marked, append(args, "-F", "-")...)
+		if err != nil {
+			return fmt.Errorf("mark the agent's commit %.12s: %w", c, err)
+		}
+		mapped[c] = strings.TrimSpace(string(nid))
+	}
+	last := mapped[ids[len(ids)-1]]
+	if _, err := g.Run(ctx, "update-ref", "-m", "ralph-ci: mark the agent's commits", "HEAD", last, ids[len(ids)-1]); err != nil {
+		return fmt.Errorf("mark the agent's commits: %w", err)
+	}
+	return nil
+}

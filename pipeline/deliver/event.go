@@ -1,0 +1,74 @@
+package deliver
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Event is what delivery needs from a GitHub Actions event payload.
+type Event struct {
+	// PR is the pull request's number, 0 off a pull request.
+	PR int
+	// HeadRef and HeadSHA are the pull request's head branch and commit;
+	// an issue_comment payload has neither (the caller asks the API).
+	HeadRef, HeadSHA string
+	// HeadRepo and BaseRepo are the owner/name of the head and base
+	// repositories; they differ for a pull request from a fork.
+	HeadRepo, BaseRepo string
+	// DefaultBranch is the repository's default branch.
+	DefaultBranch string
+}
+
+// Fork tells whether the pull request comes from another repository, which
+// the job's token cannot push to.
+func (e Event) Fork() bool {
+	return e.HeadRepo != "" && e.BaseRepo != "" && !strings.EqualFold(e.HeadRepo, e.BaseRepo)
+}
+
+// ParseEvent reads the payload of a pull_request, pull_request_target,
+// issue_comment or any other event; file names the payload in errors.
+func ParseEvent(file string, payload []byte) (Event, error) {
+	type repo struct {
+		FullName      string `json:"full_name"`
+		DefaultBranch string `json:"default_branch"`
+	}
+	type end struct {
+		Ref  string `json:"ref"`
+		SHA  string `json:"sha"`
+		Repo *repo  `json:"repo"`
+	}
+	var p struct {
+		PullRequest *struct {
+			Number int `json:"number"`
+			Head   end `json:"head"`
+			Base   end `json:"base"`
+		} `json:"pull_request"`
+		Issue *struct {
+			Number      int             `json:"number"`
+			PullRequest json.RawMessage `json:"pull_request"`
+		} `json:"issue"`
+		Repository *repo `json:"repository"`
+	}
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return Event{}, fmt.Errorf("parse the event payload %s: %w", file, err)
+	}
+	var ev Event
+	if p.Repository != nil {
+		ev.DefaultBranch, ev.BaseRepo = p.Repository.DefaultBranch, p.Repository.FullName
+	}
+	switch {
+	case p.PullRequest != nil && p.PullRequest.Number > 0:
+		pr := p.PullRequest
+		ev.PR, ev.HeadRef, ev.HeadSHA = pr.Number, pr.Head.Ref, pr.Head.SHA
+		if pr.Head.Repo != nil {
+			ev.HeadRepo = pr.Head.Repo.FullName
+		}
+		if pr.Base.Repo != nil && pr.Base.Repo.FullName != "" {
+			ev.BaseRepo = pr.Base.Repo.FullName
+		}
+	case p.Issue != nil && len(p.Issue.PullRequest) > 0 && string(p.Issue.PullRequest) != "null" && p.Issue.Number > 0:
+		ev.PR = p.Issue.Number
+	}
+	return ev, nil
+}

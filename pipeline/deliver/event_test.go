@@ -1,0 +1,96 @@
+package deliver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestParseEvent(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want Event
+	}{
+		{"pull_request.opened.json", Event{PR: 2, HeadRef: "changes", HeadSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+			HeadRepo: "Codertocat/Hello-World", BaseRepo: "Codertocat/Hello-World", DefaultBranch: "master"}},
+		{"issue_comment.created.json", Event{BaseRepo: "Codertocat/Hello-World", DefaultBranch: "master"}}, // a plain issue
+		{"push.json", Event{BaseRepo: "Codertocat/Hello-World", DefaultBranch: "master"}},
+	} {
+		raw, err := os.ReadFile(filepath.Join("..", "..", "reporters", "prchannel", "testdata", "events", tc.file)) // real webhook examples
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseEvent(tc.file, raw)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %+v, %v; want %+v", tc.file, got, err, tc.want)
+		}
+	}
+	got, err := ParseEvent("x", []byte(`{"issue":{"number":9,"pull_request":{"url":"u"}}}`))
+	if err != nil || got.PR != 9 || got.HeadRef != "" {
+		t.Errorf("a comment on a pull request: %+v, %v", got, err)
+	}
+	if _, err := ParseEvent("bad.json", []byte("{")); err == nil {
+		t.Error("a broken payload parsed")
+	}
+}
+
+func TestTargetOf(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		ev         Event
+		configured string
+		refName    string
+		want       Target
+		wantErr    bool
+	}{
+		{"pull request", Event{PR: 7, HeadRef: "feature", DefaultBranch: "main"}, "ignored", "7/merge", Target{Branch: "feature", PR: 7, DefaultBranch: "main"}, false},
+		{"fork", Event{PR: 7, HeadRef: "main", HeadRepo: "a/x", BaseRepo: "b/x", DefaultBranch: "main"}, "", "", Target{Branch: "ralph-ci/pr-7", PR: 7, Fork: true, DefaultBranch: "main"}, false},
+		{"dispatch on main", Event{DefaultBranch: "main"}, "", "main", Target{Branch: "ralph-ci/main", Own: true, DefaultBranch: "main"}, false},
+		{"dispatch on its own branch", Event{DefaultBranch: "main"}, "", "ralph-ci/main", Target{Branch: "ralph-ci/main", Own: true, DefaultBranch: "main"}, false},
+		{"configured", Event{DefaultBranch: "main"}, "bot/loop", "main", Target{Branch: "bot/loop", Own: true, DefaultBranch: "main"}, false},
+		{"configured default branch", Event{DefaultBranch: "main"}, "main", "", Target{}, true},
+		{"pull request without a head", Event{PR: 3}, "", "", Target{}, true},
+		{"bad name", Event{}, "a..b", "", Target{}, true},
+	} {
+		got, err := TargetOf(tc.ev, tc.configured, tc.refName)
+		if (err != nil) != tc.wantErr || (!tc.wantErr && got != tc.want) {
+			t.Errorf("%s: %+v, %v; want %+v (error %v)", tc.name, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+// TestResumeInTheSameCheckout: after a crash, a run in the same checkout
+// keeps its newer local state instead of origin's older one, and a state
+// file committed to the repository is never taken for it.
+func TestResumeInTheSameCheckout(t *testing.T) {
+	w, dir, s := started(t)
+	ctx := context.Background()
+	write(t, dir, "app.txt", "work\n")
+	write(t, dir, ".ralph/state.json", `{"iteration":1}`)
+	if _, err := s.AfterRotation(ctx, rot); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, ".ralph/state.json", `{"iteration":1,"pending":{}}`) // then killed before any push
+	again := &Session{Git: s.Git, StateDir: s.StateDir, Target: prTarget, Push: true, Reports: s.Reports}
+	if _, err := again.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, dir, ".ralph/state.json"); got != `{"iteration":1,"pending":{}}` {
+		t.Fatalf("the local state was replaced: %q", got)
+	}
+	w.humanPush("feature", "x.txt", "x\n") // origin moves on: the state ref is unchanged, so local still continues it
+	other := w.PRJob()
+	s2 := w.session(other, prTarget)
+	// A .ralph committed to the repository, marker included.
+	write(t, other, ".ralph/delivery.json", `{"branch":"feature","state":"`+w.Rev(StateRef("feature"))+`"}`)
+	write(t, other, ".ralph/state.json", `{"forged":true}`)
+	git(t, other, "add", "-f", ".ralph")
+	git(t, other, "commit", "--quiet", "-m", "commit the state")
+	if _, err := s2.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, other, ".ralph/state.json"); got != `{"iteration":1}` {
+		t.Fatalf("a fresh checkout did not take origin's state: %q", got)
+	}
+}

@@ -1,0 +1,181 @@
+package deliver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Session delivers one run: it restores the state at the start, commits
+// (and in pr mode pushes) after each rotation, and pushes what is left at
+// the end. Build it after Prepare.
+type Session struct {
+	// Git runs in the project root (the folder holding .ralph).
+	Git Git
+	// StateDir is the project's .ralph folder.
+	StateDir string
+	Target   Target
+	// Push is true in pr mode: the branch and the state ref are pushed;
+	// false in commit mode (commits only, the state stays in .ralph).
+	Push     bool
+	Identity Identity
+	// Reports is the folder a rescue bundle is written to.
+	Reports string
+	// Retries bounds the rebases after a non-fast-forward (default 3).
+	Retries int
+
+	base      string // origin's tip of the branch, as last seen
+	described string // the work commit the state on disk describes
+	stateTip  string // the last state commit (origin's)
+}
+
+func (s *Session) retries() int {
+	if s.Retries > 0 {
+		return s.Retries
+	}
+	return 3
+}
+
+// marker records which state commit the local state folder continues, so
+// that a run resumed in the same checkout (after a crash) keeps its newer
+// local state instead of the older one on origin.
+type marker struct {
+	Branch string `json:"branch"`
+	State  string `json:"state"`
+}
+
+func (s *Session) markerPath() string { return filepath.Join(s.StateDir, "delivery.json") }
+
+// Start binds the state folder to the checked-out commit before the
+// engine loads it. In pr mode the state comes from the branch's state ref
+// only (a .ralph/ committed in the checkout is never read as state); when
+// it describes another commit than HEAD, the files that differ are
+// returned: the caller counts them as changed.
+func (s *Session) Start(ctx context.Context) ([]string, error) {
+	head, err := s.Git.Run(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("delivery: %w", err)
+	}
+	s.base, s.described = head, head
+	if !s.Push {
+		return nil, nil
+	}
+	remote, err := fetchState(ctx, s.Git, s.Target.Branch)
+	if err != nil {
+		return nil, err
+	}
+	s.stateTip = remote
+	if s.continuesLocal(ctx, remote) {
+		return nil, nil
+	}
+	var changed []string
+	if remote == "" {
+		if err := clearState(s.StateDir); err != nil {
+			return nil, err
+		}
+	} else {
+		described, err := restoreState(ctx, s.Git, s.StateDir, remote)
+		if err != nil {
+			return nil, err
+		}
+		if described != head {
+			out, err := s.Git.Run(ctx, "diff", "--relative", "--name-only", "--no-renames", described, head)
+			if err != nil {
+				return nil, fmt.Errorf("compare the commit the state describes (%.12s) with HEAD: %w", described, err)
+			}
+			for _, f := range lines(out) {
+				if !isRalph("/" + f) {
+					changed = append(changed, f)
+				}
+			}
+		}
+	}
+	return changed, s.writeMarker()
+}
+
+// continuesLocal tells whether the local state folder continues the
+// state commit remote on this branch (a run resumed in the same checkout)
+// and is not a state committed to the repository.
+func (s *Session) continuesLocal(ctx context.Context, remote string) bool {
+	raw, err := os.ReadFile(s.markerPath())
+	if err != nil {
+		return false
+	}
+	var m marker
+	if json.Unmarshal(raw, &m) != nil || m.Branch != s.Target.Branch || m.State != remote {
+		return false
+	}
+	tracked, err := s.Git.Run(ctx, "ls-files", "--", filepath.Join(s.StateDir, "state.json"))
+	return err == nil && tracked == ""
+}
+
+func (s *Session) writeMarker() error {
+	raw, _ := json.Marshal(marker{Branch: s.Target.Branch, State: s.stateTip})
+	if err := os.WriteFile(s.markerPath(), raw, 0o644); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delivery: %w", err)
+	}
+	return nil
+}
+
+// AfterRotation commits the rotation's work, then in pr mode pushes it
+// with the state saved for it. Call it after the state is saved. It
+// returns the files that commits pushed meanwhile by others changed.
+func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, error) {
+	g := s.Git
+	if err := markAgentCommits(ctx, g, s.Identity, s.described, r); err != nil {
+		return nil, err
+	}
+	if _, err := Commit(ctx, g, s.Identity, r); err != nil {
+		var wf *WorkflowError
+		if errors.As(err, &wf) {
+			return nil, s.rescue(ctx, err)
+		}
+		return nil, err
+	}
+	head, err := s.Git.Run(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	s.described = head
+	if !s.Push {
+		return nil, nil
+	}
+	return s.sync(ctx, fmt.Sprintf("ralph-ci state after %s iteration %d\n", r.Spec, r.Iteration))
+}
+
+// Finish pushes the state saved at the end of the run (and any commit not
+// pushed yet); a pull request from a fork gets its work as a bundle.
+func (s *Session) Finish(ctx context.Context) error {
+	if !s.Push {
+		return nil
+	}
+	if s.Target.Fork {
+		return s.rescue(ctx, fmt.Errorf("pull request #%d comes from a fork: the job's token cannot push to it", s.Target.PR))
+	}
+	_, err := s.sync(ctx, "ralph-ci state at the end of the run\n")
+	return err
+}
+
+// sync pushes HEAD and a state commit describing s.described.
+func (s *Session) sync(ctx context.Context, msg string) ([]string, error) {
+	if s.Target.Fork {
+		return nil, nil // delivered as a bundle by Finish
+	}
+	foreign, err := s.push(ctx, func() (string, error) {
+		return saveState(ctx, s.Git, s.StateDir, s.described, s.stateTip, msg)
+	})
+	if err != nil {
+		return foreign, err
+	}
+	return foreign, s.writeMarker()
+}
+
+// Branch is the branch the loop works on.
+func (s *Session) Branch() string { return s.Target.Branch }
+
+// Head is the last commit pushed (or the start commit).
+func (s *Session) Head() string { return s.base }

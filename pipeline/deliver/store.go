@@ -1,0 +1,191 @@
+package deliver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// StateRefPrefix starts the ref that holds the loop's state of a branch.
+const StateRefPrefix = "refs/ralph-ci/state/"
+
+// StateRef is the ref holding the state of the loop working on branch.
+func StateRef(branch string) string { return StateRefPrefix + branch }
+
+// Saved are the parts of the state folder that outlive the job; logs,
+// reports, the lock and the status word do not.
+var saved = []string{"state.json", "guardrails.md", "handoffs", "progress"}
+
+// stateFiles lists the saved files under the state folder dir, as paths
+// relative to it with forward slashes.
+func stateFiles(dir string) ([]string, error) {
+	var out []string
+	for _, name := range saved {
+		root := filepath.Join(dir, name)
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") { // temp files of atomic writes
+				return nil
+			}
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			out = append(out, filepath.ToSlash(rel))
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list the state to save: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// clearState removes the saved files from the state folder dir.
+func clearState(dir string) error {
+	for _, name := range saved {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("clear the state folder: %w", err)
+		}
+	}
+	return nil
+}
+
+// saveState writes the state folder dir as a commit whose tree holds it
+// (under .ralph/) and whose first parent is described, the work commit the
+// state describes; prev, the previous state commit, is the second parent.
+func saveState(ctx context.Context, g Git, dir, described, prev, msg string) (string, error) {
+	files, err := stateFiles(dir)
+	if err != nil {
+		return "", err
+	}
+	var index bytes.Buffer
+	for _, f := range files {
+		id, err := g.Run(ctx, "hash-object", "-w", "--no-filters", "--", filepath.Join(dir, filepath.FromSlash(f)))
+		if err != nil {
+			return "", fmt.Errorf("save the state file %s: %w", f, err)
+		}
+		fmt.Fprintf(&index, "100644 %s\t.ralph/%s\x00", id, f)
+	}
+	tmp, err := os.CreateTemp("", "ralph-ci-state-index-*")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	os.Remove(tmp.Name()) // git creates it
+	defer os.Remove(tmp.Name())
+	ig := g
+	ig.Env = append(append([]string{}, g.Env...), "GIT_INDEX_FILE="+tmp.Name())
+	if _, err := ig.RunInput(ctx, index.Bytes(), "update-index", "--add", "-z", "--index-info"); err != nil {
+		return "", fmt.Errorf("save the state: %w", err)
+	}
+	tree, err := ig.Run(ctx, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("save the state: %w", err)
+	}
+	args := []string{"commit-tree", tree, "-p", described}
+	if prev != "" {
+		args = append(args, "-p", prev)
+	}
+	g.Env = append(g.Env, DefaultIdentity.env()...)
+	id, err := g.RunInput(ctx, []byte(msg), append(args, "-F", "-")...)
+	if err != nil {
+		return "", fmt.Errorf("save the state: %w", err)
+	}
+	return strings.TrimSpace(string(id)), nil
+}
+
+// fetchState fetches the state ref of branch (with the work commit it
+// describes) and returns the state commit, "" when origin has none.
+func fetchState(ctx context.Context, g Git, branch string) (string, error) {
+	ref := StateRef(branch)
+	_, err := g.Run(ctx, "-c", "protocol.version=2", "fetch", "--no-tags", "--quiet", "--depth=2", "origin", "+"+ref+":"+ref)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "couldn't find remote ref") {
+			_, _ = g.Run(ctx, "update-ref", "-d", ref)
+			return "", nil
+		}
+		return "", fmt.Errorf("fetch the loop's state (%s): %w", ref, err)
+	}
+	id, _, err := g.revParse(ctx, ref)
+	return id, err
+}
+
+// restoreState writes the state held by the state commit into the state
+// folder dir, replacing what was there, and returns the work commit it
+// describes.
+func restoreState(ctx context.Context, g Git, dir, commit string) (string, error) {
+	described, ok, err := g.revParse(ctx, commit+"^1")
+	if err != nil || !ok {
+		return "", fmt.Errorf("state commit %.12s describes no work commit: %v", commit, err)
+	}
+	out, err := g.Run(ctx, "ls-tree", "-r", "-z", "--full-tree", commit, "--", ".ralph/")
+	if err != nil {
+		return "", fmt.Errorf("read the state commit %.12s: %w", commit, err)
+	}
+	if err := clearState(dir); err != nil {
+		return "", err
+	}
+	for _, entry := range strings.Split(out, "\x00") {
+		meta, path, ok := strings.Cut(entry, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		rel := strings.TrimPrefix(path, ".ralph/")
+		if !isSaved(rel) {
+			continue // never write outside the saved parts
+		}
+		blob, err := g.RunInput(ctx, nil, "cat-file", "blob", f[2])
+		if err != nil {
+			return "", fmt.Errorf("read the state file %s: %w", rel, err)
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(dst, blob, 0o644); err != nil {
+			return "", fmt.Errorf("restore the state file: %w", err)
+		}
+	}
+	return described, nil
+}
+
+// isSaved tells whether rel (relative to the state folder) is one of the
+// saved parts and stays inside it.
+func isSaved(rel string) bool {
+	if rel == "" || strings.Contains("/"+rel+"/", "/../") || strings.HasPrefix(rel, "/") {
+		return false
+	}
+	top, _, _ := strings.Cut(rel, "/")
+	for _, s := range saved {
+		if top == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadState fetches the state saved for branch into the folder dst (not
+// the project's .ralph) and returns the work commit it describes; found
+// is false when origin holds no state for the branch. The merge gate uses
+// it to judge the pull request's head from a fresh checkout.
+func ReadState(ctx context.Context, g Git, branch, dst string) (described string, found bool, err error) {
+	commit, err := fetchState(ctx, g, branch)
+	if err != nil || commit == "" {
+		return "", false, err
+	}
+	described, err = restoreState(ctx, g, dst, commit)
+	return described, err == nil, err
+}

@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+)
+
+// Deliverer carries the loop's work and state out of a CI job (see
+// pipeline/deliver). The engine calls it at three points only; nil
+// delivers nothing (the work stays in the work tree).
+type Deliverer interface {
+	// Start runs before the state is loaded: it may restore it. It
+	// returns the files that differ between the commit the state
+	// describes and the checkout; they count as changed.
+	Start(ctx context.Context) (changed []string, err error)
+	// AfterRotation runs after a rotation's state is saved: it commits
+	// the rotation's work (and may push it). It returns the files that
+	// others changed meanwhile (commits it rebased onto).
+	AfterRotation(ctx context.Context, r deliver.Rotation) (foreign []string, err error)
+	// Finish runs once the run's state is saved for the last time, for
+	// whatever reason the run ends.
+	Finish(ctx context.Context) error
+}
+
+// startDelivery lets the Deliverer restore the state before it is loaded.
+func (e *engine) startDelivery(ctx context.Context) ([]string, error) {
+	if e.opts.Deliverer == nil {
+		return nil, nil
+	}
+	changed, err := e.opts.Deliverer.Start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return changed, e.dir.Ensure() // restoring may have replaced its folders
+}
+
+// deliverRotation saves the state the rotation left and hands the
+// rotation to the Deliverer; files others changed meanwhile count as
+// changed for every spec.
+func (e *engine) deliverRotation(ctx context.Context, r deliver.Rotation) error {
+	if e.opts.Deliverer == nil {
+		return nil
+	}
+	if err := state.Save(e.dir, e.st); err != nil {
+		return err
+	}
+	foreign, err := e.opts.Deliverer.AfterRotation(ctx, r)
+	e.absorb(foreign, "pushed to the branch meanwhile")
+	return err
+}
+
+// finishDelivery pushes what is left, even when the run was interrupted.
+func (e *engine) finishDelivery(ctx context.Context) error {
+	if e.opts.Deliverer == nil {
+		return nil
+	}
+	err := e.opts.Deliverer.Finish(context.WithoutCancel(ctx))
+	if err != nil && ctx.Err() != nil {
+		e.log.Error().Err(err).Msg("delivering the interrupted run failed")
+	}
+	return err
+}
+
+// absorb applies files changed outside the loop's rotations (see
+// applyForeign); the next rotation takes a fresh baseline.
+func (e *engine) absorb(files []string, source string) {
+	if len(files) == 0 {
+		return
+	}
+	applyForeign(&e.st, files)
+	e.after = nil
+	e.log.Info().Strs("files", files).Str("source", source).Msg("files changed outside the loop count as changed")
+}

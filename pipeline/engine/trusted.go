@@ -1,0 +1,145 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/layers"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// The guard's baseline comes from the loop's trusted commit when the stage
+// starts: the newest commit on HEAD's first-parent line that the loop did
+// not make (ralph-ci's commits carry a Ralph-Spec: trailer). So a verifier
+// the loop changed and committed (then lost its state, or started a new
+// stage) is held against it, not adopted. An item the working tree changed
+// against HEAD before the stage's first rotation is a person's uncommitted
+// edit and is taken as it is.
+
+// maxLoopCommits bounds the walk back over the loop's own commits.
+const maxLoopCommits = 1000
+
+// trustedCommit is the newest commit reachable from HEAD by first parents
+// whose message has no Ralph-Spec: trailer; "" outside git or when none
+// is found within maxLoopCommits.
+func trustedCommit(ctx context.Context, root string) string {
+	out, err := git(ctx, root, "log", "--first-parent", "-n", strconv.Itoa(maxLoopCommits), "--format=%H%x00%(trailers:key=Ralph-Spec,valueonly)%x1e", "HEAD")
+	if err != nil {
+		return ""
+	}
+	for _, rec := range strings.Split(string(out), "\x1e") {
+		id, trailer, ok := strings.Cut(strings.TrimLeft(rec, "\n"), "\x00")
+		if ok && strings.TrimSpace(trailer) == "" {
+			return id
+		}
+	}
+	return ""
+}
+
+// trustedHashes rebases hashes, the items' hashes in the working tree,
+// on the trusted commit: an item unchanged against HEAD takes its content
+// at that commit (an item the loop's commits added is left out: it is
+// new), and the test files of that commit join the list when the stage
+// guards tests ("" when the loop deleted them). Outside git, or without a
+// trusted commit, hashes are returned as they are.
+func (e *engine) trustedHashes(ctx context.Context, crit schema.Criteria, hashes map[string]string) map[string]string {
+	base := trustedCommit(ctx, e.root)
+	if base == "" {
+		return hashes
+	}
+	out := map[string]string{}
+	headItems := make([]string, 0, len(hashes))
+	for item := range hashes {
+		headItems = append(headItems, item)
+	}
+	if !crit.AllowTestChanges {
+		if names, err := git(ctx, e.root, "ls-tree", "-r", "--name-only", "-z", base); err == nil {
+			for _, f := range bytes.Split(names, []byte{0}) {
+				if rel := string(f); rel != "" && layers.IsTestFile(rel) {
+					if _, ok := hashes[rel]; !ok {
+						hashes[rel] = "" // missing from the working tree: deleted by the loop
+						headItems = append(headItems, rel)
+					}
+				}
+			}
+		}
+	}
+	atHead, err1 := contentHashes(ctx, e.root, "HEAD", headItems)
+	atBase, err2 := contentHashes(ctx, e.root, base, headItems)
+	if err1 != nil || err2 != nil {
+		e.log.Warn().AnErr("head", err1).AnErr("base", err2).Msg("verifier guard: cannot read the trusted commit; the working tree is the baseline")
+		return hashes
+	}
+	for item, h := range hashes {
+		switch {
+		case h != atHead[item]: // a person's uncommitted edit: as it is
+			out[item] = h
+		case atBase[item] == "" && h != "":
+			// Added by the loop's commits: a new file, not a changed
+			// verifier (new tests are checked as such).
+		default: // committed as it is: the trusted content
+			out[item] = atBase[item]
+		}
+	}
+	return out
+}
+
+// contentHashes hashes the items as commit holds them, the way hashFiles
+// hashes the working tree ("" for an item commit lacks), with one git
+// cat-file process.
+func contentHashes(ctx context.Context, root, commit string, items []string) (map[string]string, error) {
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
+	cmd.Dir = root
+	var in bytes.Buffer
+	for _, item := range items {
+		path, _ := strings.CutSuffix(item, frontMatterItem)
+		fmt.Fprintf(&in, "%s:%s\n", commit, path)
+	}
+	cmd.Stdin = &in
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	r := bufio.NewReader(out)
+	hashes := make(map[string]string, len(items))
+	for _, item := range items {
+		header, err := r.ReadString('\n')
+		if err != nil {
+			_ = cmd.Wait()
+			return nil, fmt.Errorf("git cat-file: %w", err)
+		}
+		fields := strings.Fields(header)
+		if len(fields) != 3 || fields[1] != "blob" {
+			hashes[item] = "" // missing (or not a file) at commit
+			continue
+		}
+		size, err := strconv.Atoi(fields[2])
+		if err != nil {
+			_ = cmd.Wait()
+			return nil, fmt.Errorf("git cat-file: %q", header)
+		}
+		content := make([]byte, size+1) // and the newline after it
+		if _, err := io.ReadFull(r, content); err != nil {
+			_ = cmd.Wait()
+			return nil, fmt.Errorf("git cat-file: %w", err)
+		}
+		content = content[:size]
+		if _, ok := strings.CutSuffix(item, frontMatterItem); ok {
+			content, _, _, _ = schema.SplitFrontMatter(item, content)
+		}
+		sum := sha256.Sum256(content)
+		hashes[item] = hex.EncodeToString(sum[:])
+	}
+	return hashes, cmd.Wait()
+}

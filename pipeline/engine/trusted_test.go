@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// The trusted commit skips the loop's own commits (a Ralph-Spec: trailer);
+// the baseline takes the trusted content of what is committed as it is,
+// keeps a person's uncommitted edit, holds a test the loop deleted at its
+// trusted content and leaves out a file the loop's commits added.
+func TestTrustedHashes(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	root := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("check.sh", "go test ./...\n")
+	write("a_test.go", "package a\n")
+	write("b_test.go", "package a\n")
+	run("init", "-q")
+	run("add", "-A")
+	run("commit", "-qm", "a person")
+	trusted := trustedCommit(context.Background(), root)
+	write("check.sh", "exit 0\n")
+	write("new_test.go", "package a\n")
+	run("rm", "-q", "a_test.go")
+	run("add", "-A")
+	run("commit", "-qm", "a rotation", "-m", "Ralph-Spec: a.spec.md")
+	if got := trustedCommit(context.Background(), root); got != trusted || got == "" {
+		t.Fatalf("trusted commit %q, want %q", got, trusted)
+	}
+	write("b_test.go", "package a // a person's edit\n")
+
+	e := &engine{root: root, log: zerolog.Nop()}
+	wt := hashFiles(root, []string{"check.sh", "b_test.go", "new_test.go"})
+	base := e.trustedHashes(context.Background(), schema.Criteria{}, maps.Clone(wt))
+	atBase, err := contentHashes(context.Background(), root, trusted, []string{"check.sh", "a_test.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case base["check.sh"] != atBase["check.sh"] || base["check.sh"] == wt["check.sh"]:
+		t.Errorf("check.sh: the trusted content, not the loop's: %v", base)
+	case base["b_test.go"] != wt["b_test.go"]:
+		t.Errorf("b_test.go: a person's uncommitted edit is taken as it is: %v", base)
+	case base["a_test.go"] != atBase["a_test.go"] || base["a_test.go"] == "" || len(base) != 3:
+		t.Errorf("a_test.go: deleted by the loop, held at its trusted content: %v", base)
+	}
+	if _, ok := base["new_test.go"]; ok {
+		t.Errorf("new_test.go: added by the loop, it is new: %v", base)
+	}
+	if got := hashFile(filepath.Join(root, "check.sh")); got != wt["check.sh"] {
+		t.Errorf("working tree hash %q", got)
+	}
+}

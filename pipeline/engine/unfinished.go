@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/layers"
+)
+
+// gitHeadTree is the tree of the loop's trusted commit (trustedCommit),
+// else of HEAD: the same for the same content, whoever committed it when;
+// "" outside git or before the first commit.
+func gitHeadTree(ctx context.Context, root string) string {
+	commit := cmp.Or(trustedCommit(ctx, root), "HEAD")
+	out, err := git(ctx, root, "rev-parse", "--verify", "-q", commit+"^{tree}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// loopAdded are the lines added since tree (HEAD's at the stage's start), in
+// tracked files and in new files git does not ignore; nil when git cannot
+// tell.
+func loopAdded(ctx context.Context, root, tree string) layers.Added {
+	diff, err := git(ctx, root, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", tree, "--")
+	if err != nil {
+		return nil
+	}
+	added := layers.AddedLines(string(diff))
+	others, err := git(ctx, root, "ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return added
+	}
+	for _, f := range bytes.Split(others, []byte{0}) {
+		rel := string(f)
+		if rel == "" || strings.HasPrefix(rel, ".ralph/") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil || bytes.IndexByte(b, 0) >= 0 || len(b) > 1<<20 {
+			continue // unreadable, binary or huge: not prose
+		}
+		added[rel] = strings.Split(string(b), "\n")
+	}
+	return added
+}
+
+func git(ctx context.Context, root string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = root
+	return cmd.Output()
+}

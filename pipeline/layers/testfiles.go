@@ -1,0 +1,147 @@
+package layers
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// Tests are verifiers. The test files that exist when a stage starts are
+// guarded like verification scripts ([Verdict.Guard]): a rotation that
+// deletes, renames, skips, disables or edits one has its claim rejected,
+// naming the file. New test files are welcome (writing tests is often the
+// work) unless they can stop the existing ones from running
+// ([StopsTests]). A stage whose work is changing tests says
+// allow_test_changes: true in its criteria.
+
+// testRunnerFiles configure how a suite runs: a new or edited one can skip
+// or disable every existing test.
+var testRunnerFiles = map[string]bool{
+	"conftest.py": true, "pytest.ini": true, "spec_helper.rb": true, "rails_helper.rb": true,
+	"test_helper.rb": true, ".rspec": true, "setupTests.js": true, "setupTests.ts": true,
+}
+
+// testRunnerPrefixes are configuration files of JS test runners.
+var testRunnerPrefixes = []string{"jest.config.", "vitest.config.", ".mocharc", "karma.conf.", "playwright.config.", "cypress.config."}
+
+// testDirs hold tests (and their fixtures) by convention.
+var testDirs = map[string]bool{"testdata": true, "__tests__": true, "__snapshots__": true, "__fixtures__": true}
+
+var jsTest = regexp.MustCompile(`\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$`)
+
+// IsTestFile tells whether a repo-relative, slash-separated path is a test,
+// a test's fixture, or a file that configures how tests run, in the common
+// ecosystems: Go (*_test.go, testdata/), Python (test_*.py, *_test.py,
+// tests/**.py, conftest.py, pytest.ini), JS/TS (*.test.*, *.spec.*,
+// __tests__/, jest/vitest/mocha configs), Java/Kotlin (src/test/**,
+// *Test.java, *Tests.kt, *IT.java), Rust (tests/**.rs, benches excluded),
+// Ruby (*_spec.rb, *_test.rb, spec/**.rb, test/**.rb, spec_helper.rb).
+func IsTestFile(rel string) bool {
+	base := path.Base(rel)
+	dirs := strings.Split(path.Dir(rel), "/")
+	inDir := func(names ...string) bool {
+		for _, d := range dirs {
+			for _, n := range names {
+				if d == n {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, d := range dirs {
+		if testDirs[d] {
+			return true
+		}
+	}
+	if testRunnerFiles[base] {
+		return true
+	}
+	for _, p := range testRunnerPrefixes {
+		if strings.HasPrefix(base, p) {
+			return true
+		}
+	}
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	switch ext {
+	case ".go":
+		return strings.HasSuffix(stem, "_test")
+	case ".py":
+		return strings.HasPrefix(stem, "test_") || strings.HasSuffix(stem, "_test") || inDir("tests", "test")
+	case ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts":
+		return jsTest.MatchString(base)
+	case ".java", ".kt", ".kts", ".scala", ".groovy":
+		return strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests") || strings.HasSuffix(stem, "IT") ||
+			strings.Contains(rel, "src/test/") || strings.HasPrefix(rel, "test/")
+	case ".rs":
+		return dirs[0] == "tests" || inDir("tests")
+	case ".rb":
+		return strings.HasSuffix(stem, "_spec") || strings.HasSuffix(stem, "_test") || dirs[0] == "spec" || dirs[0] == "test"
+	}
+	return false
+}
+
+var (
+	// narrows are what a test runner's configuration uses to leave tests
+	// out or skip them.
+	narrows    = regexp.MustCompile(`(?i)skip|ignore|exclude|deselect|testMatch|testRegex|roots|addopts|collection_modifyitems|only`)
+	goTestMain = regexp.MustCompile(`(?m)^func\s+TestMain\s*\(`)
+	goExit     = regexp.MustCompile(`(?m)^func\s+init\s*\(\s*\)[^\n]*\{(?s:.*?)os\.Exit\(`)
+)
+
+// StopsTests tells why a test file the loop added can stop the existing
+// tests from running, or "" when it cannot: a Go TestMain (it decides
+// whether the package's tests run at all, and may exit 0 before them), an
+// init that exits, or a test runner configuration that skips, ignores or
+// narrows what runs (a conftest.py that only holds fixtures is welcome).
+func StopsTests(rel, content string) string {
+	base := path.Base(rel)
+	runner := testRunnerFiles[base]
+	for _, p := range testRunnerPrefixes {
+		runner = runner || strings.HasPrefix(base, p)
+	}
+	switch {
+	case strings.HasSuffix(base, "_test.go") && goTestMain.MatchString(content):
+		return "a new TestMain decides whether the package's existing tests run"
+	case strings.HasSuffix(base, "_test.go") && goExit.MatchString(content):
+		return "a new init exits before the package's tests run"
+	case runner && narrows.MatchString(content):
+		return "a new test runner configuration skips or narrows the existing tests"
+	}
+	return ""
+}
+
+// IsFixture tells a file that holds test data: markers of unfinished work
+// there are data, not work left undone.
+func IsFixture(rel string) bool {
+	for _, d := range strings.Split(path.Dir(rel), "/") {
+		switch d {
+		case "testdata", "fixtures", "__fixtures__", "__snapshots__", "golden", "snapshots":
+			return true
+		}
+	}
+	return false
+}
+
+// Called lists the files a shell script sources or runs as scripts (a
+// command's first word, or the script an interpreter such as sh or python
+// is given), as far as can be known without running it; which of them
+// are files in the repository the caller checks.
+func Called(script string) []string {
+	return append(Sourced(script), scripts(schema.Command{Shell: script})...)
+}
+
+var sourceLine = regexp.MustCompile(`(?m)^\s*(?:\.|source)\s+["']?([\w./-]+)["']?\s*$`)
+
+// Sourced lists the files a shell script sources ("." or "source" with a
+// literal path), as far as can be known without running it.
+func Sourced(script string) []string {
+	var out []string
+	for _, m := range sourceLine.FindAllStringSubmatch(script, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}

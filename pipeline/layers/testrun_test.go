@@ -1,0 +1,36 @@
+package layers
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/verify"
+)
+
+// A test report is held against the tests that passed earlier in the
+// stage: zero tests, a missing test and a skipped one are rejected.
+func TestTestRun(t *testing.T) {
+	base := []string{"calc/TestDiv", "calc/TestMul"}
+	for _, tc := range []struct {
+		name   string
+		run    verify.TestRun
+		ok     bool
+		reason string
+	}{
+		{"no report: nothing known", verify.TestRun{}, true, ""},
+		{"zero tests", verify.TestRun{Found: true}, false, "ran no test"},
+		{"all skipped is zero run", verify.TestRun{Found: true, Skipped: base}, false, "ran no test"},
+		{"one missing", verify.TestRun{Found: true, Passed: []string{"calc/TestDiv"}}, false, "missing or skipped: calc/TestMul;"},
+		{"one skipped", verify.TestRun{Found: true, Passed: []string{"calc/TestMul"}, Skipped: []string{"calc/TestDiv"}}, false, "calc/TestDiv"},
+		{"all pass, one new", verify.TestRun{Found: true, Passed: []string{"calc/TestDiv", "calc/TestMul", "calc/TestZero"}}, true, ""},
+	} {
+		v := Verdict{}
+		if ok := v.TestRun(base, tc.run); ok != tc.ok || !strings.Contains(v.Reason, tc.reason) {
+			t.Errorf("%s: ok %v reason %q", tc.name, ok, v.Reason)
+		}
+	}
+	got := PassedSince(base, verify.TestRun{Passed: []string{"calc/TestZero", "calc/TestDiv"}})
+	if strings.Join(got, ",") != "calc/TestDiv,calc/TestMul,calc/TestZero" {
+		t.Errorf("PassedSince = %v", got)
+	}
+}

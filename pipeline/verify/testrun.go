@@ -1,0 +1,143 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"slices"
+)
+
+// TestRun is what a verification's test report said: the tests that
+// passed, were skipped and failed, each named "package/Test" (go test
+// -json) or "classname/name" (JUnit XML). Found tells that a report was
+// read at all: without one nothing is known about the tests.
+type TestRun struct {
+	Found                   bool
+	Passed, Skipped, Failed []string
+}
+
+// Ran is the number of tests that ran (passed or failed).
+func (r TestRun) Ran() int { return len(r.Passed) + len(r.Failed) }
+
+// maxEventLine bounds a go test -json line the reader parses.
+const maxEventLine = 64 << 10
+
+// goTestJSON reads go test -json events from a command's output, written
+// in chunks; other lines are ignored. It keeps each test's last verdict.
+type goTestJSON struct {
+	line     []byte
+	overlong bool
+	found    bool
+	verdict  map[string]string
+}
+
+// Write implements io.Writer; it never fails.
+func (g *goTestJSON) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		seg := p
+		if i >= 0 {
+			seg = p[:i]
+		}
+		if !g.overlong && len(g.line)+len(seg) <= maxEventLine {
+			g.line = append(g.line, seg...)
+		} else {
+			g.overlong = true
+		}
+		if i < 0 {
+			break
+		}
+		g.event()
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (g *goTestJSON) event() {
+	defer func() { g.line, g.overlong = g.line[:0], false }()
+	t := bytes.TrimSpace(g.line)
+	if g.overlong || len(t) == 0 || t[0] != '{' || !bytes.Contains(t, []byte(`"Action"`)) {
+		return
+	}
+	var ev struct{ Action, Package, Test string }
+	if json.Unmarshal(t, &ev) != nil || ev.Action == "" {
+		return
+	}
+	g.found = true
+	if ev.Test == "" {
+		return
+	}
+	switch ev.Action {
+	case "pass", "fail", "skip":
+		if g.verdict == nil {
+			g.verdict = map[string]string{}
+		}
+		g.verdict[ev.Package+"/"+ev.Test] = ev.Action
+	}
+}
+
+// run is what the events said.
+func (g *goTestJSON) run() TestRun {
+	g.event()
+	r := TestRun{Found: g.found}
+	for name, v := range g.verdict {
+		switch v {
+		case "pass":
+			r.Passed = append(r.Passed, name)
+		case "skip":
+			r.Skipped = append(r.Skipped, name)
+		default:
+			r.Failed = append(r.Failed, name)
+		}
+	}
+	r.sort()
+	return r
+}
+
+func (r *TestRun) sort() {
+	slices.Sort(r.Passed)
+	slices.Sort(r.Skipped)
+	slices.Sort(r.Failed)
+}
+
+// ParseJUnit reads a JUnit XML report (<testsuites> or one <testsuite>).
+func ParseJUnit(data []byte) (TestRun, error) {
+	type testcase struct {
+		Name      string    `xml:"name,attr"`
+		Classname string    `xml:"classname,attr"`
+		Skipped   *struct{} `xml:"skipped"`
+		Failure   *struct{} `xml:"failure"`
+		Error     *struct{} `xml:"error"`
+	}
+	type suite struct {
+		Cases  []testcase `xml:"testcase"`
+		Suites []suite    `xml:"testsuite"`
+	}
+	var root suite
+	if err := xml.Unmarshal(data, &root); err != nil {
+		return TestRun{}, fmt.Errorf("JUnit report: %w", err)
+	}
+	r := TestRun{Found: true}
+	var walk func(s suite)
+	walk = func(s suite) {
+		for _, c := range s.Cases {
+			name := c.Classname + "/" + c.Name
+			switch {
+			case c.Skipped != nil:
+				r.Skipped = append(r.Skipped, name)
+			case c.Failure != nil || c.Error != nil:
+				r.Failed = append(r.Failed, name)
+			default:
+				r.Passed = append(r.Passed, name)
+			}
+		}
+		for _, sub := range s.Suites {
+			walk(sub)
+		}
+	}
+	walk(root)
+	r.sort()
+	return r, nil
+}
