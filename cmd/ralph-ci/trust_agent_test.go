@@ -147,6 +147,10 @@ func TestAgentFindsNoCredential(t *testing.T) {
 			}
 			log, _ := os.ReadFile(logs[0])
 			contains(t, "the history log", string(log), "my key is ***", "<promise>***</promise>")
+			report, _ := os.ReadFile(filepath.Join(w.dir, ".ralph", "reports", "report.json"))
+			contains(t, "the JSON report", string(report), `(got \u003cpromise\u003e***\u003c/promise\u003e)`)
+			junit, _ := os.ReadFile(filepath.Join(w.dir, ".ralph", "reports", "junit.xml"))
+			contains(t, "the JUnit report", string(junit), "(got <promise>***</promise>)")
 			if strings.Contains(e.String(), apiKey) || strings.Contains(o.String(), apiKey) {
 				t.Errorf("ralph-ci's own output shows the agent's key")
 			}
