@@ -3,6 +3,7 @@ package reporters
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -47,8 +48,11 @@ func WorseExit(a, b Exit) bool { return severity(a.Class) > severity(b.Class) }
 // into one:
 //
 //   - specs are unioned by path, in the order they first appear; a spec
-//     found in several reports is taken whole from the report that finished
-//     last (the latest finished_at; on a tie, the later one in reports);
+//     found in several reports (a shard and the integration) adds up: its
+//     rotations are those of every report, its cost and duration their
+//     sums, its shards the union; where it stands (outcome, counter,
+//     stage, checkpoint, total rotations) comes from the report that
+//     finished last (the latest finished_at; on a tie, the later one);
 //   - totals are recomputed from the merged specs;
 //   - the exit is the most severe one (see ExitSeverity), its message
 //     prefixed with the number of reports merged when there are several;
@@ -98,10 +102,13 @@ func Merge(reports ...*Report) (*Report, error) {
 				from[s.Path] = r
 				continue
 			}
+			prev := out.Specs[i]
 			if !r.FinishedAt.Before(from[s.Path].FinishedAt) {
 				out.Specs[i] = s
 				from[s.Path] = r
 			}
+			out.Specs[i] = addUp(out.Specs[i], prev, s)
+
 		}
 	}
 	if len(reports) > 1 {
@@ -113,4 +120,20 @@ func Merge(reports ...*Report) (*Report, error) {
 	}
 	out.Totals = ComputeTotals(out.Specs)
 	return out, nil
+}
+
+// addUp is the merged spec kept (the later report's) with the rotations,
+// cost, duration and shards of both reports a and b, a first.
+func addUp(kept, a, b Spec) Spec {
+	kept.Rotations = append(append([]Rotation{}, a.Rotations...), b.Rotations...)
+	kept.CostUSD = a.CostUSD + b.CostUSD
+	kept.DurationSeconds = a.DurationSeconds + b.DurationSeconds
+	kept.TotalRotations = max(a.TotalRotations, b.TotalRotations)
+	kept.Shards = nil
+	for _, sh := range append(append([]string{}, a.Shards...), b.Shards...) {
+		if !slices.Contains(kept.Shards, sh) {
+			kept.Shards = append(kept.Shards, sh)
+		}
+	}
+	return kept
 }

@@ -43,16 +43,18 @@ func TestMerge(t *testing.T) {
 			totalsKey: reporters.Totals{Specs: 3, Verified: 2, Pending: 1, Rotations: 50, CostUSD: 3},
 		},
 		{
-			name:  "the latest report wins a shared spec",
+			// Issue 14: a shared spec's rotations and cost add up (no
+			// undercount); the latest report says where it stands.
+			name:  "a shared spec adds up, the latest report says where it stands",
 			in:    []*reporters.Report{shard(30, "stuck", "PROMPT.md:verified", "a:stuck"), shard(20, "done", "PROMPT.md:pending", "b:verified")},
-			specs: "PROMPT.md:verified:30 a:stuck:30 b:verified:20", exit: "stuck", message: "2 reports merged; stuck here", start: 15,
-			totalsKey: reporters.Totals{Specs: 3, Verified: 2, Stuck: 1, Rotations: 80, CostUSD: 3},
+			specs: "PROMPT.md:verified:50 a:stuck:30 b:verified:20", exit: "stuck", message: "2 reports merged; stuck here", start: 15,
+			totalsKey: reporters.Totals{Specs: 3, Verified: 2, Stuck: 1, Rotations: 100, CostUSD: 4},
 		},
 		{
 			name:  "a tie goes to the later input",
 			in:    []*reporters.Report{shard(10, "done", "a:pending"), shard(10, "done", "a:verified")},
-			specs: "a:verified:10", exit: "done", message: "2 reports merged; done here", start: 5,
-			totalsKey: reporters.Totals{Specs: 1, Verified: 1, Rotations: 10, CostUSD: 1},
+			specs: "a:verified:20", exit: "done", message: "2 reports merged; done here", start: 5,
+			totalsKey: reporters.Totals{Specs: 1, Verified: 1, Rotations: 20, CostUSD: 2},
 		},
 		{
 			name:  "one report is kept as it is",
@@ -84,6 +86,28 @@ func TestMerge(t *testing.T) {
 				t.Errorf("started_at %v, want %v", got.StartedAt, want)
 			}
 		})
+	}
+}
+
+// TestMergeShards: a spec run in a shard and again in the integration is
+// one spec whose rotations, cost, duration and shards add up, and whose
+// total rotations (a count over all runs) is the highest reported.
+func TestMergeShards(t *testing.T) {
+	a, integ := shard(10, "done", "specs/a.spec.md:verified"), shard(12, "done", "specs/a.spec.md:verified", "specs/b.spec.md:verified")
+	a.Specs[0].Shards, a.Specs[0].DurationSeconds, a.Specs[0].TotalRotations = []string{"1-of-2"}, 4, 10
+	integ.Specs[0].Shards, integ.Specs[0].DurationSeconds, integ.Specs[0].TotalRotations = []string{"1-of-2", "integration"}, 1.5, 22
+	got, err := reporters.Merge(a, integ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := got.Specs[0]
+	if len(got.Specs) != 2 || len(s.Rotations) != 22 || s.CostUSD != 2 || s.DurationSeconds != 5.5 || s.TotalRotations != 22 ||
+		strings.Join(s.Shards, ",") != "1-of-2,integration" {
+		t.Fatalf("merged spec %s: %d rotations, $%v, %vs, %d in all, shards %v; want 22, $2, 5.5s, 22, 1-of-2,integration",
+			s.Path, len(s.Rotations), s.CostUSD, s.DurationSeconds, s.TotalRotations, s.Shards)
+	}
+	if got.Totals.Rotations != 34 || got.Totals.CostUSD != 3 {
+		t.Fatalf("totals %+v, want 34 rotations and $3 (10 + 12 + 12)", got.Totals)
 	}
 }
 

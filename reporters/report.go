@@ -84,6 +84,9 @@ type Spec struct {
 	// Checkpoint is the human checkpoint of a verify-tier spec, once
 	// presented.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	// Shards are the jobs of a CI matrix the spec ran in: its shard
+	// ("2-of-4") and "integration" when the integration ran it too.
+	Shards []string `json:"shards,omitempty"`
 }
 
 // Checkpoint is where a verify-tier spec's human checkpoint stands.

@@ -26,6 +26,17 @@ type delivery struct {
 	event   deliver.Event
 }
 
+// loadDelivering loads the project and its delivery mode (--deliver flag,
+// else the config's).
+func loadDelivering(opts *globalOptions, flag string) (*project.Project, string, error) {
+	p, err := loadProject(opts)
+	if err != nil {
+		return nil, "", err
+	}
+	mode, err := deliveryMode(flag, p.Config)
+	return p, mode, err
+}
+
 // deliveryMode is --deliver, else the config's delivery.mode.
 func deliveryMode(flag string, cfg *schema.Config) (string, error) {
 	switch flag {
@@ -57,18 +68,9 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 		s.Target = deliver.Target{Branch: branch}
 		return p, d, nil
 	}
-	ev, err := d.readEvent(ctx)
+	t, err := d.target(ctx, opts, g, p.Config)
 	if err != nil {
-		return nil, nil, exitcode.New(exitcode.Failure, err)
-	}
-	d.event = ev
-	refName := opts.env.refName
-	if refName == "" {
-		refName, _ = g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
-	}
-	t, err := deliver.TargetOf(ev, p.Config.Delivery.Branch, refName)
-	if err != nil {
-		return nil, nil, exitcode.New(exitcode.Usage, err)
+		return nil, nil, err
 	}
 	start, err := deliver.Prepare(ctx, g, t)
 	if err != nil {
@@ -80,6 +82,24 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 		return nil, nil, err
 	}
 	return p, d, nil
+}
+
+// target is the branch the loop works on in pr mode, from the event.
+func (d *delivery) target(ctx context.Context, opts *globalOptions, g deliver.Git, cfg *schema.Config) (deliver.Target, error) {
+	ev, err := d.readEvent(ctx)
+	if err != nil {
+		return deliver.Target{}, exitcode.New(exitcode.Failure, err)
+	}
+	d.event = ev
+	refName := opts.env.refName
+	if refName == "" {
+		refName, _ = g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+	}
+	t, err := deliver.TargetOf(ev, cfg.Delivery.Branch, refName)
+	if err != nil {
+		return t, exitcode.New(exitcode.Usage, err)
+	}
+	return t, nil
 }
 
 // readEvent reads the event payload; a comment's payload names no head
@@ -137,16 +157,10 @@ func (d *delivery) finish(ctx context.Context, opts *globalOptions, summary stri
 		}
 	}
 	if out := opts.env.actions.Output; out != "" {
-		f, ferr := os.OpenFile(out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if ferr == nil {
-			ferr = actions.WriteOutputs(f, []actions.Output{{Name: "branch", Value: s.Target.Branch}, {Name: "head-sha", Value: s.Head()},
-				{Name: "pull-request", Value: pr}, {Name: "pull-request-url", Value: url}}, nil)
-			if cerr := f.Close(); ferr == nil {
-				ferr = cerr
-			}
-		}
+		ferr := appendOutputs(out, []actions.Output{{Name: "branch", Value: s.Target.Branch}, {Name: "head-sha", Value: s.Head()},
+			{Name: "pull-request", Value: pr}, {Name: "pull-request-url", Value: url}})
 		if err == nil && ferr != nil {
-			err = fmt.Errorf("write the delivery outputs: %w", ferr)
+			err = fmt.Errorf("delivery: %w", ferr)
 		}
 	}
 	return err

@@ -38,9 +38,12 @@ GitHub Actions matrix, into one report, written as JSON (--json) and/or
 JUnit XML (--junit); with --github, in GitHub Actions, it also writes the job
 summary, the step outputs and the annotations of the merged report.
 
-Specs are unioned by path. A spec found in several reports is taken whole
+Specs are unioned by path. A spec found in several reports (a shard's and
+the integration's) adds up: its rotations, cost, duration and shards are
+those of every report; where it stands (outcome, counter, checkpoint) comes
 from the report that finished last (the latest finished_at; on a tie, the
-one named later). Totals are recomputed. The exit is the most severe one,
+one named later). Totals are recomputed, so they count every rotation of
+every job: merge each job's report once. The exit is the most severe one,
 from least to most: done, limits, awaiting_human, rejected, escalated,
 stuck, agents_exhausted, interrupted, usage, failure (an unknown class
 ranks just below failure). Every report must be of version 1 and of the

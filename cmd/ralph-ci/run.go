@@ -22,6 +22,7 @@ import (
 func newRunCommand(opts *globalOptions) *cobra.Command {
 	var maxRotations int
 	var junitPath, jsonPath, deliverMode string
+	var matrix matrixRun
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the Ralph loop over every spec until all are verified",
@@ -38,22 +39,33 @@ ralph-ci (trailers Ralph-Spec, Ralph-Stage, Ralph-Iteration, Ralph-Status);
 --deliver pr also pushes it, to the pull request's head branch (or to a
 branch of its own, with a pull request opened for it), and pushes the
 loop's state to refs/ralph-ci/state/<branch>, so that the next CI job, from
-a fresh checkout, continues where this one stopped.`,
+a fresh checkout, continues where this one stopped.
+
+In a CI matrix (see ralph-ci plan and the README's "Scaling out"), --shard
+K-of-N --specs LIST works on the shard's specs only: its commits go to the
+same branch (rebased onto the other shards' pushes), its state to its own
+ref, refs/ralph-ci/shards/K-of-N/<branch>, and its verify-tier specs are
+done at 3/3 (their checkpoints wait for the integration). --integrate, in a
+job after the matrix, folds every shard's state into the branch's: a spec
+verified 3/3 in one shard while files it has not seen changed drops to 2/3
+and is verified again on the integrated commit, until every spec is 3/3 on
+the same commit; the checkpoints are presented there, once per spec.`,
 		Example: `  ralph-ci run
   ralph-ci run --max-rotations 10     # one slice of a long loop; the next job continues
   ralph-ci run --deliver pr           # in CI: push the work and the state
+  ralph-ci run --deliver pr --shard 2-of-4 --specs specs/a.spec.md,specs/b.spec.md
+  ralph-ci run --deliver pr --integrate
   ralph-ci -C examples/quickstart run`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			if maxRotations < 0 {
 				return &usageError{fmt.Errorf("--max-rotations %d: want 0 (the config's budget) or more", maxRotations)}
 			}
-			p, err := loadProject(opts)
+			p, mode, err := loadDelivering(opts, deliverMode)
 			if err != nil {
 				return err
 			}
-			mode, err := deliveryMode(deliverMode, p.Config)
-			if err != nil {
+			if err := matrix.check(mode); err != nil {
 				return err
 			}
 			ctx, sig := signalContext(cmd.Context())
@@ -61,18 +73,33 @@ a fresh checkout, continues where this one stopped.`,
 			if err != nil {
 				return err
 			}
+			if dl != nil {
+				if err := matrix.prepare(ctx, opts, p, dl); err != nil {
+					return err
+				}
+			}
 			gitEnv, restore := guardAgents(ctx, opts, p)
 			defer restore()
 			o := engineOptions(opts, p, maxRotations)
+			o.Shard, o.Integration = matrix.shard, matrix.integrate
 			if dl != nil {
 				dl.session.Git.Env = append(dl.session.Git.Env, gitEnv...)
 				o.Deliverer = dl.session
 			}
-			if o.Checkpoints, err = checkpointChannel(ctx, opts, p); err != nil {
-				return err
+			if matrix.shard == "" { // a shard's checkpoints wait for the integration
+				if o.Checkpoints, err = checkpointChannel(ctx, opts, p); err != nil {
+					return err
+				}
 			}
 			out, err := engine.Run(ctx, o)
-			if derr := dl.finish(context.WithoutCancel(ctx), opts, out.Message); derr != nil {
+			derr := dl.finish(context.WithoutCancel(ctx), opts, out.Message)
+			// Interrupted, the integrated state may not have been pushed:
+			// the shards' states stay for the next integration.
+			pushed := err == nil && derr == nil && out.Code != exitcode.Interrupted
+			if merr := matrix.finish(context.WithoutCancel(ctx), opts, dl, pushed); merr != nil && derr == nil {
+				derr = merr
+			}
+			if derr != nil {
 				opts.log.Error().Err(derr).Msg("delivery: the pull request or the outputs failed")
 				if err == nil && out.Code == exitcode.OK {
 					out.Code = exitcode.Failure
@@ -105,6 +132,9 @@ a fresh checkout, continues where this one stopped.`,
 	cmd.Flags().IntVar(&maxRotations, "max-rotations", 0, "stop after `N` rotations (state saved); 0 uses budgets.max_rotations")
 	cmd.Flags().StringVar(&junitPath, "junit", "", "write the JUnit XML report to `FILE` (default: reporters.junit)")
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the JSON report to `FILE` (default: reporters.json)")
+	cmd.Flags().StringVar(&matrix.shard, "shard", "", "run as shard `K-of-N` of a CI matrix (ralph-ci plan): its specs only, its state in its own ref, no checkpoint")
+	cmd.Flags().StringSliceVar(&matrix.specs, "specs", nil, "the shard's spec `PATHS` (comma-separated, as plan prints them; default: plan again)")
+	cmd.Flags().BoolVar(&matrix.integrate, "integrate", false, "integrate a matrix's shards: fold their states into the branch's, re-verify what another shard's work may have broken, present the checkpoints")
 	cmd.Flags().StringVar(&deliverMode, "deliver", "", "deliver the work: `MODE` none, commit (a commit per rotation) or pr (commit and push; the state travels in git) (default: delivery.mode)")
 	return cmd
 }

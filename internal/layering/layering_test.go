@@ -23,7 +23,7 @@ var layers = [][]string{
 	{"pipeline/layers"},
 	{"reporters", "reporters/"},
 	{"pipeline/gate"},
-	{"pipeline/state", "pipeline/project"},
+	{"pipeline/state", "pipeline/project", "pipeline/shards"},
 	{"pipeline/tiers", "pipeline/verify", "pipeline/plan", "pipeline/scheduler"},
 	{"pipeline/agent", "pipeline/changes", "pipeline/counter", "pipeline/deliver", "pipeline/discovery", "pipeline/prompt",
 		"pipeline/exitcode", "schema", "internal/"},

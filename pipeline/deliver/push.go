@@ -48,7 +48,7 @@ func (s *Session) push(ctx context.Context, state func() (string, error)) (forei
 		if err != nil {
 			return foreign, err
 		}
-		_, perr := s.Git.Run(ctx, "push", "--atomic", "--quiet", "origin", head+":refs/heads/"+b, st+":"+StateRef(b))
+		_, perr := s.Git.Run(ctx, "push", "--atomic", "--quiet", "origin", head+":refs/heads/"+b, st+":"+s.stateRef())
 		if perr == nil {
 			s.base, s.stateTip = head, st
 			return foreign, nil

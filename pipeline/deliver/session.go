@@ -27,10 +27,24 @@ type Session struct {
 	Reports string
 	// Retries bounds the rebases after a non-fast-forward (default 3).
 	Retries int
+	// StateRef is the ref the state is pushed to; "" is StateRef(branch).
+	// A shard of a matrix has its own (ShardRef), so that shards never
+	// clobber each other's state.
+	StateRef string
+	// SeedRef is read when StateRef holds no state yet: a shard starts
+	// from the integrated state of the branch.
+	SeedRef string
+	// Adopt keeps the state folder as it is (the integration of a matrix
+	// wrote it, already reconciled with HEAD): Start restores nothing and
+	// binds it to HEAD.
+	Adopt bool
 
 	base      string // origin's tip of the branch, as last seen
 	described string // the work commit the state on disk describes
-	stateTip  string // the last state commit (origin's)
+	// since is HEAD once the last rotation was delivered (rebased onto
+	// commits pushed meanwhile): the agent's own commits are those after it.
+	since    string
+	stateTip string // the last state commit (origin's)
 }
 
 func (s *Session) retries() int {
@@ -45,7 +59,16 @@ func (s *Session) retries() int {
 // local state instead of the older one on origin.
 type marker struct {
 	Branch string `json:"branch"`
+	Ref    string `json:"ref,omitempty"`
 	State  string `json:"state"`
+}
+
+// stateRef is the ref the session reads and pushes its state at.
+func (s *Session) stateRef() string {
+	if s.StateRef != "" {
+		return s.StateRef
+	}
+	return StateRef(s.Target.Branch)
 }
 
 func (s *Session) markerPath() string { return filepath.Join(s.StateDir, "delivery.json") }
@@ -60,17 +83,25 @@ func (s *Session) Start(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("delivery: %w", err)
 	}
-	s.base, s.described = head, head
+	s.base, s.described, s.since = head, head, head
 	if !s.Push {
 		return nil, nil
 	}
-	remote, err := fetchState(ctx, s.Git, s.Target.Branch)
+	remote, err := fetchState(ctx, s.Git, s.stateRef())
 	if err != nil {
 		return nil, err
 	}
 	s.stateTip = remote
+	if s.Adopt {
+		return nil, s.writeMarker()
+	}
 	if s.continuesLocal(ctx, remote) {
 		return nil, nil
+	}
+	if remote == "" && s.SeedRef != "" {
+		if remote, err = fetchState(ctx, s.Git, s.SeedRef); err != nil {
+			return nil, err
+		}
 	}
 	var changed []string
 	if remote == "" {
@@ -82,16 +113,8 @@ func (s *Session) Start(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if described != head {
-			out, err := s.Git.Run(ctx, "diff", "--relative", "--name-only", "--no-renames", described, head)
-			if err != nil {
-				return nil, fmt.Errorf("compare the commit the state describes (%.12s) with HEAD: %w", described, err)
-			}
-			for _, f := range lines(out) {
-				if !isRalph("/" + f) {
-					changed = append(changed, f)
-				}
-			}
+		if changed, err = ChangedSince(ctx, s.Git, described, head); err != nil {
+			return nil, err
 		}
 	}
 	return changed, s.writeMarker()
@@ -106,7 +129,7 @@ func (s *Session) continuesLocal(ctx context.Context, remote string) bool {
 		return false
 	}
 	var m marker
-	if json.Unmarshal(raw, &m) != nil || m.Branch != s.Target.Branch || m.State != remote {
+	if json.Unmarshal(raw, &m) != nil || m.Branch != s.Target.Branch || m.State != remote || (m.Ref != "" && m.Ref != s.stateRef()) {
 		return false
 	}
 	tracked, err := s.Git.Run(ctx, "ls-files", "--", filepath.Join(s.StateDir, "state.json"))
@@ -114,7 +137,7 @@ func (s *Session) continuesLocal(ctx context.Context, remote string) bool {
 }
 
 func (s *Session) writeMarker() error {
-	raw, _ := json.Marshal(marker{Branch: s.Target.Branch, State: s.stateTip})
+	raw, _ := json.Marshal(marker{Branch: s.Target.Branch, Ref: s.stateRef(), State: s.stateTip})
 	if err := os.WriteFile(s.markerPath(), raw, 0o644); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("delivery: %w", err)
 	}
@@ -126,7 +149,7 @@ func (s *Session) writeMarker() error {
 // returns the files that commits pushed meanwhile by others changed.
 func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, error) {
 	g := s.Git
-	if err := markAgentCommits(ctx, g, s.Identity, s.described, r); err != nil {
+	if err := markAgentCommits(ctx, g, s.Identity, s.since, r); err != nil {
 		return nil, err
 	}
 	if _, err := Commit(ctx, g, s.Identity, r); err != nil {
@@ -140,11 +163,15 @@ func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
-	s.described = head
+	s.described, s.since = head, head
 	if !s.Push {
 		return nil, nil
 	}
-	return s.sync(ctx, fmt.Sprintf("ralph-ci state after %s iteration %d\n", r.Spec, r.Iteration))
+	foreign, err := s.sync(ctx, fmt.Sprintf("ralph-ci state after %s iteration %d\n", r.Spec, r.Iteration))
+	if tip, terr := s.Git.Run(ctx, "rev-parse", "HEAD"); terr == nil {
+		s.since = tip // a rebase moved the loop's commits onto the others'
+	}
+	return foreign, err
 }
 
 // Finish pushes the state saved at the end of the run (and any commit not

@@ -126,6 +126,15 @@ func TestPushRaceRebases(t *testing.T) {
 	if read(t, dir, "other.txt") != "human\n" {
 		t.Fatal("the work tree lacks the human's file after the rebase")
 	}
+	// The next rotation takes none of the commits it was rebased onto for
+	// the agent's own: the human's commit stays as pushed.
+	write(t, dir, "app.txt", "one\ntwo\nthree\nfour\nfive\n")
+	if _, err := s.AfterRotation(ctx, rot); err != nil {
+		t.Fatal(err)
+	}
+	if next := w.Rev("refs/heads/feature"); w.Rev(next+"^1") != head || w.Rev(next+"^2") != "" || w.Rev(head+"^1") != theirs {
+		t.Fatalf("after the next rotation origin's head %s is not one commit on %s (on the human's %s)", next, head, theirs)
+	}
 }
 
 // TestRebaseConflictRescues: a conflicting push meanwhile stops delivery;

@@ -105,10 +105,9 @@ func saveState(ctx context.Context, g Git, dir, described, prev, msg string) (st
 	return strings.TrimSpace(string(id)), nil
 }
 
-// fetchState fetches the state ref of branch (with the work commit it
-// describes) and returns the state commit, "" when origin has none.
-func fetchState(ctx context.Context, g Git, branch string) (string, error) {
-	ref := StateRef(branch)
+// fetchState fetches the state ref (with the work commit it describes)
+// and returns the state commit, "" when origin has none.
+func fetchState(ctx context.Context, g Git, ref string) (string, error) {
 	_, err := g.Run(ctx, "-c", "protocol.version=2", "fetch", "--no-tags", "--quiet", "--depth=2", "origin", "+"+ref+":"+ref)
 	if err != nil {
 		var ge *GitError
@@ -182,7 +181,7 @@ func isSaved(rel string) bool {
 // is false when origin holds no state for the branch. The merge gate uses
 // it to judge the pull request's head from a fresh checkout.
 func ReadState(ctx context.Context, g Git, branch, dst string) (described string, found bool, err error) {
-	commit, err := fetchState(ctx, g, branch)
+	commit, err := fetchState(ctx, g, StateRef(branch))
 	if err != nil || commit == "" {
 		return "", false, err
 	}

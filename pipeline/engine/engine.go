@@ -45,6 +45,13 @@ type Options struct {
 	Checkpoints gate.Channel
 	// Deliverer, when set, carries the work and state out of the job.
 	Deliverer Deliverer
+	// Shard names the shard of a CI matrix this run is ("1-of-2"), "" for
+	// a whole run. A shard presents no checkpoint: the integration does,
+	// for the integrated head, so a verify-tier spec at 3/3 is done here.
+	Shard string
+	// Integration is true for the run that integrates a matrix's shards
+	// (see pipeline/shards): the report names it where it ran a spec.
+	Integration bool
 }
 
 // Outcome is how a run ended.
@@ -96,7 +103,7 @@ type engine struct {
 func Run(ctx context.Context, opts Options) (Outcome, error) {
 	p := opts.Project
 	e := &engine{opts: opts, root: p.Root, dir: state.At(p.Root), log: opts.Log, started: time.Now(), fresh: map[string]bool{}}
-	e.loader = &project.Loader{Root: p.Root, Config: p.Config}
+	e.loader = &project.Loader{Root: p.Root, Config: p.Config, Only: p.Only}
 	e.maxRotns = opts.MaxRotations
 	if e.maxRotns == 0 {
 		e.maxRotns = p.Config.Budgets.MaxRotations
@@ -258,6 +265,7 @@ func (e *engine) finish() {
 		case ss.Excluded != "": // with the reason: no run will continue it
 			exhausted = append(exhausted, sp.Path+": "+ss.Excluded)
 		case sp.Tier == plan.TierVerify && e.checkpointPassed(sp.Path):
+		case sp.Tier == plan.TierVerify && e.opts.Shard != "": // the integration presents it
 		case sp.Tier == plan.TierVerify && e.checkpointOf(sp.Path).Status == tiers.StatusEscalated:
 			escalated = append(escalated, sp.Path)
 		case sp.Tier == plan.TierVerify:

@@ -31,6 +31,8 @@ func (e *engine) rescan() error {
 	for _, ss := range e.st.Specs {
 		if present[ss.Path] {
 			kept = append(kept, ss)
+		} else if e.loader.Only != nil {
+			e.log.Debug().Str("spec", ss.Path).Msg("another shard's spec: left out of this shard's state")
 		} else {
 			e.log.Info().Str("spec", ss.Path).Msg("spec removed: dropped from the state")
 		}

@@ -56,6 +56,7 @@ func (e *engine) report() *reporters.Report {
 				s.Outcome = reporters.SpecVerified
 			}
 		}
+		s.Shards = e.shardsOf(sp.Path, len(s.Rotations) > 0)
 		for _, rot := range s.Rotations {
 			s.CostUSD += rot.CostUSD
 			s.DurationSeconds += rot.DurationSeconds
@@ -65,4 +66,21 @@ func (e *engine) report() *reporters.Report {
 	e.reportCheckpoints(r)
 	r.Totals = reporters.ComputeTotals(r.Specs)
 	return r
+}
+
+// shardsOf are the jobs of a CI matrix a spec ran in, for the report: the
+// shard this run is, else the one the integrated state names, and the
+// integration when it ran the spec.
+func (e *engine) shardsOf(path string, ran bool) []string {
+	var out []string
+	if e.opts.Shard != "" {
+		return []string{e.opts.Shard}
+	}
+	if ss := e.st.Spec(path); ss != nil && ss.Shard != "" {
+		out = append(out, ss.Shard)
+	}
+	if e.opts.Integration && ran {
+		out = append(out, "integration")
+	}
+	return out
 }

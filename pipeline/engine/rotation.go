@@ -110,6 +110,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	boundPasses(ss, verifying, e.opts.Project.Config.Loop.MaxVerificationPasses)
 	v := j.Verdict
 	ss.Rotations = n
+	ss.Seconds += res.Duration.Seconds()
 	if max := e.opts.Project.Config.Budgets.MaxSpecRotations; max > 0 && n >= max && !ss.Verified(sp.Hash) && ss.Excluded == "" {
 		ss.Excluded = fmt.Sprintf("budgets.max_spec_rotations (%d) reached without verification", max)
 	}

@@ -7,8 +7,10 @@ package project
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
@@ -27,6 +29,34 @@ type Project struct {
 	Config     *schema.Config
 	Specs      []plan.Spec
 	Warnings   []string
+	// Only, when set, restricts the run to these spec paths (a shard of a
+	// CI matrix); the other specs are another shard's.
+	Only map[string]bool
+}
+
+// Restrict keeps only the specs in paths (a shard's), for this load and
+// every later one of a Loader built with p.Only. A path no spec has is an
+// error: the plan and the checkout disagree.
+func (p *Project) Restrict(paths []string) error {
+	only := map[string]bool{}
+	for _, path := range paths {
+		only[path] = true
+	}
+	kept := p.Specs[:0:0]
+	for _, sp := range p.Specs {
+		if only[sp.Path] {
+			kept = append(kept, sp)
+			delete(only, sp.Path)
+		}
+	}
+	if len(only) > 0 {
+		return fmt.Errorf("--specs names %d file(s) that are not specs of this checkout: %s", len(only), strings.Join(slices.Sorted(maps.Keys(only)), ", "))
+	}
+	p.Specs, p.Only = kept, map[string]bool{}
+	for _, sp := range kept {
+		p.Only[sp.Path] = true
+	}
+	return nil
 }
 
 // ErrNoConfig is returned when no config file exists.
@@ -97,7 +127,9 @@ func LoadSpecs(root string, cfg *schema.Config) ([]plan.Spec, schema.Problems, e
 type Loader struct {
 	Root   string
 	Config *schema.Config
-	cache  map[string]loaded // by path and content hash
+	// Only, when set, keeps only these spec paths (see Project.Restrict).
+	Only  map[string]bool
+	cache map[string]loaded // by path and content hash
 }
 
 type loaded struct {
@@ -116,6 +148,9 @@ func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 	var specs []plan.Spec
 	var problems schema.Problems
 	for _, ds := range found {
+		if l.Only != nil && !l.Only[ds.Path] {
+			continue
+		}
 		key := ds.Path + "@" + ds.Hash
 		c, ok := l.cache[key]
 		if !ok {

@@ -25,6 +25,17 @@ type SpecState struct {
 	Tasks
 	ReviewLoop
 	VerifierGuard
+	Sharding
+}
+
+// Sharding is what planning a CI matrix reads (pipeline/shards): where
+// the spec ran and how long its agents took.
+type Sharding struct {
+	// Shard is the matrix shard ("2-of-4") whose state the last
+	// integration took the spec's from; "" outside a matrix.
+	Shard string `json:"shard,omitempty"`
+	// Seconds is the agent time of all the spec's rotations.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Counting is what the verification counter and the scheduler read: the

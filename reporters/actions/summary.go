@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,16 +59,28 @@ func summary(r *reporters.Report, rows int, details bool) string {
 		b.WriteString("No spec.\n")
 		return b.String()
 	}
-	b.WriteString("| Spec | Counter | Outcome | Rotations | Cost | Tier |\n")
-	b.WriteString("| --- | ---: | --- | ---: | ---: | --- |\n")
+	sharded := slices.ContainsFunc(r.Specs, func(s reporters.Spec) bool { return len(s.Shards) > 0 })
+	b.WriteString("| Spec | Counter | Outcome | Rotations | Cost | Tier |")
+	if sharded {
+		b.WriteString(" Shard |")
+	}
+	b.WriteString("\n| --- | ---: | --- | ---: | ---: | --- |")
+	if sharded {
+		b.WriteString(" --- |")
+	}
+	b.WriteString("\n")
 	for _, s := range r.Specs[:rows] {
 		icon := outcomeIcons[s.Outcome]
 		if icon == "" {
 			icon = "❔"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s %s | %d (%d in all) | $%.4f | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s %s | %d (%d in all) | $%.4f | %s |",
 			mdText(s.Path), reporters.Counter(s.Counter), icon, mdText(s.Outcome),
 			len(s.Rotations), s.TotalRotations, finite(s.CostUSD), mdText(tierState(s)))
+		if sharded {
+			fmt.Fprintf(&b, " %s |", mdText(strings.Join(s.Shards, ", ")))
+		}
+		b.WriteString("\n")
 	}
 	if rows < len(r.Specs) {
 		fmt.Fprintf(&b, "\n%d more specs not shown (the summary is limited to 1 MiB); see the JSON report.\n", len(r.Specs)-rows)

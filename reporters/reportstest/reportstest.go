@@ -22,7 +22,7 @@ func Report() *reporters.Report {
 	specs := []reporters.Spec{
 		{
 			Path: "PROMPT.md", Key: "PROMPT-1a2b3c", Title: "Root prompt", Tier: "auto",
-			Outcome: reporters.SpecVerified, Counter: 3, Stage: "reviewer", TotalRotations: 5,
+			Outcome: reporters.SpecVerified, Counter: 3, Stage: "reviewer", TotalRotations: 5, Shards: []string{"1-of-2", "integration"},
 			Rotations: []reporters.Rotation{
 				rot(1, "coder", "DONE", 1, []string{"main.go", "main_test.go"}, 61.5, 0.12),
 				rot(2, "coder", "DONE", 2, nil, 30, 0.08),

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/shards"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// matrixRun is a run's part in a CI matrix (see pipeline/shards): one
+// shard (--shard), or the integration of the shards (--integrate).
+type matrixRun struct {
+	shard     string   // --shard: "K-of-N" (K/N accepted)
+	specs     []string // --specs: the shard's specs, as plan printed them
+	integrate bool     // --integrate
+	// integrated are the shard states the integration folded in, deleted
+	// from origin once the integrated state is pushed.
+	integrated []deliver.ShardState
+	tmp        string
+}
+
+// check refuses flag combinations that cannot work, before anything runs.
+func (m *matrixRun) check(mode string) error {
+	switch {
+	case m.shard == "" && len(m.specs) > 0:
+		return &usageError{fmt.Errorf("--specs needs --shard K-of-N")}
+	case m.shard != "" && m.integrate:
+		return &usageError{fmt.Errorf("--shard and --integrate: a job is a shard or the integration, not both")}
+	case (m.shard != "" || m.integrate) && mode != schema.DeliverPR:
+		return &usageError{fmt.Errorf("--shard and --integrate need --deliver pr: shards meet only through git")}
+	}
+	if m.shard != "" {
+		k, n, err := shards.ParseName(m.shard)
+		if err != nil {
+			return &usageError{err}
+		}
+		m.shard = shards.Name(k, n)
+	}
+	return nil
+}
+
+// prepare sets up the run after the checkout is on the delivery branch:
+// a shard keeps only its specs and pushes its state to its own ref; the
+// integration folds the shards' states into the project's .ralph.
+func (m *matrixRun) prepare(ctx context.Context, opts *globalOptions, p *project.Project, dl *delivery) error {
+	s := dl.session
+	switch {
+	case m.shard != "":
+		specs := m.specs
+		if len(specs) == 0 { // plan again: the same state gives the same plan
+			k, n, _ := shards.ParseName(m.shard)
+			planned, err := planShards(ctx, opts, p, schema.DeliverPR, n)
+			if err != nil {
+				return err
+			}
+			for _, sh := range planned {
+				if sh.Index == k {
+					specs = sh.Specs
+				}
+			}
+			if len(specs) == 0 {
+				opts.log.Warn().Str("shard", m.shard).Msg("the plan gives this shard no spec")
+			}
+		}
+		if err := p.Restrict(specs); err != nil {
+			return exitcode.New(exitcode.Usage, err)
+		}
+		_, n, _ := shards.ParseName(m.shard)
+		s.StateRef, s.SeedRef = deliver.ShardRef(s.Target.Branch, m.shard), deliver.StateRef(s.Target.Branch)
+		s.Retries = 3 + 2*n // every shard pushes to the branch
+		opts.log.Info().Str("shard", m.shard).Strs("specs", specs).Msg("shard of a matrix: these specs only")
+	case m.integrate:
+		return m.fold(ctx, opts, p, s)
+	}
+	return nil
+}
+
+// fold reads the branch's integrated state and every shard's, merges
+// them (shards.Merge: the multi-spec rule across shards) and writes the
+// result to the project's .ralph, adopted by the session.
+func (m *matrixRun) fold(ctx context.Context, opts *globalOptions, p *project.Project, s *deliver.Session) error {
+	var err error
+	if m.tmp, err = os.MkdirTemp("", "ralph-ci-integrate-"); err != nil {
+		return err
+	}
+	g, branch := s.Git, s.Target.Branch
+	head, err := g.Run(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		return exitcode.New(exitcode.Failure, err)
+	}
+	baseDir := filepath.Join(m.tmp, "base")
+	described, found, err := deliver.ReadState(ctx, g, branch, baseDir)
+	if err != nil {
+		return exitcode.New(exitcode.Failure, err)
+	}
+	base := shards.Input{}
+	if base.State, err = state.Load(state.Dir(baseDir)); err != nil {
+		return exitcode.New(exitcode.Failure, err)
+	}
+	if found {
+		if base.Changed, err = deliver.ChangedSince(ctx, g, described, head); err != nil {
+			return exitcode.New(exitcode.Failure, err)
+		}
+	}
+	if m.integrated, err = deliver.FetchShardStates(ctx, g, branch, filepath.Join(m.tmp, "shards")); err != nil {
+		return exitcode.New(exitcode.Failure, err)
+	}
+	slices.SortStableFunc(m.integrated, func(a, b deliver.ShardState) int {
+		return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.Name, b.Name))
+	})
+	var inputs []shards.Input
+	var dirs []string
+	for _, sh := range m.integrated {
+		st, err := state.Load(state.Dir(sh.Dir))
+		if err != nil {
+			return exitcode.New(exitcode.Failure, fmt.Errorf("shard %s: %w", sh.Name, err))
+		}
+		inputs = append(inputs, shards.Input{Name: sh.Name, State: st, Changed: sh.Changed, Time: sh.Time})
+		dirs = append(dirs, sh.Dir)
+	}
+	merged, placed := shards.Merge(base, inputs)
+	for _, pl := range placed {
+		if pl.Dropped {
+			opts.log.Info().Str("spec", pl.Path).Str("shard", pl.Shard).Msg("verified before files it has not seen changed: 3/3 drops to 2/3, verified again on the integrated commit")
+		}
+	}
+	if err := shards.Fold(state.At(p.Root).Path(), baseDir, dirs, merged); err != nil {
+		return exitcode.New(exitcode.Failure, err)
+	}
+	s.Adopt = true
+	names := make([]string, 0, len(m.integrated))
+	for _, sh := range m.integrated {
+		names = append(names, sh.Name)
+	}
+	opts.log.Info().Strs("shards", names).Str("head", head).Msg("integrating the shards' states")
+	return nil
+}
+
+// finish deletes the shard states the integration folded in, once the
+// integrated state is pushed (ok); they stay for the next integration
+// otherwise.
+func (m *matrixRun) finish(ctx context.Context, opts *globalOptions, dl *delivery, ok bool) error {
+	if m.tmp != "" {
+		defer os.RemoveAll(m.tmp)
+	}
+	if !m.integrate || !ok {
+		return nil
+	}
+	return deliver.DropShardStates(ctx, dl.session.Git, m.integrated)
+}

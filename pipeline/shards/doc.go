@@ -1,0 +1,15 @@
+// Package shards holds the rules that scale the loop out over a CI
+// matrix: Plan splits the specs into shards, Merge folds the states the
+// shards delivered into one and applies the multi-spec rule across them.
+//
+// One machine runs one agent at a time, as the multi-spec rules require;
+// beyond that the matrix of a CI system runs one shard per job. Every spec
+// is in exactly one shard (PROMPT.md too). A shard's agents see only the
+// work of the commits they rebased onto, so a spec verified 3/3 in one
+// shard while another shard changed files is not verified for the
+// integrated commit: Merge drops it to 2/3 and the integration run
+// verifies it again there, until every spec is 3/3 on the same commit.
+//
+// Everything here is a pure function of its inputs; git and the files
+// are the caller's (cmd/ralph-ci, pipeline/deliver).
+package shards
