@@ -19,7 +19,10 @@ type Config struct {
 	Reporters Reporters        `json:"reporters"`
 	GitHub    GitHub           `json:"github"`
 	Delivery  Delivery         `json:"delivery"`
-	Workflow  *Workflow        `json:"workflow,omitempty"`
+	// Environment says what the processes ralph-ci starts do not inherit
+	// beyond the job's credentials and files, which they never do.
+	Environment Environment `json:"environment"`
+	Workflow    *Workflow   `json:"workflow,omitempty"`
 
 	// File is where the config was read from ("" for the built-in one).
 	File string `json:"-"`
@@ -34,6 +37,18 @@ type Agent struct {
 	Format  string            `json:"format"`
 	Timeout Duration          `json:"timeout"`
 	Env     map[string]string `json:"env"`
+	// EnvPass re-admits names environment.remove removed, for this agent
+	// (never the job's credentials); EnvRemove removes more. A name
+	// ending in * is a prefix.
+	EnvPass   []string `json:"env_pass,omitempty"`
+	EnvRemove []string `json:"env_remove,omitempty"`
+}
+
+// Environment is the config's environment section.
+type Environment struct {
+	// Remove lists variables (NAME, or a PREFIX_*) no started process
+	// inherits.
+	Remove []string `json:"remove"`
 }
 
 // StageNames lists the stages in the order they run.

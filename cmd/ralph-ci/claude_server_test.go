@@ -31,6 +31,9 @@ type messagesServer struct {
 	path    string // absolute path of the file to write
 	content string
 	promise string
+	// bash, when set, is the command of a Bash tool_use that turn 1
+	// answers with instead of the Write (it must create the file).
+	bash string
 
 	requestLog
 
@@ -230,11 +233,14 @@ func (s *messagesServer) messages(w http.ResponseWriter, r *http.Request, body [
 		s.note(r, "text promise+DONE (turn 2, after the tool_result)", false)
 		s.reply(w, req, body, []any{textBlock(done)}, "end_turn")
 	case os.IsNotExist(statErr):
-		s.note(r, "tool_use Write "+filepath.Base(s.path)+" (turn 1)", false)
+		tool, input := "Write", map[string]any{"file_path": s.path, "content": s.content}
+		if s.bash != "" {
+			tool, input = "Bash", map[string]any{"command": s.bash, "description": "Create the file"}
+		}
+		s.note(r, "tool_use "+tool+" "+filepath.Base(s.path)+" (turn 1)", false)
 		s.reply(w, req, body, []any{
 			textBlock("I'll create the file."),
-			map[string]any{"type": "tool_use", "id": toolUseID, "name": "Write",
-				"input": map[string]any{"file_path": s.path, "content": s.content}},
+			map[string]any{"type": "tool_use", "id": toolUseID, "name": tool, "input": input},
 		}, "tool_use")
 	default:
 		s.note(r, "text promise+DONE (the file is already there)", false)

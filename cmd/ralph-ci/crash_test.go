@@ -43,7 +43,7 @@ status() { echo "RALPH_STATUS: $1"; }
 if [ "$RALPH_ITERATION" = "${CRASH_AT:-}" ] && [ ! -f .ralph/crashed ]; then
 	touch .ralph/crashed
 	eval "${line#* }" >/dev/null
-	kill -9 $PPID
+	kill -9 $(awk '{print $4}' /proc/$PPID/stat) # ralph-ci: the parent of its shepherd
 	exit 0
 fi
 eval "${line#* }"

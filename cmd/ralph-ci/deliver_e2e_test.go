@@ -236,7 +236,7 @@ const raceAgent = `if [ "$RALPH_ITERATION" = "$RACE_AT" ]; then
   git -C "$SEED" push -q origin changes || exit 9
 fi
 ` + ciAgent + `if [ "$RALPH_ITERATION" = "$KILL_AT" ] && [ ! -e "$PROMPTS/../killed" ]; then
-  touch "$PROMPTS/../killed"; kill -9 $PPID
+  touch "$PROMPTS/../killed"; kill -9 $(awk '{print $4}' /proc/$PPID/stat) # ralph-ci, the parent of its shepherd
 fi
 `
 

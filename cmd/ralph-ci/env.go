@@ -1,6 +1,10 @@
 package main
 
 import (
+	"os"
+	"strconv"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 )
@@ -20,9 +24,24 @@ type environment struct {
 	// refName is GITHUB_REF_NAME, the branch the workflow ran on: off a
 	// pull request, delivery names its own branch after it.
 	refName string
+	// action is RALPH_ACTION=1: the Action exec'd ralph-ci, which then
+	// writes the step's exit-code output itself.
+	action bool
+}
+
+// exit writes the exit-code step output when the Action asked for it,
+// and returns code.
+func (e environment) exit(code exitcode.Code) exitcode.Code {
+	if e.action && e.actions.Output != "" {
+		if f, err := os.OpenFile(e.actions.Output, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+			_ = actions.WriteOutputs(f, []actions.Output{{Name: "exit-code", Value: strconv.Itoa(int(code))}}, nil)
+			f.Close()
+		}
+	}
+	return code
 }
 
 // readEnvironment reads the environment through getenv (os.Getenv).
 func readEnvironment(getenv func(string) string) environment {
-	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME")}
+	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME"), action: getenv("RALPH_ACTION") == "1"}
 }

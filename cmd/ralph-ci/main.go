@@ -11,9 +11,15 @@ package main
 import (
 	"io"
 	"os"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
 func main() {
+	if agent.IsShepherd(os.Args) {
+		os.Exit(agent.ShepherdMain(os.Args[1:]))
+	}
+	seal(os.Args)
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 )
 
@@ -29,7 +29,23 @@ type globalOptions struct {
 // execute builds the command tree, runs it and maps the outcome to an
 // exit code. It is the only place that turns errors into exit codes.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.Code {
-	opts := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr, env: readEnvironment(os.Getenv)}
+	sealed := unsealed()
+	getenv := getenvWith(sealed)
+	opts := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr, env: readEnvironment(getenv)}
+	token, err := readToken(getenv)
+	opts.env.pr.Token = token
+	protectProcess(token)
+	agent.AddSecrets(sealedSecrets(sealed)...)
+	if err != nil {
+		fmt.Fprintf(stderr, "ralph-ci: %v\n", err)
+		return opts.env.exit(exitcode.Usage)
+	}
+	return opts.env.exit(executeArgs(opts, args))
+}
+
+// executeArgs runs the command line args and maps the outcome to an exit code.
+func executeArgs(opts *globalOptions, args []string) exitcode.Code {
+	stdin, stdout, stderr := opts.stdin, opts.stdout, opts.stderr
 	root := newRootCommand(opts)
 	root.SetArgs(args)
 	root.SetIn(stdin)

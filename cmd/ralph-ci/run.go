@@ -78,9 +78,12 @@ the same commit; the checkpoints are presented there, once per spec.`,
 					return err
 				}
 			}
+			gitEnv, restore := guardAgents(ctx, opts, p)
+			defer restore()
 			o := engineOptions(opts, p, maxRotations)
 			o.Shard, o.Integration = matrix.shard, matrix.integrate
 			if dl != nil {
+				dl.session.Git.Env = append(dl.session.Git.Env, gitEnv...)
 				o.Deliverer = dl.session
 			}
 			if matrix.shard == "" { // a shard's checkpoints wait for the integration

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
 // TestMain makes the test binary double as the ralph-ci binary, so the
@@ -17,7 +19,8 @@ import (
 // under the name ralph-ci, the test binary is main (Main and an exit).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"ralph-ci": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"ralph-ci":         func() { seal(os.Args); os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		agent.ShepherdName: func() { os.Exit(agent.ShepherdMain(os.Args[1:])) },
 	})
 }
 

@@ -8,11 +8,19 @@ import (
 )
 
 // argsBinary stands in for ralph-ci in the ralph-ci step: it prints its
-// arguments, one a line.
+// arguments, one a line, what it reads on the token's descriptor and
+// whether any variable holds the token; as ralph-ci does when the step
+// execs it (RALPH_ACTION=1), it writes the exit-code output.
 func argsBinary(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "ralph-ci-args")
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\nfor a in \"$@\"; do echo \"arg:$a\"; done\n"), 0o755); err != nil {
+	script := `#!/bin/sh
+for a in "$@"; do echo "arg:$a"; done
+echo "fd:$(cat <&$RALPH_TOKEN_FD)"
+env | grep -q test-token && echo "the token is in the environment"
+if [ "$RALPH_ACTION" = 1 ]; then echo "exit-code=0" >> "$GITHUB_OUTPUT"; fi
+`
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return bin
@@ -65,6 +73,9 @@ func TestMergeCommand(t *testing.T) {
 			}
 			if tt.wantArgs == nil && !strings.Contains(res.Output, "::error title=ralph-ci::no JSON report matches the reports input") {
 				t.Errorf("no error for no match:\n%s", res.Output)
+			}
+			if tt.wantArgs != nil && (!strings.Contains(res.Output, "fd:test-token\n") || strings.Contains(res.Output, "the token is in the environment")) {
+				t.Errorf("the token did not come on its descriptor only:\n%s", res.Output)
 			}
 			if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
 				t.Error("a pattern was evaluated as shell code")

@@ -76,10 +76,12 @@ type Fault struct {
 // Server is the fake GitHub.
 type Server struct {
 	*httptest.Server
-	t          testing.TB
-	mu         sync.Mutex
-	Owner      string
-	Repo       string
+	t     testing.TB
+	mu    sync.Mutex
+	Owner string
+	Repo  string
+	// Token is the token the requests must carry; "" means "test-token".
+	Token      string
 	PR         int
 	Head       string
 	Author     string

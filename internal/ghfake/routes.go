@@ -1,6 +1,7 @@
 package ghfake
 
 import (
+	"cmp"
 	"crypto/sha1"
 	"encoding/base64"
 	"encoding/hex"
@@ -76,7 +77,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // answer checks the token and the write permission, then routes; s.mu is
 // held.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Authorization") != "Bearer test-token" {
+	if r.Header.Get("Authorization") != "Bearer "+cmp.Or(s.Token, "test-token") {
 		s.error(w, http.StatusUnauthorized, "Bad credentials")
 		return
 	}

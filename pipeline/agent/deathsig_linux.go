@@ -5,5 +5,11 @@ import "syscall"
 // dieWithParent makes the kernel kill the agent if ralph-ci dies (kill -9
 // included), so an agent cannot go on changing files unsupervised. It also
 // covers the moment between fork and exec. Processes the agent started
-// are found by RALPH_RUN_ID when the next ralph-ci recovers the lock.
-func dieWithParent(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }
+// are stopped by the shepherd, which gets SIGTERM instead so that it
+// can stop them first.
+func dieWithParent(attr *syscall.SysProcAttr, shepherded bool) {
+	attr.Pdeathsig = syscall.SIGKILL
+	if shepherded {
+		attr.Pdeathsig = syscall.SIGTERM
+	}
+}

@@ -5,4 +5,4 @@ package agent
 import "syscall"
 
 // dieWithParent is Linux-only (Pdeathsig); elsewhere nothing happens.
-func dieWithParent(*syscall.SysProcAttr) {}
+func dieWithParent(*syscall.SysProcAttr, bool) {}

@@ -4,12 +4,19 @@
 // # Running
 //
 // [Run] starts the agent's argv (no shell) in a working directory, with the
-// inherited environment plus the caller's variables (later entries win),
+// environment [Environ] builds (never the job's credentials and files)
+// plus the caller's variables (later entries win),
 // writes the prompt to its stdin and closes it. Stdout and stderr share one
 // pipe, so they reach [Invocation.Output] (the history log) interleaved in
 // the order the agent wrote them, as they arrive. Nothing is held whole in
 // memory: a gigabyte on one line costs the same few hundred KiB as a short
 // answer, because every scanner below keeps only bounded state.
+//
+// Secrets (see [AddSecrets]) are masked in the output before anything
+// reads it. When [UseShepherd] named ralph-ci's executable (Linux), the
+// agent runs under a shepherd that contains everything it starts, setsid'd
+// processes included, and stops them when the agent ends, on a timeout and
+// when ralph-ci dies (see shepherd.go).
 //
 // The agent runs in its own process group (unix). When the timeout passes or
 // the caller's context is cancelled, the whole group gets SIGTERM, then

@@ -10,7 +10,7 @@ import (
 
 // setGroup does nothing: without process groups only the agent itself can
 // be stopped, not the processes it started.
-func setGroup(*exec.Cmd) {}
+func setGroup(*exec.Cmd, bool) {}
 
 // signalGroup kills the agent: there is no gentle signal here.
 func signalGroup(cmd *exec.Cmd, _ bool) { _ = cmd.Process.Kill() }

@@ -13,10 +13,12 @@ import (
 // setGroup makes the agent the leader of a new process group, so that it
 // and everything it starts can be signalled at once. It also makes sure
 // orphaned agent processes can be reaped (see enableReaping).
-func setGroup(cmd *exec.Cmd) {
+// A shepherd gets SIGTERM, not SIGKILL, when ralph-ci dies, so that it
+// stops the command's processes before it goes.
+func setGroup(cmd *exec.Cmd, shepherded bool) {
 	enableReaping()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	dieWithParent(cmd.SysProcAttr)
+	dieWithParent(cmd.SysProcAttr, shepherded)
 }
 
 // signalGroup sends SIGTERM, or SIGKILL if kill, to the agent's group.

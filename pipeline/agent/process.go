@@ -33,15 +33,18 @@ var chunks = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b
 // process is a started agent: its process group, and the goroutines that
 // feed its stdin and read its output.
 type process struct {
-	cmd     *exec.Cmd
-	grace   time.Duration
-	out     *os.File // read end of the stdout+stderr pipe
-	in      *os.File // write end of the stdin pipe
-	waitCh  chan error
-	waited  bool
-	waitErr error
-	readCh  chan error
-	inDone  chan struct{}
+	cmd   *exec.Cmd
+	grace time.Duration
+	// shepherded: the command runs under a shepherd (shepherd.go), which
+	// gets the grace period itself before ralph-ci kills it.
+	shepherded bool
+	out        *os.File // read end of the stdout+stderr pipe
+	in         *os.File // write end of the stdin pipe
+	waitCh     chan error
+	waited     bool
+	waitErr    error
+	readCh     chan error
+	inDone     chan struct{}
 	// progress counts the chunks read; idle tells that the reading
 	// goroutine waits for the pipe (and not for the output writer).
 	progress atomic.Int64
@@ -54,7 +57,7 @@ type process struct {
 // startProcess starts the agent in a process group of its own. Its stdout
 // and stderr are one pipe, so the order of their writes is kept; it is
 // read into output and scanner as it arrives.
-func startProcess(inv Invocation, output, scanner io.Writer) (*process, error) {
+func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*process, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("creating stdin pipe: %w", err)
@@ -65,11 +68,19 @@ func startProcess(inv Invocation, output, scanner io.Writer) (*process, error) {
 		inW.Close()
 		return nil, fmt.Errorf("creating output pipe: %w", err)
 	}
-	cmd := exec.Command(inv.Argv[0], inv.Argv[1:]...)
-	cmd.Dir = inv.Dir
-	cmd.Env = Environ(inv.Env)
+	cmd, shepherded, err := command(inv, shepherd)
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	pol := currentPolicy()
+	pol.AgentPass, pol.AgentRemove = inv.Pass, inv.Remove
+	cmd.Env = BuildEnv(os.Environ(), pol, inv.Env)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
-	setGroup(cmd)
+	setGroup(cmd, shepherded)
 	err = cmd.Start()
 	inR.Close() // the agent has its own copies
 	outW.Close()
@@ -79,7 +90,7 @@ func startProcess(inv Invocation, output, scanner io.Writer) (*process, error) {
 		return nil, err
 	}
 	p := &process{
-		cmd: cmd, grace: inv.Grace, out: outR, in: inW,
+		cmd: cmd, grace: inv.Grace, shepherded: shepherded, out: outR, in: inW,
 		waitCh: make(chan error, 1), readCh: make(chan error, 1), inDone: make(chan struct{}),
 	}
 	go func() { p.waitCh <- cmd.Wait() }()
@@ -92,26 +103,40 @@ func startProcess(inv Invocation, output, scanner io.Writer) (*process, error) {
 	return p, nil
 }
 
+// command is the process to start for inv: the command itself, or the
+// shepherd exe ("" for none) that starts it (shepherded).
+func command(inv Invocation, exe string) (cmd *exec.Cmd, shepherded bool, err error) {
+	if exe == "" {
+		cmd = exec.Command(inv.Argv[0], inv.Argv[1:]...)
+	} else {
+		path, err := resolve(inv.Argv[0], inv.Dir)
+		if err != nil {
+			return nil, false, err
+		}
+		args := shepherdArgs(inv.Grace, append([]string{path}, inv.Argv[1:]...))
+		cmd = &exec.Cmd{Path: exe, Args: args}
+	}
+	cmd.Dir = inv.Dir
+	return cmd, exe != "", nil
+}
+
 // read copies the output to output and scanner until the pipe ends or is
 // aborted.
 func (p *process) read(output, scanner io.Writer) {
 	bp := chunks.Get().(*[]byte)
 	defer chunks.Put(bp)
 	buf := *bp
+	dst, flush := newMasker(splitWriter{p, output, scanner})
 	for {
 		p.idle.Store(true)
 		n, err := p.out.Read(buf)
 		p.idle.Store(false)
 		p.progress.Add(1)
 		if n > 0 {
-			if p.writeErr == nil {
-				if _, werr := output.Write(buf[:n]); werr != nil {
-					p.writeErr = werr
-				}
-			}
-			_, _ = scanner.Write(buf[:n])
+			_, _ = dst.Write(buf[:n])
 		}
 		if err != nil {
+			_ = flush()
 			if errors.Is(err, io.EOF) || errors.Is(err, os.ErrDeadlineExceeded) {
 				err = nil
 			}
@@ -119,6 +144,24 @@ func (p *process) read(output, scanner io.Writer) {
 			return
 		}
 	}
+}
+
+// splitWriter writes the (masked) output to the output writer, keeping its
+// first error, and to the scanner.
+type splitWriter struct {
+	p               *process
+	output, scanner io.Writer
+}
+
+// Write implements io.Writer.
+func (s splitWriter) Write(b []byte) (int, error) {
+	if s.p.writeErr == nil {
+		if _, err := s.output.Write(b); err != nil {
+			s.p.writeErr = err
+		}
+	}
+	_, _ = s.scanner.Write(b)
+	return len(b), nil
 }
 
 // leaderDone tells whether the agent's main process has exited (and was
@@ -146,7 +189,11 @@ func (p *process) settle() error {
 		return nil
 	}
 	signalGroup(p.cmd, false)
-	if p.waitGone(p.grace) {
+	wait := p.grace
+	if p.shepherded {
+		wait += killWait
+	}
+	if p.waitGone(wait) {
 		return nil
 	}
 	signalGroup(p.cmd, true)

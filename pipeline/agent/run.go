@@ -28,6 +28,9 @@ type Invocation struct {
 	// Later entries override earlier ones and the inherited ones; [Environ]
 	// builds the whole environment.
 	Env []string
+	// Pass and Remove are the agent's env_pass and env_remove (see
+	// [EnvPolicy]).
+	Pass, Remove []string
 	// Prompt is written to the agent's stdin, which is then closed.
 	Prompt string
 	// Timeout bounds the run; zero means no timeout.
@@ -75,6 +78,11 @@ type Result struct {
 // agent that exits with a non-zero status is not an error: see
 // Result.ExitCode.
 func Run(ctx context.Context, inv Invocation) (Result, error) {
+	return runWith(ctx, inv, currentShepherd())
+}
+
+// runWith is Run, under the shepherd exe ("" for none).
+func runWith(ctx context.Context, inv Invocation, shepherd string) (Result, error) {
 	res := Result{ExitCode: -1}
 	if len(inv.Argv) == 0 || inv.Argv[0] == "" {
 		return res, errors.New("running agent: the agent command is empty: set it in the config")
@@ -97,7 +105,7 @@ func Run(ctx context.Context, inv Invocation) (Result, error) {
 	}
 
 	start := time.Now()
-	p, err := startProcess(inv, out, sc)
+	p, err := startProcess(inv, shepherd, out, sc)
 	if err != nil {
 		return res, startError(inv, err)
 	}

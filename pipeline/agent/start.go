@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 
 	"github.com/ralph-ci/ralph-ci/schema"
@@ -44,15 +43,8 @@ func Configured(ctx context.Context, s Start) (Result, error) {
 	return Run(ctx, Invocation{
 		Argv: a.Command, Dir: s.Dir, Env: env, Prompt: s.Prompt,
 		Timeout: a.Timeout.Std(), Format: a.Format, Output: s.Output, Watch: s.Watch,
+		Pass: a.EnvPass, Remove: a.EnvRemove,
 	})
-}
-
-// Environ is the environment of every process ralph-ci starts (agents,
-// judges, reviewers and verification commands): ralph-ci's own
-// environment, then extra (KEY=VALUE, later entries win). It is the one
-// place that decides what a started process inherits.
-func Environ(extra []string) []string {
-	return append(os.Environ(), extra...)
 }
 
 // Failure classes how an agent run ended.

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package main
+
+// makeNonDumpable is Linux-only.
+func makeNonDumpable() {}

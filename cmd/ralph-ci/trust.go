@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/gitauth"
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
+)
+
+// The agent is untrusted code running as the same user as ralph-ci (see
+// the README's security section). At the door ralph-ci:
+//
+//   - takes the job's token the way the Action hands it: from the file
+//     descriptor RALPH_TOKEN_FD or the 0600 file RALPH_TOKEN_FILE (read,
+//     then closed or deleted), else GITHUB_TOKEN; the Action execs
+//     ralph-ci with the token in none of its environment variables;
+//   - makes itself non-dumpable (Linux), so that no process of the same
+//     user reads its /proc/PID/environ, fd or memory;
+//   - registers the token and the values of *_TOKEN, *_KEY, *_SECRET
+//     variables as secrets to mask in every output it reads;
+//   - starts every agent and verification command under a shepherd (its
+//     own executable), which contains everything they start.
+//
+// Before a run starts any agent, it hides the credential actions/checkout
+// persisted in the git config (gitauth) and applies the config's
+// environment.remove.
+
+// readToken reads the job's token as the Action hands it.
+func readToken(getenv func(string) string) (string, error) {
+	if fd := getenv(agent.TokenFDVar); fd != "" {
+		n, err := strconv.Atoi(fd)
+		if err != nil || n < 3 {
+			return "", fmt.Errorf("%s=%q: want a file descriptor number above 2", agent.TokenFDVar, fd)
+		}
+		f := os.NewFile(uintptr(n), "token")
+		if f == nil {
+			return "", fmt.Errorf("%s=%d is not an open file descriptor", agent.TokenFDVar, n)
+		}
+		defer f.Close()
+		raw, err := readSmall(f)
+		if err != nil {
+			return "", fmt.Errorf("reading the token from %s=%d: %w", agent.TokenFDVar, n, err)
+		}
+		return strings.TrimSpace(string(raw)), nil
+	}
+	if file := getenv(agent.TokenFileVar); file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return "", fmt.Errorf("reading the token from %s: %w", agent.TokenFileVar, err)
+		}
+		raw, rerr := readSmall(f)
+		f.Close()
+		if err := os.Remove(file); err != nil && rerr == nil {
+			rerr = fmt.Errorf("deleting it: %w", err)
+		}
+		if rerr != nil {
+			return "", fmt.Errorf("reading the token from %s %s: %w", agent.TokenFileVar, file, rerr)
+		}
+		return strings.TrimSpace(string(raw)), nil
+	}
+	return getenv("GITHUB_TOKEN"), nil
+}
+
+// readSmall reads at most 64 KiB: a token is far shorter.
+func readSmall(f *os.File) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(f, 64<<10))
+}
+
+// protectProcess is the door's part that does not depend on the config:
+// non-dumpable, secrets to mask, the shepherd.
+func protectProcess(token string) {
+	makeNonDumpable()
+	agent.AddSecrets(token)
+	agent.AddEnvironSecrets()
+	if exe, err := os.Executable(); err == nil {
+		agent.UseShepherd(exe)
+	}
+}
+
+// guardAgents prepares a run that starts agents: the config's
+// environment.remove, and the checkout's credential hidden until the
+// returned function puts it back. gitEnv gives it to ralph-ci's own git
+// processes (delivery), which run between rotations only.
+func guardAgents(ctx context.Context, opts *globalOptions, p *project.Project) (gitEnv []string, restore func()) {
+	agent.SetEnvPolicy(p.Config.Environment.Remove)
+	hidden, err := gitauth.Hide(ctx, p.Root)
+	if err != nil {
+		opts.log.Warn().Err(err).Msg("could not hide the git credential actions/checkout persisted: the agent may read it (use persist-credentials: false)")
+	}
+	agent.AddSecrets(hidden.Values()...)
+	return hidden.Env(), func() {
+		if err := hidden.Restore(context.WithoutCancel(ctx)); err != nil {
+			opts.log.Warn().Err(err).Msg("could not put back the git credential actions/checkout persisted")
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The agent is untrusted code (issue 12): end to end through the ralph-ci
+// binary, in GitHub Actions' environment with the fake GitHub, an agent
+// that hunts for the job's token finds it nowhere, cannot write the job's
+// files, and what secret it prints is masked.
+
+// hunter is the attacking agent. It copies everything it can read that
+// could hold the token into $LOOT, tries to write the job's files (named
+// in its environment or in any /proc/*/environ it can read), and prints
+// its API key inside the promise tag (a claim ralph-ci rejects, naming
+// what it got). Then it does the work.
+const hunter = `prompt=$(cat)
+if [ -f "$LOOT/env" ]; then # hunted already: finish the work
+	printf '%s\n' "$prompt" | grep -o '^<promise>.*</promise>$' | head -n 1
+	echo "RALPH_STATUS: DONE"
+	exit 0
+fi
+env > "$LOOT/env"
+cat .git/config > "$LOOT/git-config" 2>&1
+git config --list --show-origin --includes > "$LOOT/git-config-list" 2>&1
+for f in $(git config --get-all include.path) $(git config --get-regexp '^includeif\.' | cut -d' ' -f2); do cat "$f"; done > "$LOOT/git-includes" 2>&1
+printf 'protocol=https\nhost=github.com\n\n' | GIT_TERMINAL_PROMPT=0 git credential fill > "$LOOT/credential-fill" 2>&1
+ralph=$(awk '{print $4}' /proc/$PPID/stat)
+for p in $PPID $ralph; do
+	cat /proc/$p/environ /proc/$p/cmdline; ls -l /proc/$p/fd
+done > "$LOOT/parents" 2>&1
+for p in /proc/[0-9]*; do tr '\0' '\n' < $p/environ; tr '\0' ' ' < $p/cmdline; echo; done > "$LOOT/procs" 2>/dev/null
+for v in GITHUB_ENV GITHUB_PATH GITHUB_OUTPUT GITHUB_STEP_SUMMARY; do
+	eval "f=\${$v:-}"; [ -n "$f" ] && echo "PWNED=1" >> "$f"
+	grep -h "^$v=" "$LOOT/procs" | cut -d= -f2- | while read -r f; do echo "PWNED=1" >> "$f"; done
+done
+echo "my key is $ANTHROPIC_API_KEY"
+echo "<promise>$ANTHROPIC_API_KEY</promise>"
+echo "RALPH_STATUS: DONE"
+`
+
+func TestAgentFindsNoCredential(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ralph-ci as a subprocess")
+	}
+	bin := ralphBinary(t)
+	for _, handed := range []string{"on a file descriptor", "in a 0600 file", "in GITHUB_TOKEN"} {
+		t.Run("token "+handed, func(t *testing.T) {
+			t.Parallel()
+			token := fmt.Sprintf("ghs_hunted%dtoken%x", os.Getpid(), time.Now().UnixNano())
+			header := "AUTHORIZATION: basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
+			apiKey := fmt.Sprintf("sk-ant-api03-%x", time.Now().UnixNano())
+			w := newPRWorld(t, bin, map[string]string{"agent.sh": hunter})
+			w.srv.Token = token
+			// actions/checkout's persisted credential: in .git/config, and
+			// in a file it includes (outside the workspace, as in v6).
+			git(t, w.dir, "config", "--local", "http.https://github.com/.extraheader", header)
+			include := filepath.Join(t.TempDir(), "git-credentials.config")
+			git(t, w.dir, "config", "--file", include, "http.https://github.com/.extraheader", header)
+			git(t, w.dir, "config", "--local", "include.path", include)
+			loot := t.TempDir()
+
+			ctx := t.Context()
+			cmd, o, e := w.command(ctx, "run")
+			env := []string{"LOOT=" + loot, "ANTHROPIC_API_KEY=" + apiKey, "RALPH_ACTION=1", "ACTIONS_RUNTIME_TOKEN=" + token + "-rt"}
+			for _, kv := range cmd.Env {
+				if !strings.HasPrefix(kv, "GITHUB_TOKEN=") {
+					env = append(env, kv)
+				}
+			}
+			switch handed {
+			case "on a file descriptor":
+				r, wr, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintln(wr, token)
+				wr.Close()
+				cmd.ExtraFiles = []*os.File{r} // fd 3
+				env = append(env, "RALPH_TOKEN_FD=3")
+			case "in a 0600 file":
+				f := filepath.Join(t.TempDir(), "token")
+				if err := os.WriteFile(f, []byte(token), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				env = append(env, "RALPH_TOKEN_FILE="+f)
+				t.Cleanup(func() {
+					if _, err := os.Stat(f); err == nil {
+						t.Error("the token file was not deleted")
+					}
+				})
+			default:
+				env = append(env, "GITHUB_TOKEN="+token)
+			}
+			cmd.Env = env
+			w.exit(6, cmd.Run(), []string{"run"}, o, e)
+
+			// The hunt ran: it read its own environment and other processes'.
+			for name, want := range map[string]string{"env": "RALPH_SPEC=", "procs": "PATH="} {
+				raw, _ := os.ReadFile(filepath.Join(loot, name))
+				if !strings.Contains(string(raw), want) {
+					t.Fatalf("the agent's %s holds no %q: the hunt did not run", name, want)
+				}
+			}
+			secrets := []string{token, base64.StdEncoding.EncodeToString([]byte("x-access-token:" + token))}
+			entries, _ := os.ReadDir(loot)
+			for _, ent := range entries {
+				raw, _ := os.ReadFile(filepath.Join(loot, ent.Name()))
+				for _, s := range secrets {
+					if strings.Contains(string(raw), s) {
+						t.Errorf("the agent found the token in %s:\n%s", ent.Name(), raw)
+					}
+				}
+			}
+			// The job's files: ralph-ci wrote them, the agent did not.
+			for _, f := range []string{w.output, w.summary} {
+				raw, _ := os.ReadFile(f)
+				if strings.Contains(string(raw), "PWNED") {
+					t.Errorf("the agent wrote %s:\n%s", f, raw)
+				}
+			}
+			out, _ := os.ReadFile(w.output)
+			contains(t, "GITHUB_OUTPUT", string(out), "exit-code=6")
+			// The credential is back in the git config for the later steps.
+			for _, f := range []string{filepath.Join(w.dir, ".git", "config"), include} {
+				raw, _ := os.ReadFile(f)
+				contains(t, f, string(raw), header)
+			}
+			// The API key the agent printed is masked in the history log
+			// and the reports.
+			logs, _ := filepath.Glob(filepath.Join(w.dir, ".ralph", "history", "*", "*.log"))
+			reports, _ := filepath.Glob(filepath.Join(w.dir, ".ralph", "reports", "*"))
+			if len(logs) == 0 || len(reports) < 2 {
+				t.Fatalf("history logs %v, reports %v", logs, reports)
+			}
+			for _, f := range append(logs, reports...) {
+				raw, _ := os.ReadFile(f)
+				if strings.Contains(string(raw), apiKey) || strings.Contains(string(raw), token) {
+					t.Errorf("%s shows a secret:\n%s", f, raw)
+				}
+			}
+			log, _ := os.ReadFile(logs[0])
+			contains(t, "the history log", string(log), "my key is ***", "<promise>***</promise>")
+			report, _ := os.ReadFile(filepath.Join(w.dir, ".ralph", "reports", "report.json"))
+			contains(t, "the JSON report", string(report), `(got \u003cpromise\u003e***\u003c/promise\u003e)`)
+			junit, _ := os.ReadFile(filepath.Join(w.dir, ".ralph", "reports", "junit.xml"))
+			contains(t, "the JUnit report", string(junit), "(got <promise>***</promise>)")
+			if strings.Contains(e.String(), apiKey) || strings.Contains(o.String(), apiKey) {
+				t.Errorf("ralph-ci's own output shows the agent's key")
+			}
+		})
+	}
+}

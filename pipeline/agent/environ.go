@@ -1,0 +1,112 @@
+package agent
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The job's credentials and files never reach a process ralph-ci starts
+// (an agent, a judge, a reviewer or a verification command): with the
+// token an agent could answer its own checkpoint, and with the job's
+// files it could set variables, outputs and the summary of later steps.
+// No config can pass these.
+var neverPassed = []string{
+	"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN",
+	"ACTIONS_RUNTIME_TOKEN", "ACTIONS_RUNTIME_URL", "ACTIONS_RESULTS_URL",
+	"ACTIONS_ID_TOKEN_REQUEST_*", "ACTIONS_CACHE_URL",
+	"GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_STATE",
+	"INPUT_*", TokenFDVar, TokenFileVar,
+}
+
+// TokenFDVar and TokenFileVar name how the Action hands ralph-ci its
+// token: a file descriptor to read, or a 0600 file outside the workspace
+// to read and delete (see cmd/ralph-ci). They are never passed on.
+const (
+	TokenFDVar   = "RALPH_TOKEN_FD"
+	TokenFileVar = "RALPH_TOKEN_FILE"
+)
+
+// EnvPolicy says what, beyond the fixed list, the started processes do
+// not inherit: the config's environment.remove for every process, and an
+// agent's own env_remove and env_pass. Names ending in * are prefixes.
+type EnvPolicy struct {
+	Remove []string // removed for every process (environment.remove)
+	// AgentRemove and AgentPass are one agent's env_remove and env_pass;
+	// a passed name re-admits one Remove removed, never a fixed one.
+	AgentRemove []string
+	AgentPass   []string
+}
+
+var (
+	policyMu sync.RWMutex
+	policy   EnvPolicy
+)
+
+// SetEnvPolicy sets the environment.remove list of the config, once, at
+// the door: every process started afterwards honours it.
+func SetEnvPolicy(remove []string) {
+	policyMu.Lock()
+	defer policyMu.Unlock()
+	policy = EnvPolicy{Remove: slices.Clone(remove)}
+}
+
+func currentPolicy() EnvPolicy {
+	policyMu.RLock()
+	defer policyMu.RUnlock()
+	return policy
+}
+
+// Environ is the environment of every process ralph-ci starts (agents,
+// judges, reviewers and verification commands): ralph-ci's own
+// environment without the job's credentials and files and what the
+// config's environment.remove names, then extra (KEY=VALUE, later entries
+// win). It is the one place that decides what a started process inherits.
+func Environ(extra []string) []string {
+	return BuildEnv(os.Environ(), currentPolicy(), extra)
+}
+
+// BuildEnv is Environ's rule, pure: base without what p removes, then
+// extra. The caller's extra entries (RALPH_* and the agent's configured
+// env) are set as given: the config names them explicitly.
+func BuildEnv(base []string, p EnvPolicy, extra []string) []string {
+	env := make([]string, 0, len(base)+len(extra))
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if Removed(name, p) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, extra...)
+}
+
+// Removed tells whether the variable name is kept from a started process
+// under p.
+func Removed(name string, p EnvPolicy) bool {
+	switch {
+	case matchAny(name, neverPassed):
+		return true
+	case matchAny(name, p.AgentRemove):
+		return true
+	case matchAny(name, p.Remove):
+		return !matchAny(name, p.AgentPass)
+	}
+	return false
+}
+
+// matchAny tells whether name is one of names, where a name ending in *
+// is a prefix.
+func matchAny(name string, names []string) bool {
+	for _, n := range names {
+		if p, ok := strings.CutSuffix(n, "*"); ok {
+			if strings.HasPrefix(name, p) {
+				return true
+			}
+		} else if n == name {
+			return true
+		}
+	}
+	return false
+}

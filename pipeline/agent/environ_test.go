@@ -1,0 +1,70 @@
+package agent
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The job's credentials and files never reach a started process, whatever
+// the config passes; environment.remove removes more, env_pass re-admits
+// what it removed for one agent, env_remove removes more for one agent;
+// the caller's entries are set as given.
+func TestBuildEnv(t *testing.T) {
+	base := []string{
+		"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1",
+		"GITHUB_TOKEN=ghs_x", "GH_TOKEN=ghs_y", "ACTIONS_RUNTIME_TOKEN=r", "ACTIONS_ID_TOKEN_REQUEST_URL=u",
+		"ACTIONS_ID_TOKEN_REQUEST_TOKEN=t", "ACTIONS_CACHE_URL=c", "GITHUB_ENV=/e", "GITHUB_PATH=/p",
+		"GITHUB_OUTPUT=/o", "GITHUB_STEP_SUMMARY=/s", "INPUT_TOKEN=i", "RALPH_TOKEN_FD=3",
+		"NPM_TOKEN=n", "AWS_SECRET_ACCESS_KEY=a", "AWS_REGION=eu",
+	}
+	for _, tc := range []struct {
+		name string
+		p    EnvPolicy
+		want []string
+	}{
+		{"fixed list only", EnvPolicy{}, []string{"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1", "NPM_TOKEN=n", "AWS_SECRET_ACCESS_KEY=a", "AWS_REGION=eu"}},
+		{"config removes more", EnvPolicy{Remove: []string{"NPM_TOKEN", "AWS_*"}}, []string{"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1"}},
+		{"an agent passes one back", EnvPolicy{Remove: []string{"NPM_TOKEN", "AWS_*"}, AgentPass: []string{"AWS_REGION", "GITHUB_TOKEN", "INPUT_*"}},
+			[]string{"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1", "AWS_REGION=eu"}},
+		{"an agent removes more", EnvPolicy{AgentRemove: []string{"ANTHROPIC_API_KEY"}}, []string{"PATH=/bin", "HOME=/home/u", "NPM_TOKEN=n", "AWS_SECRET_ACCESS_KEY=a", "AWS_REGION=eu"}},
+	} {
+		got := BuildEnv(base, tc.p, []string{"RALPH_SPEC=a"})
+		if want := append(tc.want, "RALPH_SPEC=a"); !slices.Equal(got, want) {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, want)
+		}
+	}
+}
+
+// A secret is masked however the output is split into chunks, and the
+// text around it is kept.
+func TestMaskerAcrossChunks(t *testing.T) {
+	secretsMu.Lock()
+	saved := secrets
+	secrets = nil
+	secretsMu.Unlock()
+	t.Cleanup(func() { secretsMu.Lock(); secrets = saved; secretsMu.Unlock() })
+	AddSecrets("ghs_0123456789abcdef", "short", "sk-ant-api03-zzzzzzzz")
+	in := "token=ghs_0123456789abcdef and ghs_0123 then sk-ant-api03-zzzzzzzz! short stays\n"
+	want := "token=*** and ghs_0123 then ***! short stays\n"
+	for size := 1; size <= len(in); size++ {
+		var out bytes.Buffer
+		w, flush := newMasker(&out)
+		for i := 0; i < len(in); i += size {
+			_, _ = w.Write([]byte(in[i:min(i+size, len(in))]))
+		}
+		if err := flush(); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Fatalf("chunks of %d: %q, want %q", size, out.String(), want)
+		}
+	}
+	if got := MaskString(in); got != want {
+		t.Errorf("MaskString = %q", got)
+	}
+	if got := SecretsOf([]string{"NPM_TOKEN=n1", "MY_KEY=k", "X_SECRET=s", "PATH=/bin", "GITHUB_TOKEN=g"}); !slices.Equal(got, []string{"n1", "k", "s", "g"}) || strings.Contains(strings.Join(got, ""), "/bin") {
+		t.Errorf("SecretsOf = %q", got)
+	}
+}
