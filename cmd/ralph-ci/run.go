@@ -92,41 +92,7 @@ the same commit; the checkpoints are presented there, once per spec.`,
 				}
 			}
 			out, err := engine.Run(ctx, o)
-			derr := dl.finish(context.WithoutCancel(ctx), opts, out.Message)
-			// Interrupted, the integrated state may not have been pushed:
-			// the shards' states stay for the next integration.
-			pushed := err == nil && derr == nil && out.Code != exitcode.Interrupted
-			if merr := matrix.finish(context.WithoutCancel(ctx), opts, dl, pushed); merr != nil && derr == nil {
-				derr = merr
-			}
-			if derr != nil {
-				opts.log.Error().Err(derr).Msg("delivery: the pull request or the outputs failed")
-				if err == nil && out.Code == exitcode.OK {
-					out.Code = exitcode.Failure
-				}
-			}
-			printRows(opts, engine.Rows(out.Specs, out.State))
-			code := out.Code
-			if code == exitcode.Interrupted {
-				code = sig.code()
-			}
-			// Reports are written even for an interrupted run; failing to
-			// write them fails a run that would have succeeded.
-			if werr := writeReports(context.WithoutCancel(ctx), opts, p, out.Report, code, junitPath, jsonPath); werr != nil && err == nil && code == exitcode.OK {
-				return exitcode.New(exitcode.Failure, werr)
-			}
-			if err != nil {
-				return err
-			}
-			ev := opts.log.Info()
-			if code != exitcode.OK {
-				ev = opts.log.Warn()
-			}
-			ev.Int("rotations", out.Rotations).Str("exit", code.Class()).Msg(out.Message)
-			if code != exitcode.OK {
-				return exitcode.Printed(code, fmt.Errorf("%s", out.Message))
-			}
-			return nil
+			return endRun(ctx, opts, p, dl, &matrix, sig, out, err, junitPath, jsonPath)
 		}),
 	}
 	cmd.Flags().IntVar(&maxRotations, "max-rotations", 0, "stop after `N` rotations (state saved); 0 uses budgets.max_rotations")
@@ -137,6 +103,48 @@ the same commit; the checkpoints are presented there, once per spec.`,
 	cmd.Flags().BoolVar(&matrix.integrate, "integrate", false, "integrate a matrix's shards: fold their states into the branch's, re-verify what another shard's work may have broken, present the checkpoints")
 	cmd.Flags().StringVar(&deliverMode, "deliver", "", "deliver the work: `MODE` none, commit (a commit per rotation) or pr (commit and push; the state travels in git) (default: delivery.mode)")
 	return cmd
+}
+
+// endRun finishes a run: the delivery and the matrix's last pushes, the
+// matrix of specs on stdout, the reports (written even for an interrupted
+// run; failing to write them fails a run that would have succeeded), and
+// the exit code.
+func endRun(ctx context.Context, opts *globalOptions, p *project.Project, dl *delivery, matrix *matrixRun, sig *caughtSignal, out engine.Outcome, err error, junitPath, jsonPath string) error {
+	derr := dl.finish(context.WithoutCancel(ctx), opts, out.Message)
+	// Interrupted, the integrated state may not have been pushed:
+	// the shards' states stay for the next integration.
+	pushed := err == nil && derr == nil && out.Code != exitcode.Interrupted
+	if merr := matrix.finish(context.WithoutCancel(ctx), opts, dl, pushed); merr != nil && derr == nil {
+		derr = merr
+	}
+	if derr != nil {
+		opts.log.Error().Err(derr).Msg("delivery: the pull request or the outputs failed")
+		if err == nil && out.Code == exitcode.OK {
+			out.Code = exitcode.Failure
+		}
+	}
+	printRows(opts, engine.Rows(out.Specs, out.State))
+	code := out.Code
+	if code == exitcode.Interrupted {
+		code = sig.code()
+	}
+	// Reports are written even for an interrupted run; failing to
+	// write them fails a run that would have succeeded.
+	if werr := writeReports(context.WithoutCancel(ctx), opts, p, out.Report, code, junitPath, jsonPath); werr != nil && err == nil && code == exitcode.OK {
+		return exitcode.New(exitcode.Failure, werr)
+	}
+	if err != nil {
+		return err
+	}
+	ev := opts.log.Info()
+	if code != exitcode.OK {
+		ev = opts.log.Warn()
+	}
+	ev.Int("rotations", out.Rotations).Str("exit", code.Class()).Msg(out.Message)
+	if code != exitcode.OK {
+		return exitcode.Printed(code, fmt.Errorf("%s", out.Message))
+	}
+	return nil
 }
 
 // engineOptions are the engine's options of one run: the agents' output

@@ -34,50 +34,11 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 		return err
 	}
 	iteration, n := e.st.Iteration+1, ss.Rotations+1
-	if err := e.dir.EnsureHistory(sp.Key); err != nil {
-		return err
-	}
-	history := e.dir.HistoryLog(sp.Key, n)
-
-	e.resuming = pending != nil
-	before, err := e.baseline(ctx, pending)
+	before, history, logf, err := e.open(ctx, sp, stage, iteration, n, pending)
 	if err != nil {
 		return err
-	}
-	e.latest = &before
-	raw, err := json.Marshal(before)
-	if err != nil {
-		return err
-	}
-	rel, err := e.dir.Rel(history)
-	if err != nil {
-		return err
-	}
-	// The history log is created while the state is flushed to disk: a
-	// new file can cost as much as the flush (ext4 without a journal scans
-	// the inodes deleted in the last minute), and neither waits for the
-	// other. Made before the state names it, it is at worst left empty by
-	// a crash, to be recreated under the same name.
-	created := make(chan error, 1)
-	var logf *os.File
-	go func() {
-		var err error
-		logf, err = os.Create(history)
-		created <- err
-	}()
-	// One write: the previous rotation's result and this one's record.
-	e.st.Pending = &state.Rotation{Iteration: iteration, Spec: sp.Path, Stage: stage.Name, History: rel, StartedAt: time.Now().UTC(), Before: raw}
-	err = state.Save(e.dir, e.st)
-	if cerr := <-created; cerr != nil {
-		return fmt.Errorf("history log: %w", cerr)
 	}
 	defer logf.Close()
-	if err != nil {
-		return err
-	}
-	if err := os.Remove(e.dir.StatusFile()); err != nil && !os.IsNotExist(err) {
-		return fmt.Errorf("clear %s: %w", e.dir.StatusFile(), err)
-	}
 
 	e.progress(fmt.Sprintf("iteration %d · %s · %s %d/%d · counter %s", iteration, sp.Path, stage.Name, ss.StageIterations+1, stage.MaxIterations, counter.String(ss.DoneCount)))
 	res, agentName, err := e.runAgent(ctx, sp, stage, ss, iteration, logf)
@@ -110,19 +71,81 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	apply(&e.st, sp, stage, idx, j, changed, e.opts.Project.Config.Loop.StuckAttempts)
 	boundPasses(ss, verifying, e.opts.Project.Config.Loop.MaxVerificationPasses)
 	v := j.Verdict
+	e.settle(sp, ss, n, iteration, res)
+	if v.Reason != "" {
+		e.noteHandoff(sp, v.Reason)
+	}
+	e.record(sp, stage, agentName, iteration, res, status, v, ss, changed, history)
+	e.logRotation(sp, stage, iteration, res, v, ss, changed)
+	return e.deliverRotation(ctx, deliver.Rotation{Spec: sp.Path, Stage: stage.Name, Iteration: iteration, Status: string(v.Status), Counter: counter.String(ss.DoneCount)})
+}
+
+// open starts rotation n of sp: its baseline snapshot, its record saved
+// with the previous rotation's result in one write, its history log
+// created, and the status file cleared.
+func (e *engine) open(ctx context.Context, sp plan.Spec, stage plan.Stage, iteration, n int, pending *state.Rotation) (before changes.Snapshot, history string, logf *os.File, err error) {
+	if err := e.dir.EnsureHistory(sp.Key); err != nil {
+		return before, "", nil, err
+	}
+	history = e.dir.HistoryLog(sp.Key, n)
+	e.resuming = pending != nil
+	if before, err = e.baseline(ctx, pending); err != nil {
+		return before, "", nil, err
+	}
+	e.latest = &before
+	raw, err := json.Marshal(before)
+	if err != nil {
+		return before, "", nil, err
+	}
+	rel, err := e.dir.Rel(history)
+	if err != nil {
+		return before, "", nil, err
+	}
+	// The history log is created while the state is flushed to disk: a
+	// new file can cost as much as the flush (ext4 without a journal scans
+	// the inodes deleted in the last minute), and neither waits for the
+	// other. Made before the state names it, it is at worst left empty by
+	// a crash, to be recreated under the same name.
+	created := make(chan error, 1)
+	go func() {
+		var err error
+		logf, err = os.Create(history)
+		created <- err
+	}()
+	// One write: the previous rotation's result and this one's record.
+	e.st.Pending = &state.Rotation{Iteration: iteration, Spec: sp.Path, Stage: stage.Name, History: rel, StartedAt: time.Now().UTC(), Before: raw}
+	err = state.Save(e.dir, e.st)
+	if cerr := <-created; cerr != nil {
+		return before, "", nil, fmt.Errorf("history log: %w", cerr)
+	}
+	if err == nil {
+		if rerr := os.Remove(e.dir.StatusFile()); rerr != nil && !os.IsNotExist(rerr) {
+			err = fmt.Errorf("clear %s: %w", e.dir.StatusFile(), rerr)
+		}
+	}
+	if err != nil {
+		logf.Close()
+		return before, "", nil, err
+	}
+	return before, history, logf, nil
+}
+
+// settle counts rotation n of sp as done: its number, its agent time, the
+// per-spec budget, and the run's iteration with no rotation pending (saved
+// with the next rotation's record, or at the end of the run).
+func (e *engine) settle(sp plan.Spec, ss *state.SpecState, n, iteration int, res agent.Result) {
 	ss.Rotations = n
 	ss.Seconds += res.Duration.Seconds()
 	if max := e.opts.Project.Config.Budgets.MaxSpecRotations; max > 0 && n >= max && !ss.Verified(sp.Hash) && ss.Excluded == "" {
 		ss.Excluded = fmt.Sprintf("budgets.max_spec_rotations (%d) reached without verification", max)
 	}
-	// Saved with the next rotation's record, or at the end of the run.
 	e.st.Iteration, e.st.Current, e.st.Pending = iteration, sp.Path, nil
-	if v.Reason != "" {
-		e.noteHandoff(sp, v.Reason)
-	}
-	e.record(sp, stage, agentName, iteration, res, status, v, ss, changed, history)
 	e.outcome.Rotations++
 	e.outcome.CostUSD += res.Usage.CostUSD
+}
+
+// logRotation writes the rotation's log line.
+func (e *engine) logRotation(sp plan.Spec, stage plan.Stage, iteration int, res agent.Result, v layers.Verdict, ss *state.SpecState, changed []string) {
 	ev := e.log.Info().Str("spec", sp.Path).Int("iteration", iteration).Str("stage", stage.Name).
 		Str("status", string(v.Status)).Str("counter", counter.String(ss.DoneCount)).Int("changed", len(changed)).
 		Dur("duration_ms", res.Duration)
@@ -136,7 +159,6 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 		ev = ev.Str("excluded", ss.Excluded)
 	}
 	ev.Msg("rotation")
-	return e.deliverRotation(ctx, deliver.Rotation{Spec: sp.Path, Stage: stage.Name, Iteration: iteration, Status: string(v.Status), Counter: counter.String(ss.DoneCount)})
 }
 
 // baseline is the snapshot the rotation is compared against.
