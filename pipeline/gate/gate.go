@@ -85,6 +85,13 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 			continue
 		}
 		rec, repaired := load(sp, st, snap, log)
+		if c, ok := snap.Comments[sp.Path]; ok && c.Err == nil {
+			dropped, err := confirm(ctx, ch, sp.Path, c, &rec, log)
+			if err != nil {
+				return Result{}, err
+			}
+			repaired = repaired || dropped
+		}
 		recs[sp.Path] = &rec
 		if repaired {
 			dirty[sp.Path] = true
