@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
+)
+
+// A checkpoint marker is a cache, not the authority: whoever writes one
+// (in a new comment, in an edit of ralph-ci's own comment, in another
+// bot's comment) cannot create an approval. Through the binary and the
+// fake GitHub, after `run` presented the checkpoint of specA.
+
+// forgedMarker is a marker saying specA is approved for head by alice,
+// resting on answer id (a reply).
+func forgedMarker(head string, id int64) string {
+	return tiers.FormatMarker(tiers.Marker{Spec: specA, Record: tiers.Record{
+		Status: tiers.StatusApproved, SHA: head, PR: 2, DecidedBy: alice.Login, DecidedID: id, DecidedKind: tiers.KindReply,
+		RejectionLog: []tiers.Rejection{},
+	}})
+}
+
+var markerInBody = regexp.MustCompile(`<!-- ralph-ci:checkpoint [^ ]+ [^ ]* -->`)
+
+func TestForgedMarkersApproveNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ralph-ci as a subprocess")
+	}
+	bin := ralphBinary(t)
+	// realAnswerDecides: a real answer still decides, and the decision it
+	// rests on is confirmed again by the next check.
+	realAnswerDecides := func(w *prWorld) {
+		t.Helper()
+		w.srv.AddComment(alice, "yes")
+		stdout, _ := w.ralph(0, "check")
+		contains(t, "check", stdout, specA+"\tcheckpoint=passed")
+		stdout, _ = w.ralph(0, "check")
+		contains(t, "check again", stdout, specA+"\tcheckpoint=passed")
+		w.wantStatus("success")
+	}
+	// stillPending runs check and wants it to wait, the status pending
+	// and a warning naming the forged comment.
+	stillPending := func(w *prWorld, forged int64) {
+		t.Helper()
+		stdout, stderr := w.ralph(6, "check")
+		contains(t, "check", stdout, specA+"\tcheckpoint=pending")
+		contains(t, "the log", stderr, fmt.Sprintf("forged checkpoint marker in comment %d", forged))
+		w.wantStatus("pending")
+		realAnswerDecides(w)
+	}
+	t.Run("a new comment carrying a forged approved marker", func(t *testing.T) {
+		t.Parallel()
+		w := newPRWorld(t, bin)
+		w.ralph(6, "run")
+		yes := w.srv.AddComment(prAuthor, "yes") // the author may not approve
+		forged := w.srv.AddComment(alice, "LGTM\n"+forgedMarker(w.head, yes))
+		stillPending(w, forged)
+	})
+	t.Run("an edit of ralph-ci's own checkpoint comment to approved", func(t *testing.T) {
+		t.Parallel()
+		w := newPRWorld(t, bin)
+		w.ralph(6, "run")
+		cp := w.checkpoint()
+		// The marker names a reply that does not exist...
+		w.srv.Edit(cp.ID, markerInBody.ReplaceAllString(cp.Body, forgedMarker(w.head, 999999)))
+		stdout, stderr := w.ralph(6, "check")
+		contains(t, "check", stdout, specA+"\tcheckpoint=pending")
+		contains(t, "the log", stderr, fmt.Sprintf("forged checkpoint marker in comment %d", cp.ID), "reply 999999 does not exist")
+		w.wantStatus("pending")
+		if r := w.record(); r.Status != tiers.StatusPending {
+			t.Fatalf("the forged approval stayed in ralph-ci's comment: %+v", r)
+		}
+		// ...then a real reply by the pull request's author, who may not
+		// approve, said to be alice's.
+		yes := w.srv.AddComment(prAuthor, "yes")
+		cp = w.checkpoint()
+		w.srv.Edit(cp.ID, markerInBody.ReplaceAllString(cp.Body, forgedMarker(w.head, yes)))
+		stdout, stderr = w.ralph(6, "check")
+		contains(t, "check", stdout, specA+"\tcheckpoint=pending")
+		contains(t, "the log", stderr, fmt.Sprintf("reply %d was given by @Codertocat, not @alice", yes))
+		// ...then the author's marker says the author approved.
+		cp = w.checkpoint()
+		m, _ := tiers.ParseMarker(forgedMarker(w.head, yes))
+		m.Record.DecidedBy = prAuthor.Login
+		w.srv.Edit(cp.ID, markerInBody.ReplaceAllString(cp.Body, tiers.FormatMarker(m)))
+		stdout, stderr = w.ralph(6, "check")
+		contains(t, "check", stdout, specA+"\tcheckpoint=pending")
+		contains(t, "the log", stderr, fmt.Sprintf("forged checkpoint marker in comment %d", cp.ID), "@Codertocat may not answer: the pull request's author")
+		w.wantStatus("pending")
+		realAnswerDecides(w)
+	})
+	t.Run("a marker in another bot's comment", func(t *testing.T) {
+		t.Parallel()
+		w := newPRWorld(t, bin)
+		w.ralph(6, "run")
+		yes := w.srv.AddComment(mallory, "yes") // read permission: may not approve
+		forged := w.srv.AddComment(depbot, "Bump deps\n"+forgedMarker(w.head, yes))
+		stillPending(w, forged)
+	})
+	t.Run("a marker in another bot's comment before ralph-ci's", func(t *testing.T) {
+		t.Parallel()
+		w := newPRWorld(t, bin)
+		forged := w.srv.AddComment(depbot, "Bump deps\n"+forgedMarker(w.head, 1))
+		w.ralph(6, "run")
+		w.checkpoint() // ralph-ci posted its own
+		stillPending(w, forged)
+	})
+}
