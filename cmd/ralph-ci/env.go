@@ -27,6 +27,9 @@ type environment struct {
 	// action is RALPH_ACTION=1: the Action exec'd ralph-ci, which then
 	// writes the step's exit-code output itself.
 	action bool
+	// serverURL is GITHUB_SERVER_URL (https://github.com, or a GHES
+	// host): where delivery's git authenticates with the token.
+	serverURL string
 }
 
 // exit writes the exit-code step output when the Action asked for it,
@@ -43,5 +46,5 @@ func (e environment) exit(code exitcode.Code) exitcode.Code {
 
 // readEnvironment reads the environment through getenv (os.Getenv).
 func readEnvironment(getenv func(string) string) environment {
-	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME"), action: getenv("RALPH_ACTION") == "1"}
+	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME"), action: getenv("RALPH_ACTION") == "1", serverURL: getenv("GITHUB_SERVER_URL")}
 }

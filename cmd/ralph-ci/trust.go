@@ -94,9 +94,20 @@ func guardAgents(ctx context.Context, opts *globalOptions, p *project.Project) (
 		opts.log.Warn().Err(err).Msg("could not hide the git credential actions/checkout persisted: the agent may read it (use persist-credentials: false)")
 	}
 	agent.AddSecrets(hidden.Values()...)
-	return hidden.Env(), func() {
+	return ownGitEnv(hidden.Env(), opts.env.serverURL, opts.env.pr.Token), func() {
 		if err := hidden.Restore(context.WithoutCancel(ctx)); err != nil {
 			opts.log.Warn().Err(err).Msg("could not put back the git credential actions/checkout persisted")
 		}
 	}
+}
+
+// ownGitEnv is the credential of ralph-ci's own git processes: the
+// checkout's hidden header when actions/checkout persisted one, else,
+// with persist-credentials: false, the job's token for the server (none
+// when either is unknown: a laptop's git uses its own credentials).
+func ownGitEnv(hidden []string, serverURL, token string) []string {
+	if len(hidden) > 0 || serverURL == "" || token == "" {
+		return hidden
+	}
+	return gitauth.Env(serverURL, token)
 }

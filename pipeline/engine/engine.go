@@ -79,7 +79,11 @@ type engine struct {
 
 	// after is the snapshot taken after the last rotation: the baseline
 	// of the next one, unless the watcher can tell cheaply.
-	after   *changes.Snapshot
+	after *changes.Snapshot
+	// latest is the newest snapshot taken (a rotation's baseline, then
+	// its after), and listed the file list made for it (see files).
+	latest  *changes.Snapshot
+	listed  fileList
 	watch   *changes.Watcher
 	started time.Time
 	// fresh are the spec paths discovered since the previous scan, which

@@ -2,10 +2,51 @@ package engine
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"io/fs"
+	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 )
+
+// fileList is listFiles' answer for one snapshot of the tracked files.
+type fileList struct {
+	key   [sha256.Size]byte
+	files []string
+}
+
+// files is listFiles(e.root), computed again only when the latest
+// snapshot of the change detection (e.latest) differs from the one of
+// the last answer: which files git tracks or would track follows from
+// HEAD and what git status reports, so while those stay the same (a
+// rotation that changed nothing, seen by the watcher without any git
+// process) no git ls-files runs. Without a snapshot it always lists.
+func (e *engine) files() []string {
+	if e.latest == nil {
+		return listFiles(e.root)
+	}
+	k := snapshotKey(*e.latest)
+	if e.listed.files == nil || e.listed.key != k {
+		e.listed = fileList{key: k, files: listFiles(e.root)}
+	}
+	return e.listed.files
+}
+
+// snapshotKey digests a snapshot: its kind, HEAD, and every path with its
+// content id.
+func snapshotKey(s changes.Snapshot) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write([]byte(s.Kind + "\x00" + s.Head + "\x00"))
+	for _, f := range slices.Sorted(maps.Keys(s.Files)) {
+		h.Write([]byte(f + "\x00" + s.Files[f] + "\x00"))
+	}
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
+}
 
 // listFiles lists the repository's files, slash-separated and relative to
 // root: those git tracks or would track (not ignored), or, outside a git

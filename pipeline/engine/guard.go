@@ -64,7 +64,7 @@ func (e *engine) guardItems(sp plan.Spec, crit schema.Criteria) []string {
 		set[filepath.ToSlash(p.ConfigPath)] = true
 	}
 	if !crit.AllowTestChanges {
-		for _, f := range listFiles(e.root) {
+		for _, f := range e.files() {
 			if layers.IsTestFile(f) {
 				set[f] = true
 			}

@@ -44,6 +44,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	if err != nil {
 		return err
 	}
+	e.latest = &before
 	raw, err := json.Marshal(before)
 	if err != nil {
 		return err
@@ -99,7 +100,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	if err != nil {
 		return err
 	}
-	e.after = &after
+	e.after, e.latest = &after, &after
 
 	j, err := e.verdictOf(ctx, sp, *ss, stage, status, res, changed, history)
 	if err != nil {

@@ -127,7 +127,7 @@ func (e *encoder) encode(out State) ([]byte, error) {
 // fails it.
 func sameSpec(a, b *SpecState) bool {
 	ca, cb := &a.Counting, &b.Counting
-	return a.Path == b.Path && a.Staging == b.Staging && a.Tasks == b.Tasks && a.ReviewLoop == b.ReviewLoop &&
+	return a.Path == b.Path && a.Sharding == b.Sharding && a.Staging == b.Staging && a.Tasks == b.Tasks && a.ReviewLoop == b.ReviewLoop &&
 		ca.DoneCount == cb.DoneCount && ca.LastStatus == cb.LastStatus && ca.LastHash == cb.LastHash &&
 		ca.ModifiedFiles == cb.ModifiedFiles && ca.Rotations == cb.Rotations && ca.StuckCount == cb.StuckCount &&
 		(ca.ChangedFiles == nil) == (cb.ChangedFiles == nil) && slices.Equal(ca.ChangedFiles, cb.ChangedFiles) &&

@@ -90,6 +90,8 @@ func TestSameSpecSeesEveryField(t *testing.T) {
 				mf.SetString(mf.String() + "x")
 			case reflect.Int:
 				mf.SetInt(mf.Int() + 1)
+			case reflect.Float64:
+				mf.SetFloat(mf.Float() + 1)
 			case reflect.Bool:
 				mf.SetBool(!mf.Bool())
 			case reflect.Slice:
