@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
 
@@ -24,9 +25,10 @@ import (
 // that is not one (the terminal) holds its records itself.
 type Confirmer interface {
 	// Confirm reads the answer rec's decision rests on and says why it
-	// does not support that decision ("" when it does). commentID is the
-	// checkpoint comment.
-	Confirm(ctx context.Context, spec string, commentID int64, rec tiers.Record) (why string, err error)
+	// does not support that decision ("" when it does). tg is the
+	// checkpoint (its spec, slice id, first line and comment), which a
+	// reply may quote or name.
+	Confirm(ctx context.Context, tg tiers.Target, rec tiers.Record) (why string, err error)
 }
 
 // Decided tells whether rec carries a decision that lets a spec through
@@ -38,14 +40,20 @@ func Decided(rec tiers.Record) bool {
 // confirm drops the decision of a record read from a marker when the
 // channel does not confirm it, and tells whether it did so (the comment
 // is then published again with the record as it stands).
-func confirm(ctx context.Context, ch Channel, spec string, c Comment, rec *tiers.Record, log zerolog.Logger) (dropped bool, err error) {
+func confirm(ctx context.Context, ch Channel, sp plan.Spec, c Comment, rec *tiers.Record, log zerolog.Logger) (dropped bool, err error) {
+	spec := sp.Path
 	cf, ok := ch.(Confirmer)
 	if !ok || !Decided(*rec) {
 		return false, nil
 	}
 	why := "the record names no answer it rests on"
 	if rec.DecidedID != 0 {
-		if why, err = cf.Confirm(ctx, spec, c.ID, *rec); err != nil {
+		shown := *rec
+		if rec.Status == tiers.StatusSkipped { // decided on the escalation
+			shown.Status = tiers.StatusEscalated
+		}
+		tg := tiers.Target{Spec: spec, ID: sp.ID, Header: header(sp, shown), CommentID: c.ID}
+		if why, err = cf.Confirm(ctx, tg, *rec); err != nil {
 			return false, fmt.Errorf("confirm the decision on checkpoint comment %d of %s: %w", c.ID, spec, err)
 		}
 	}

@@ -86,7 +86,7 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 		}
 		rec, repaired := load(sp, st, snap, log)
 		if c, ok := snap.Comments[sp.Path]; ok && c.Err == nil {
-			dropped, err := confirm(ctx, ch, sp.Path, c, &rec, log)
+			dropped, err := confirm(ctx, ch, sp, c, &rec, log)
 			if err != nil {
 				return Result{}, err
 			}

@@ -16,7 +16,8 @@ var _ gate.Confirmer = (*Client)(nil)
 // Confirm implements gate.Confirmer: it reads the reply comment or the
 // reaction rec's decision rests on from GitHub and says why it does not
 // support the decision ("" when it does).
-func (c *Client) Confirm(ctx context.Context, spec string, commentID int64, rec tiers.Record) (string, error) {
+func (c *Client) Confirm(ctx context.Context, tg tiers.Target, rec tiers.Record) (string, error) {
+	commentID := tg.CommentID
 	var a tiers.Answer
 	var author *gh.User
 	switch rec.DecidedKind {
@@ -34,7 +35,7 @@ func (c *Client) Confirm(ctx context.Context, spec string, commentID int64, rec 
 		if cm.GetID() <= commentID {
 			return fmt.Sprintf("reply %d is older than the checkpoint comment %d", rec.DecidedID, commentID), nil
 		}
-		_, text, _ := tiers.Route(cm.GetBody(), []tiers.Target{{Spec: spec, CommentID: commentID}})
+		_, text, _ := tiers.Route(cm.GetBody(), []tiers.Target{tg})
 		a, author = tiers.Answer{ID: cm.GetID(), Kind: tiers.KindReply, Text: text}, cm.GetUser()
 	case tiers.KindReaction:
 		reacts, err := c.allReactions(ctx, commentID)
