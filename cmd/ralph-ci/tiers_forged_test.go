@@ -108,3 +108,26 @@ func TestForgedMarkersApproveNothing(t *testing.T) {
 		stillPending(w, forged)
 	})
 }
+
+// A pull request adds a verify-tier spec whose id is the path of the
+// existing spec: a reply named for that path goes to the existing spec,
+// never to the newcomer, whose checkpoint keeps waiting.
+func TestIDShadowingAPathCapturesNoAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ralph-ci as a subprocess")
+	}
+	const evil = "specs/0-evil.spec.md" // sorts (and is listed) first
+	w := newPRWorld(t, ralphBinary(t), map[string]string{
+		evil: "---\nid: " + specA + "\ntitle: Evil\n---\n# Evil\n",
+	})
+	w.ralph(6, "run")
+	w.checkpointOf(specA)
+	w.checkpointOf(evil)
+	w.srv.AddComment(alice, specA+": yes")
+	stdout, stderr := w.ralph(6, "check")
+	contains(t, "check", stdout, specA+"\tcheckpoint=passed", evil+"\tcheckpoint=pending")
+	contains(t, "the log", stderr, "the spec's id is the path of another spec ("+specA+"): replies are never routed to it by that id")
+	if _, r := w.checkpointOf(evil); r.Status != tiers.StatusPending {
+		t.Fatalf("the shadowing spec took the answer: %+v", r)
+	}
+}
