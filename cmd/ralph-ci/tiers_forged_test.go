@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -129,5 +131,41 @@ func TestIDShadowingAPathCapturesNoAnswer(t *testing.T) {
 	contains(t, "the log", stderr, "the spec's id is the path of another spec ("+specA+"): replies are never routed to it by that id")
 	if _, r := w.checkpointOf(evil); r.Status != tiers.StatusPending {
 		t.Fatalf("the shadowing spec took the answer: %+v", r)
+	}
+}
+
+// A pull request that commits a .ralph/state.json saying its spec was
+// verified 3/3 (copied from a real run) gets no checkpoint presented for
+// a spec no agent ran: check does not trust the checkout's state.
+func TestCommittedStateIsNotTrusted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ralph-ci as a subprocess")
+	}
+	bin := ralphBinary(t)
+	real := newPRWorld(t, bin)
+	real.ralph(6, "run")
+	verified, err := os.ReadFile(filepath.Join(real.dir, ".ralph", "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newPRWorld(t, bin)
+	if err := os.MkdirAll(filepath.Join(w.dir, ".ralph"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.dir, ".ralph", "state.json"), verified, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w.dir, "add", "-f", ".ralph/state.json")
+	w.commit("the loop already verified everything")
+	w.srv.SetHead(w.head)
+	stdout, stderr := w.ralph(6, "check")
+	contains(t, "check", stdout, specA+"\tcheckpoint=pending")
+	contains(t, "the log", stderr, "the state in the checkout is not trusted", "the checkout has .ralph/ committed (.ralph/state.json)")
+	if comments, _ := w.srv.Snapshot(); len(comments) != 0 {
+		t.Fatalf("a checkpoint was presented from the committed state: %+v", comments)
+	}
+	// The committed file is left as it was: nothing is saved over it.
+	if got, _ := os.ReadFile(filepath.Join(w.dir, ".ralph", "state.json")); string(got) != string(verified) {
+		t.Fatal("check rewrote the committed state")
 	}
 }
