@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 )
 
 func newCheckCommand(opts *globalOptions) *cobra.Command {
@@ -114,6 +115,11 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 	}
 	res, gated, err := gate.Check{Channel: ch, Specs: p.Specs, Dir: state.At(p.Root), Lock: state.LockInfo{Command: "check", Version: versionString()},
 		Wait: wait, Every: every, Log: opts.log, Untrusted: untrusted}.Run(ctx)
+	if c, ok := ch.(*prchannel.Client); ok { // what left the gate, whatever stands
+		for _, left := range c.Left() {
+			fmt.Fprintln(opts.stdout, "warning: "+left)
+		}
+	}
 	if err != nil || !gated {
 		return err
 	}

@@ -169,3 +169,76 @@ func TestCommittedStateIsNotTrusted(t *testing.T) {
 		t.Fatal("check rewrote the committed state")
 	}
 }
+
+// baseWorld is a pull request whose base commit has prRepoFiles' specs,
+// on which change edits the checkout (the pull request's commit).
+func baseWorld(t *testing.T, change func(dir string)) *prWorld {
+	t.Helper()
+	w := newPRWorld(t, ralphBinary(t))
+	for _, f := range []string{"specs/a.spec.md", "specs/b.spec.md"} {
+		w.srv.SetFile(w.srv.BaseSHA, f, prRepoFiles[f])
+	}
+	change(w.dir)
+	w.commit("the pull request")
+	w.srv.SetHead(w.head)
+	return w
+}
+
+func writeFile(t *testing.T, file, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A pull request cannot take a verify-tier spec of its base out of the
+// gate by moving it, by renaming it and declaring it auto, or by pointing
+// specs.dirs elsewhere; one it deletes passes, and the gate says so.
+func TestPullRequestCannotHideASpec(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ralph-ci as a subprocess")
+	}
+	t.Run("rename and auto", func(t *testing.T) {
+		t.Parallel()
+		const moved = "specs/cart/totals.spec.md"
+		w := baseWorld(t, func(dir string) {
+			if err := os.Remove(filepath.Join(dir, specA)); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(dir, moved), "---\nid: cart-totals\ntitle: Totals\ncontracts:\n  - name: totals\n    verification: auto\n    acceptance_criteria: [\"The total has two decimals\"]\n---\n# Totals\n")
+		})
+		stdout, stderr := w.ralph(6, "run")
+		contains(t, "run", stdout, moved)
+		contains(t, "the log", stderr, specA+" (verify on the pull request's base) moved to "+moved+": it keeps its human checkpoint")
+		stdout, _ = w.ralph(6, "check")
+		contains(t, "check", stdout, moved+"\tcheckpoint=pending")
+	})
+	t.Run("specs.dirs", func(t *testing.T) {
+		t.Parallel()
+		w := baseWorld(t, func(dir string) {
+			cfg := prRepoFiles["ralph.yaml"] + "specs: {dirs: [other]}\n"
+			writeFile(t, filepath.Join(dir, "ralph.yaml"), cfg)
+			writeFile(t, filepath.Join(dir, "other", "b.spec.md"), prRepoFiles["specs/b.spec.md"])
+		})
+		stdout, stderr := w.ralph(6, "check")
+		contains(t, "the log", stderr, "the pull request's own specs.dirs and specs.prompt are ignored")
+		contains(t, "check", stdout, specA+"\tcheckpoint=pending")
+	})
+	t.Run("a deleted spec passes, and the gate says so", func(t *testing.T) {
+		t.Parallel()
+		w := baseWorld(t, func(dir string) {
+			if err := os.Remove(filepath.Join(dir, specA)); err != nil {
+				t.Fatal(err)
+			}
+		})
+		msg := specA + " (verify on the pull request's base) is not in the pull request: it leaves the gate without a human checkpoint"
+		stdout, stderr := w.ralph(0, "check")
+		contains(t, "check", stdout, "warning: "+msg, "::warning title=ralph-ci%3A a verify-tier spec left the gate::"+msg)
+		contains(t, "the log", stderr, msg)
+		summary, _ := os.ReadFile(w.summary)
+		contains(t, "the job summary", string(summary), msg)
+	})
+}

@@ -7,9 +7,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -142,6 +144,10 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {
 	if !ok && s.FilesFrom != nil {
 		content, ok = s.FilesFrom(ref, p)
 	}
+	if entries := s.dirEntries(ref, p); !ok && len(entries) > 0 {
+		s.json(w, 200, entries)
+		return
+	}
 	if !ok {
 		s.error(w, 404, "Not Found")
 		return
@@ -157,6 +163,30 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {
 	blob := sha1.Sum(fmt.Appendf(nil, "blob %d\x00%s", len(content), content))
 	s.json(w, 200, map[string]any{"type": "file", "encoding": "base64", "size": len(content), "name": name, "path": p,
 		"sha": hex.EncodeToString(blob[:]), "content": wrapped.String()})
+}
+
+// dirEntries lists the directory dir on ref as the contents API does (an
+// array of files and directories), nil when no file of ref is under it.
+func (s *Server) dirEntries(ref, dir string) []map[string]any {
+	var out []map[string]any
+	seen := map[string]bool{}
+	for _, f := range slices.Sorted(maps.Keys(s.Files[ref])) {
+		rest, ok := strings.CutPrefix(f, dir+"/")
+		if !ok {
+			continue
+		}
+		name, _, sub := strings.Cut(rest, "/")
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		typ := "file"
+		if sub {
+			typ = "dir"
+		}
+		out = append(out, map[string]any{"type": typ, "name": name, "path": dir + "/" + name})
+	}
+	return out
 }
 
 func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
