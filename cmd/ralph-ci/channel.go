@@ -49,7 +49,7 @@ func prOptions(opts *globalOptions, p *project.Project) prchannel.Options {
 		opts.log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
 	}
 	return prchannel.Options{Env: opts.env.pr, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
-		DefaultTier: p.Config.Specs.DefaultTier, Log: opts.log, Actions: opts.env.actions, Stdout: opts.stdout}
+		DefaultTier: p.Config.Specs.DefaultTier, Specs: p.Config.Specs, Log: opts.log, Actions: opts.env.actions, Stdout: opts.stdout}
 }
 
 // baseDiscovery discovers the specs of the checkout again with the base
