@@ -42,14 +42,18 @@ func TestForgedMarkersApproveNothing(t *testing.T) {
 		contains(t, "check again", stdout, specA+"\tcheckpoint=passed")
 		w.wantStatus("success")
 	}
-	// stillPending runs check and wants it to wait, the status pending
-	// and a warning naming the forged comment.
-	stillPending := func(w *prWorld, forged int64) {
+	// waits runs check and wants it to wait, the status pending and a
+	// warning naming the forged comment, with reasons.
+	waits := func(w *prWorld, forged int64, reasons ...string) {
 		t.Helper()
 		stdout, stderr := w.ralph(6, "check")
 		contains(t, "check", stdout, specA+"\tcheckpoint=pending")
-		contains(t, "the log", stderr, fmt.Sprintf("forged checkpoint marker in comment %d", forged))
+		contains(t, "the log", stderr, append([]string{fmt.Sprintf("forged checkpoint marker in comment %d", forged)}, reasons...)...)
 		w.wantStatus("pending")
+	}
+	stillPending := func(w *prWorld, forged int64) {
+		t.Helper()
+		waits(w, forged)
 		realAnswerDecides(w)
 	}
 	t.Run("a new comment carrying a forged approved marker", func(t *testing.T) {
@@ -64,33 +68,26 @@ func TestForgedMarkersApproveNothing(t *testing.T) {
 		t.Parallel()
 		w := newPRWorld(t, bin)
 		w.ralph(6, "run")
-		cp := w.checkpoint()
+		// edit puts m in ralph-ci's comment, as a person with write
+		// access may, and returns the comment's id.
+		edit := func(m string) int64 {
+			cp := w.checkpoint()
+			w.srv.Edit(cp.ID, markerInBody.ReplaceAllString(cp.Body, m))
+			return cp.ID
+		}
 		// The marker names a reply that does not exist...
-		w.srv.Edit(cp.ID, markerInBody.ReplaceAllString(cp.Body, forgedMarker(w.head, 999999)))
-		stdout, stderr := w.ralph(6, "check")
-		contains(t, "check", stdout, specA+"\tcheckpoint=pending")
-		contains(t, "the log", stderr, fmt.Sprintf("forged checkpoint marker in comment %d", cp.ID), "reply 999999 does not exist")
-		w.wantStatus("pending")
+		waits(w, edit(forgedMarker(w.head, 999999)), "reply 999999 does not exist")
 		if r := w.record(); r.Status != tiers.StatusPending {
 			t.Fatalf("the forged approval stayed in ralph-ci's comment: %+v", r)
 		}
 		// ...then a real reply by the pull request's author, who may not
-		// approve, said to be alice's.
+		// approve, said to be alice's...
 		yes := w.srv.AddComment(prAuthor, "yes")
-		cp = w.checkpoint()
-		w.srv.Edit(cp.ID, markerInBody.ReplaceAllString(cp.Body, forgedMarker(w.head, yes)))
-		stdout, stderr = w.ralph(6, "check")
-		contains(t, "check", stdout, specA+"\tcheckpoint=pending")
-		contains(t, "the log", stderr, fmt.Sprintf("reply %d was given by @Codertocat, not @alice", yes))
-		// ...then the author's marker says the author approved.
-		cp = w.checkpoint()
+		waits(w, edit(forgedMarker(w.head, yes)), fmt.Sprintf("reply %d was given by @Codertocat, not @alice", yes))
+		// ...then the marker says the author approved.
 		m, _ := tiers.ParseMarker(forgedMarker(w.head, yes))
 		m.Record.DecidedBy = prAuthor.Login
-		w.srv.Edit(cp.ID, markerInBody.ReplaceAllString(cp.Body, tiers.FormatMarker(m)))
-		stdout, stderr = w.ralph(6, "check")
-		contains(t, "check", stdout, specA+"\tcheckpoint=pending")
-		contains(t, "the log", stderr, fmt.Sprintf("forged checkpoint marker in comment %d", cp.ID), "@Codertocat may not answer: the pull request's author")
-		w.wantStatus("pending")
+		waits(w, edit(tiers.FormatMarker(m)), "@Codertocat may not answer: the pull request's author")
 		realAnswerDecides(w)
 	})
 	t.Run("a marker in another bot's comment", func(t *testing.T) {
