@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
@@ -175,10 +176,9 @@ func reportsDir(p *project.Project) string {
 	return filepath.Join(state.At(p.Root).Path(), "reports")
 }
 
-// checkDelivered is the merge gate's rule for delivery pr on a pull
-// request: the state saved in git for the pull request's head branch must
-// describe its head commit, with every spec verified 3/3 there. State
-// saved for an older commit (a person pushed since) does not count.
+// checkDelivered reads what the merge gate's rule for delivery pr
+// (gate.Delivered) judges: the pull request's head, and the loop's state
+// saved in git for its head branch.
 func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project, mode string) error {
 	if mode != schema.DeliverPR {
 		return nil
@@ -209,19 +209,7 @@ func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project
 	if err != nil {
 		return err
 	}
-	var why []string
-	switch {
-	case !found:
-		why = append(why, "no loop state was delivered for the branch "+head.Ref)
-	case described != head.SHA:
-		why = append(why, fmt.Sprintf("the loop's state describes commit %.7s, the pull request is at %.7s", described, head.SHA))
-	default:
-		for _, sp := range p.Specs {
-			if ss := st.Spec(sp.Path); ss == nil || !ss.Verified(sp.Hash) {
-				why = append(why, sp.Path+" is not verified 3/3")
-			}
-		}
-	}
+	why := gate.Delivered(p.Specs, &st, found, described, head.Ref, head.SHA)
 	if len(why) == 0 {
 		opts.log.Info().Str("head", head.SHA).Msg("every spec is verified 3/3 at the pull request's head")
 		return nil
