@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 )
@@ -24,10 +28,15 @@ func checkpointChannel(ctx context.Context, opts *globalOptions, p *project.Proj
 	if err != nil {
 		return nil, err
 	}
+	if err := baseDiscovery(ctx, opts, p, c); err != nil {
+		return nil, err
+	}
 	// A pull request may raise a spec's tier, not lower it: a spec that
-	// was verify on the base commit keeps its checkpoint (the channel's
-	// RaiseTiers). Before anything uses the tiers (run's loop, the gate).
+	// was verify on the base commit keeps its checkpoint, also when the
+	// pull request moved it (the channel's RaiseTiers). Before anything
+	// uses the tiers (run's loop, the gate).
 	c.RaiseTiers(ctx, p.Specs, gate.RepoPrefix(p.Root))
+	keepRaised(p)
 	return c, nil
 }
 
@@ -40,5 +49,47 @@ func prOptions(opts *globalOptions, p *project.Project) prchannel.Options {
 		opts.log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
 	}
 	return prchannel.Options{Env: opts.env.pr, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
-		DefaultTier: p.Config.Specs.DefaultTier, Log: opts.log, Actions: opts.env.actions, Stdout: opts.stdout}
+		DefaultTier: p.Config.Specs.DefaultTier, Specs: p.Config.Specs, Log: opts.log, Actions: opts.env.actions, Stdout: opts.stdout}
+}
+
+// baseDiscovery discovers the specs of the checkout again with the base
+// commit's specs.dirs and specs.prompt when the pull request changed
+// them: a pull request must not hide a spec from the gate by pointing
+// discovery elsewhere. The base's section unknown: the checkout's stands
+// (the tiers still fail closed).
+func baseDiscovery(ctx context.Context, opts *globalOptions, p *project.Project, c *prchannel.Client) error {
+	base, ok := c.BaseSpecs(ctx)
+	own := p.Config.Specs
+	if !ok || (slices.Equal(base.Dirs, own.Dirs) && base.Prompt == own.Prompt) {
+		return nil
+	}
+	opts.log.Warn().Strs("dirs", own.Dirs).Strs("base_dirs", base.Dirs).Str("prompt", own.Prompt).Str("base_prompt", base.Prompt).
+		Msg("the pull request's own specs.dirs and specs.prompt are ignored: which specs exist is decided with the config on its base commit, so that a pull request cannot hide a spec from the gate")
+	if p.Loader == nil {
+		p.Loader = &project.Loader{Root: p.Root, Config: p.Config, Only: p.Only}
+	}
+	p.Loader.UseSpecs(base)
+	specs, problems, err := p.Loader.Load()
+	if err == nil && len(problems) > 0 {
+		err = problems
+	}
+	if err != nil {
+		return exitcode.New(exitcode.Usage, fmt.Errorf("the specs as the base commit's config discovers them: %w", err))
+	}
+	p.Specs = specs
+	return nil
+}
+
+// keepRaised makes every later load of p's specs keep the tiers the
+// channel raised (a run loads them again between rotations).
+func keepRaised(p *project.Project) {
+	if p.Loader == nil {
+		return
+	}
+	p.Loader.Verify = map[string]bool{}
+	for _, sp := range p.Specs {
+		if sp.Tier == plan.TierVerify {
+			p.Loader.Verify[sp.Path] = true
+		}
+	}
 }

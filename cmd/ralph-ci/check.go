@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 )
 
 func newCheckCommand(opts *globalOptions) *cobra.Command {
@@ -106,8 +109,17 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 	if err != nil {
 		return err
 	}
+	var untrusted string
+	if _, local := ch.(gate.Local); !local {
+		untrusted = committedState(ctx, p.Root)
+	}
 	res, gated, err := gate.Check{Channel: ch, Specs: p.Specs, Dir: state.At(p.Root), Lock: state.LockInfo{Command: "check", Version: versionString()},
-		Wait: wait, Every: every, Log: opts.log}.Run(ctx)
+		Wait: wait, Every: every, Log: opts.log, Untrusted: untrusted}.Run(ctx)
+	if c, ok := ch.(*prchannel.Client); ok { // what left the gate, whatever stands
+		for _, left := range c.Left() {
+			fmt.Fprintln(opts.stdout, "warning: "+left)
+		}
+	}
 	if err != nil || !gated {
 		return err
 	}
@@ -127,4 +139,17 @@ func standings(opts *globalOptions, lines []string, code exitcode.Code, msg stri
 	}
 	opts.log.Warn().Str("exit", code.Class()).Msg(msg)
 	return exitcode.Printed(code, errors.New(msg))
+}
+
+// committedState says why the state folder in the checkout of root may
+// not be trusted on a pull request: files of it are committed (git
+// tracks them), so the pull request wrote them. "" when none is (or git
+// cannot tell: the folder is then the job's own, as run left it).
+func committedState(ctx context.Context, root string) string {
+	out, err := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "--", state.DirName).Output()
+	if err != nil || len(bytes.TrimSpace(out)) == 0 {
+		return ""
+	}
+	files := strings.Fields(string(out))
+	return fmt.Sprintf("the checkout has %s committed (%s): a pull request could claim any spec verified in it", state.DirName+"/", strings.Join(files, ", "))
 }

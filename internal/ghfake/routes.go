@@ -7,9 +7,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -23,7 +25,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /user", s.getUser)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{number}", s.getPull)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.getContents)
-	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{number}/comments", s.listComments)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{a}/{b}", s.issuesGet)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{number}/comments", s.createComment)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/issues/comments/{id}", s.editComment)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/comments/{id}/reactions", s.listReactions)
@@ -142,6 +144,10 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {
 	if !ok && s.FilesFrom != nil {
 		content, ok = s.FilesFrom(ref, p)
 	}
+	if entries := s.dirEntries(ref, p); !ok && len(entries) > 0 {
+		s.json(w, 200, entries)
+		return
+	}
 	if !ok {
 		s.error(w, 404, "Not Found")
 		return
@@ -159,6 +165,30 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {
 		"sha": hex.EncodeToString(blob[:]), "content": wrapped.String()})
 }
 
+// dirEntries lists the directory dir on ref as the contents API does (an
+// array of files and directories), nil when no file of ref is under it.
+func (s *Server) dirEntries(ref, dir string) []map[string]any {
+	var out []map[string]any
+	seen := map[string]bool{}
+	for _, f := range slices.Sorted(maps.Keys(s.Files[ref])) {
+		rest, ok := strings.CutPrefix(f, dir+"/")
+		if !ok {
+			continue
+		}
+		name, _, sub := strings.Cut(rest, "/")
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		typ := "file"
+		if sub {
+			typ = "dir"
+		}
+		out = append(out, map[string]any{"type": typ, "name": name, "path": dir + "/" + name})
+	}
+	return out
+}
+
 func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 	if !s.ours(w, r) {
 		return
@@ -173,6 +203,40 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 	}
 	s.add(atoi(r.PathValue("number")), Bot, body)
 	s.json(w, 201, s.Comments[len(s.Comments)-1])
+}
+
+// issuesGet routes GET .../issues/{number}/comments (a pull request's
+// comments) and .../issues/comments/{id} (one comment), two patterns
+// ServeMux cannot tell apart.
+func (s *Server) issuesGet(w http.ResponseWriter, r *http.Request) {
+	a, b := r.PathValue("a"), r.PathValue("b")
+	switch {
+	case a == "comments":
+		r.SetPathValue("id", b)
+		s.getComment(w, r)
+	case b == "comments":
+		r.SetPathValue("number", a)
+		s.listComments(w, r)
+	default:
+		s.unexpected(w, r)
+	}
+}
+
+// getComment answers one comment by id, with the issue_url of the pull
+// request it is on (as GitHub does).
+func (s *Server) getComment(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	id := int64(atoi(r.PathValue("id")))
+	for _, c := range s.Comments {
+		if c.ID == id {
+			s.json(w, 200, map[string]any{"id": c.ID, "body": c.Body, "user": c.User, "created_at": c.CreatedAt, "updated_at": c.UpdatedAt,
+				"issue_url": fmt.Sprintf("%s/repos/%s/%s/issues/%d", s.URL, s.Owner, s.Repo, c.Issue)})
+			return
+		}
+	}
+	s.error(w, 404, "Not Found")
 }
 
 // editComment: only the bot's own comments may be edited with its token.

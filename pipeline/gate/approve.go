@@ -41,6 +41,15 @@ var DefaultTier = sync.OnceValue(func() string {
 	return plan.TierVerify
 })
 
+// DefaultSpecs is the schema's specs section of a config that leaves it
+// out (where specs are discovered).
+var DefaultSpecs = sync.OnceValue(func() schema.Specs {
+	if cfg := defaultConfig(); cfg != nil {
+		return cfg.Specs
+	}
+	return schema.Specs{Prompt: "PROMPT.md", Dirs: []string{".ralph/specs", "specs"}, DefaultTier: plan.TierVerify}
+})
+
 // defaultConfig is the schema's config of a minimal file, nil if it fails.
 func defaultConfig() *schema.Config {
 	cfg, err := schema.LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [\"true\"]}}\n"))

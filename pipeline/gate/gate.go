@@ -85,12 +85,19 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 			continue
 		}
 		rec, repaired := load(sp, st, snap, log)
+		if c, ok := snap.Comments[sp.Path]; ok && c.Err == nil {
+			dropped, err := confirm(ctx, ch, sp, c, &rec, log)
+			if err != nil {
+				return Result{}, err
+			}
+			repaired = repaired || dropped
+		}
 		recs[sp.Path] = &rec
 		if repaired {
 			dirty[sp.Path] = true
 		}
 		if rec.Open() {
-			targets = append(targets, tiers.Target{Spec: sp.Path, ID: sp.ID, Header: header(sp, rec), CommentID: rec.CommentID})
+			targets = append(targets, tiers.Target{Spec: sp.Path, ID: routeID(sp, specs, log), Header: header(sp, rec), CommentID: rec.CommentID})
 		}
 	}
 	before := map[string]tiers.Record{}
@@ -109,6 +116,20 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 		}
 	}
 	return res, nil
+}
+
+// routeID is the slice id a reply may name sp's checkpoint by: none
+// when it spells another spec's path (a pull request may add a spec
+// whose id is an existing spec's path, to capture the answers named for
+// that spec: a reply is routed by path first, and never by such an id).
+func routeID(sp plan.Spec, specs []plan.Spec, log zerolog.Logger) string {
+	for _, o := range specs {
+		if o.Path != sp.Path && o.Path == sp.ID {
+			log.Warn().Str("spec", sp.Path).Str("id", sp.ID).Msgf("the spec's id is the path of another spec (%s): replies are never routed to it by that id", o.Path)
+			return ""
+		}
+	}
+	return sp.ID
 }
 
 // applyReplies applies each reply, oldest first, to the open checkpoint

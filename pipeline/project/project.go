@@ -141,6 +141,10 @@ type Loader struct {
 	Only   map[string]bool
 	cache  map[string]loaded // by path and content hash
 	finder *discovery.Finder
+	// Verify lists spec paths that are verify-tier whatever their files
+	// say (a pull request may raise a spec's tier, never lower it: the
+	// checkpoint channel decides them against the base commit).
+	Verify map[string]bool
 	// specs and problems are the last result, returned again while the
 	// finder sees no change and Only stays the same (stale: it changed).
 	specs    []plan.Spec
@@ -190,8 +194,21 @@ func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 		}
 		specs = append(specs, c.spec)
 	}
+	for i := range specs {
+		if l.Verify[specs[i].Path] {
+			specs[i].Tier = plan.TierVerify
+		}
+	}
 	l.cache, l.specs, l.problems, l.stale = next, specs, problems, false
 	return specs, problems, nil
+}
+
+// UseSpecs makes later loads discover the specs where s says (its dirs
+// and prompt), e.g. as the pull request's base commit's config says.
+func (l *Loader) UseSpecs(s schema.Specs) {
+	cfg := *l.Config
+	cfg.Specs.Dirs, cfg.Specs.Prompt = s.Dirs, s.Prompt
+	l.Config, l.finder, l.stale = &cfg, nil, true
 }
 
 // find is the loader's Finder.

@@ -49,11 +49,18 @@ func Route(body string, targets []Target) (t Target, text string, ok bool) {
 		}
 	}
 	text = strings.TrimSpace(strings.Join(own, "\n"))
+	// By spec path first, for every target: a slice id may be anything,
+	// and one that spells another spec's path (a pull request may add
+	// such a spec) must not capture the answers named for that spec.
+	paths := map[string]bool{}
 	for _, tg := range targets {
 		if named, ok := strings.CutPrefix(text, tg.Spec+":"); ok {
 			return tg, strings.TrimSpace(named), true
 		}
-		if tg.ID != "" {
+		paths[tg.Spec] = true
+	}
+	for _, tg := range targets {
+		if tg.ID != "" && !paths[tg.ID] {
 			if named, ok := strings.CutPrefix(text, tg.ID+":"); ok {
 				return tg, strings.TrimSpace(named), true
 			}

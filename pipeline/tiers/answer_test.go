@@ -74,6 +74,10 @@ func TestRoute(t *testing.T) {
 		{"named by id", "a: yes", []Target{a, b}, a.Spec, "yes", true},
 		{"quoted header", "> ALL TESTS PASSING -- Slice b: B\n\nyes", []Target{a, b}, b.Spec, "yes", true},
 		{"quoted path", "> **ralph-ci checkpoint** · `specs/a.spec.md`\n3 needs rounding", []Target{a, b}, a.Spec, "3 needs rounding", true},
+		// A spec (new in a pull request) whose id spells another spec's
+		// path, listed first: the answer named for the path goes to
+		// that path's spec, whatever the order.
+		{"an id that shadows a path", "specs/a.spec.md: yes", []Target{{Spec: "specs/evil.spec.md", ID: "specs/a.spec.md"}, a}, a.Spec, "yes", true},
 		{"quotes both", "> ALL TESTS PASSING -- Slice a: A\n> ALL TESTS PASSING -- Slice b: B\n1", []Target{a, b}, "", "1", false},
 	}
 	for _, tt := range tests {

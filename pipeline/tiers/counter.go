@@ -30,6 +30,7 @@ func Present(r Record, pr int, head string) Record {
 	case r.Status == StatusApproved && r.SHA == head:
 	default:
 		r.Status, r.SHA, r.DecidedBy, r.Reprompt = StatusPending, head, "", ""
+		r.DecidedID, r.DecidedKind = 0, ""
 	}
 	if r.RejectionLog == nil {
 		r.RejectionLog = []Rejection{}
@@ -81,6 +82,14 @@ func logConsistent(r Record) error {
 // the pull request is at: an approval given while the checkpoint shows
 // another commit is stale and ignored.
 func Apply(r *Record, a Answer, head string) Effect {
+	eff := apply(r, a, head)
+	if eff.Ignored == "" {
+		r.DecidedID, r.DecidedKind = a.ID, a.Kind
+	}
+	return eff
+}
+
+func apply(r *Record, a Answer, head string) Effect {
 	var eff Effect
 	switch r.Status {
 	case StatusPending:

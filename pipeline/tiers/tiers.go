@@ -78,6 +78,13 @@ type Record struct {
 	Reprompt string `json:"reprompt,omitempty"`
 	// DecidedBy is who gave the deciding answer.
 	DecidedBy string `json:"decided_by,omitempty"`
+	// DecidedID and DecidedKind name the answer the decision rests on
+	// (a reply comment or a reaction, by its id on GitHub): a marker may
+	// be edited or forged, so an approval or a skip read from one counts
+	// only when that answer is read again from GitHub and passes the
+	// rules (gate.Confirmer).
+	DecidedID   int64  `json:"decided_id,omitempty"`
+	DecidedKind string `json:"decided_kind,omitempty"`
 	// AfterComment and AfterReaction are the highest comment and reaction
 	// ids already read: an answer is read once, and only answers given
 	// after the checkpoint was (re-)presented count.

@@ -47,6 +47,9 @@ type Client struct {
 	trusted     bool           // cfg is settled
 	base        string         // the pull request's base commit (else ref), once trusted is set
 	baseTier    string         // specs.default_tier of the base's config ("" unknown: fail closed)
+	baseSpecs   *schema.Specs  // the specs section that decides which specs exist (nil: unknown)
+	specs       schema.Specs   // the loaded config's specs section
+	left        []string       // verify-tier specs of the base that left the pull request
 	prOwn       *schema.GitHub // the pull request's own section, when it differs from the base's
 	log         zerolog.Logger
 	actions     actions.Env
@@ -83,7 +86,10 @@ type Options struct {
 	// DefaultTier is the loaded config's specs.default_tier, which with
 	// TrustConfig is the base's (see RaiseTiers).
 	DefaultTier string
-	Log         zerolog.Logger
+	// Specs is the loaded config's specs section, which with TrustConfig
+	// says which specs exist on the base too (see BaseSpecs).
+	Specs schema.Specs
+	Log   zerolog.Logger
 	// Actions and Stdout receive the fallback (job summary, annotations).
 	Actions actions.Env
 	Stdout  interface{ Write(p []byte) (int, error) }
@@ -118,7 +124,7 @@ func New(o Options) (*Client, error) {
 		}
 		c.BaseURL = u
 	}
-	return &Client{gh: c, owner: owner, repo: repo, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, baseTier: o.DefaultTier, log: o.Log, actions: o.Actions,
+	return &Client{gh: c, owner: owner, repo: repo, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, baseTier: o.DefaultTier, specs: o.Specs, log: o.Log, actions: o.Actions,
 		annotations: o.Stdout, perms: map[string]string{}, bodies: map[int64]string{}}, nil
 }
 

@@ -59,6 +59,9 @@ func (c *Client) Publish(ctx context.Context, spec string, s tiers.Slice, rec ti
 		return 0, fmt.Errorf("create the checkpoint comment: %w", err)
 	}
 	c.bodies[cm.GetID()] = body
+	if login := cm.GetUser().GetLogin(); login != "" {
+		c.self = login // who the token posts as, whatever /user said
+	}
 	return cm.GetID(), nil
 }
 

@@ -25,9 +25,10 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 	c.head, c.prAuthor = pr.GetHead().GetSHA(), pr.GetUser().GetLogin()
 	c.trust(ctx, pr)
 	if c.self == "" {
-		if u, _, err := c.gh.Users.Get(ctx, ""); err == nil {
+		c.self = ActionsLogin // a GITHUB_TOKEN may not read /user
+		if u, _, err := c.gh.Users.Get(ctx, ""); err == nil && u.GetLogin() != "" {
 			c.self = u.GetLogin()
-		} // a GITHUB_TOKEN may not read /user: its comments are a bot's
+		}
 	}
 	comments, err := c.comments(ctx)
 	if err != nil {
@@ -44,7 +45,8 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 			continue
 		}
 		if !c.own(cm.GetUser()) {
-			c.ignored(cm.GetID(), "reply", cm.GetUser().GetLogin(), "carries a checkpoint marker but was not posted by ralph-ci")
+			c.log.Warn().Int64("comment", cm.GetID()).Str("author", cm.GetUser().GetLogin()).Str("ralph_ci", c.self).
+				Msgf("forged checkpoint marker in comment %d by @%s: only ralph-ci's own comments (@%s) hold checkpoints; it is ignored", cm.GetID(), cm.GetUser().GetLogin(), c.self)
 			continue
 		}
 		m, merr := tiers.ParseMarker(cm.GetBody())
@@ -87,13 +89,17 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 	return snap, nil
 }
 
+// ActionsLogin is the author of the comments a GITHUB_TOKEN posts. Such a
+// token may not read /user, so it is who ralph-ci is until /user or a
+// comment it posts says otherwise (a GitHub App's token).
+const ActionsLogin = "github-actions[bot]"
+
 // own tells whether a comment with a marker is the tool's: posted by the
-// token's user, or by a bot when that user is unknown (GITHUB_TOKEN).
+// token's own login (never "any bot": dependabot's or another app's
+// comments are not ralph-ci's). What its marker claims is still only a
+// cache: the gate confirms every decision with GitHub (gate.Confirmer).
 func (c *Client) own(u *gh.User) bool {
-	if c.self != "" {
-		return strings.EqualFold(u.GetLogin(), c.self)
-	}
-	return u.GetType() == "Bot" || strings.HasSuffix(u.GetLogin(), "[bot]")
+	return c.self != "" && strings.EqualFold(u.GetLogin(), c.self)
 }
 
 func (c *Client) ignored(id int64, kind, author, why string) {

@@ -71,6 +71,7 @@ func (c *Client) RaiseTiers(ctx context.Context, specs []plan.Spec, prefix strin
 			ev.Msg(warning)
 		}
 	}
+	c.departures(ctx, specs, prefix)
 }
 
 // baseTierOf is the tier of the spec at file on the base commit; fm is its

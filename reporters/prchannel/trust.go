@@ -46,6 +46,7 @@ func (c *Client) trust(ctx context.Context, pr *gh.PullRequest) {
 		c.base = pr.GetBase().GetRef()
 	}
 	if c.trustGiven {
+		c.baseSpecs = &c.specs
 		return
 	}
 	base := c.base
@@ -88,9 +89,12 @@ func (c *Client) baseConfig(ctx context.Context, base string) (cfg schema.GitHub
 			c.log.Warn().Str("config", f).Str("base", base).Str("error", oneLine(err)).Msgf("the config %s on the pull request's base commit is invalid: using the defaults for who may approve (no github.approvers, github.required_permission write, github.ignore_pr_author true)", f)
 			return def, "", f, "defaults"
 		}
+		c.baseSpecs = &loaded.Specs
 		return loaded.GitHub, loaded.Specs.DefaultTier, f, f + "@" + base
 	}
 	c.log.Info().Str("config", file).Str("base", base).Msg("no config on the pull request's base commit: who may approve follows the defaults (no github.approvers, github.required_permission write, github.ignore_pr_author true)")
+	specs := gate.DefaultSpecs()
+	c.baseSpecs = &specs
 	return def, gate.DefaultTier(), file, "defaults"
 }
 
