@@ -154,6 +154,24 @@ func TestAgentFindsNoCredential(t *testing.T) {
 			if strings.Contains(e.String(), apiKey) || strings.Contains(o.String(), apiKey) {
 				t.Errorf("ralph-ci's own output shows the agent's key")
 			}
+			// Nor do the pull request's comments and statuses, nor the job
+			// summary: what ralph-ci publishes comes from masked text.
+			comments, statuses := w.srv.Snapshot()
+			if len(comments) == 0 {
+				t.Fatal("no checkpoint comment was posted")
+			}
+			var published strings.Builder
+			for _, c := range comments {
+				published.WriteString(c.Body)
+			}
+			for _, st := range statuses {
+				published.WriteString(st.Description)
+			}
+			summary, _ := os.ReadFile(w.summary)
+			published.Write(summary)
+			if strings.Contains(published.String(), apiKey) || strings.Contains(published.String(), token) {
+				t.Errorf("a comment, a status or the job summary shows a secret:\n%s", published.String())
+			}
 		})
 	}
 }
