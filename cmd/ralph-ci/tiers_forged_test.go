@@ -98,6 +98,20 @@ func TestForgedMarkersApproveNothing(t *testing.T) {
 		forged := w.srv.AddComment(depbot, "Bump deps\n"+forgedMarker(w.head, yes))
 		stillPending(w, forged)
 	})
+	t.Run("a genuine approval of an older head replayed for the new one", func(t *testing.T) {
+		t.Parallel()
+		w := newPRWorld(t, bin)
+		w.ralph(6, "run")
+		yes := w.srv.AddComment(alice, "yes") // a real approval, of this head
+		stdout, _ := w.ralph(0, "check")
+		contains(t, "check", stdout, specA+"\tcheckpoint=passed")
+		w.push("later.txt") // a new head: the approval is stale
+		w.ralph(6, "run")   // the checkpoint is presented for it
+		cp := w.checkpoint()
+		w.srv.Edit(cp.ID, markerInBody.ReplaceAllString(cp.Body, forgedMarker(w.head, yes)))
+		waits(w, cp.ID, fmt.Sprintf("reply %d was given at", yes), "before the checkpoint was presented for the head "+w.head[:7])
+		realAnswerDecides(w)
+	})
 	t.Run("a marker in another bot's comment before ralph-ci's", func(t *testing.T) {
 		t.Parallel()
 		w := newPRWorld(t, bin)

@@ -43,17 +43,20 @@ type Comment struct {
 
 // Reaction is a reaction on a comment.
 type Reaction struct {
-	ID      int64  `json:"id"`
-	User    User   `json:"user"`
-	Content string `json:"content"`
+	ID        int64     `json:"id"`
+	User      User      `json:"user"`
+	Content   string    `json:"content"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Status is a commit status.
 type Status struct {
-	SHA         string `json:"-"`
-	State       string `json:"state"`
-	Description string `json:"description"`
-	Context     string `json:"context"`
+	SHA         string    `json:"-"`
+	State       string    `json:"state"`
+	Description string    `json:"description"`
+	Context     string    `json:"context"`
+	CreatedAt   time.Time `json:"created_at"`
+	Creator     User      `json:"creator"`
 }
 
 // Fault is an injected failure: the next Count requests whose method and
@@ -97,6 +100,7 @@ type Server struct {
 	Requests   []string // "METHOD path", in order
 	nextID     int64
 	nextReactn int64
+	ticks      int64 // the clock (now)
 	mux        *http.ServeMux
 	others     []OpenPull // open pull requests besides PR (AddPull)
 
@@ -130,6 +134,14 @@ func New(t testing.TB, owner, repo string, pr int, head, author string) *Server 
 	return s
 }
 
+// now is the fake's clock: one second later at every comment, reaction
+// and status, so that what happened later is later on GitHub's record
+// too, whatever the machine's speed; s.mu is held.
+func (s *Server) now() time.Time {
+	s.ticks++
+	return time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(s.ticks) * time.Second)
+}
+
 // AddComment adds a comment by user and returns its id.
 func (s *Server) AddComment(user User, body string) int64 {
 	s.mu.Lock()
@@ -139,7 +151,7 @@ func (s *Server) AddComment(user User, body string) int64 {
 
 func (s *Server) add(pr int, user User, body string) int64 {
 	s.nextID++
-	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(s.nextID) * time.Second)
+	now := s.now()
 	s.Comments = append(s.Comments, Comment{ID: s.nextID, Body: body, User: user, CreatedAt: now, UpdatedAt: now, Issue: pr})
 	return s.nextID
 }
@@ -173,7 +185,7 @@ func (s *Server) React(comment int64, user User, content string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextReactn++
-	s.Reactions[comment] = append(s.Reactions[comment], Reaction{ID: s.nextReactn, User: user, Content: content})
+	s.Reactions[comment] = append(s.Reactions[comment], Reaction{ID: s.nextReactn, User: user, Content: content, CreatedAt: s.now()})
 }
 
 // Snapshot returns copies of the comments and statuses.

@@ -118,5 +118,5 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) SetStatus(sha, context, state, description string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.Statuses = append(s.Statuses, Status{SHA: sha, State: state, Description: description, Context: context})
+	s.Statuses = append(s.Statuses, Status{SHA: sha, State: state, Description: description, Context: context, CreatedAt: s.now(), Creator: Bot})
 }

@@ -33,6 +33,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls", s.listPulls)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}/status", s.combinedStatus)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}/statuses", s.listStatuses)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls", s.createPull)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/{id}", s.editPull)
 	mux.HandleFunc("/", s.unexpected)
@@ -317,9 +318,23 @@ func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {
 		s.error(w, 422, "Validation Failed")
 		return
 	}
-	st.SHA = sha
+	st.SHA, st.CreatedAt, st.Creator = sha, s.now(), Bot
 	s.Statuses = append(s.Statuses, st)
 	s.json(w, 201, st)
+}
+
+// listStatuses answers the statuses of a commit, newest first.
+func (s *Server) listStatuses(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	var out []Status
+	for i := len(s.Statuses) - 1; i >= 0; i-- {
+		if s.Statuses[i].SHA == r.PathValue("ref") {
+			out = append(out, s.Statuses[i])
+		}
+	}
+	paginate(s, w, r, out)
 }
 
 // paginate answers the page of all that the query's page asks for

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	gh "github.com/google/go-github/v60/github"
 
@@ -20,6 +21,7 @@ func (c *Client) Confirm(ctx context.Context, tg tiers.Target, rec tiers.Record)
 	commentID := tg.CommentID
 	var a tiers.Answer
 	var author *gh.User
+	var given time.Time
 	switch rec.DecidedKind {
 	case tiers.KindReply:
 		cm, _, err := c.gh.Issues.GetComment(ctx, c.owner, c.repo, rec.DecidedID)
@@ -36,7 +38,7 @@ func (c *Client) Confirm(ctx context.Context, tg tiers.Target, rec tiers.Record)
 			return fmt.Sprintf("reply %d is older than the checkpoint comment %d", rec.DecidedID, commentID), nil
 		}
 		_, text, _ := tiers.Route(cm.GetBody(), []tiers.Target{tg})
-		a, author = tiers.Answer{ID: cm.GetID(), Kind: tiers.KindReply, Text: text}, cm.GetUser()
+		a, author, given = tiers.Answer{ID: cm.GetID(), Kind: tiers.KindReply, Text: text}, cm.GetUser(), cm.GetCreatedAt().Time
 	case tiers.KindReaction:
 		reacts, err := c.allReactions(ctx, commentID)
 		if err != nil {
@@ -44,7 +46,7 @@ func (c *Client) Confirm(ctx context.Context, tg tiers.Target, rec tiers.Record)
 		}
 		for _, r := range reacts {
 			if r.GetID() == rec.DecidedID {
-				a, author = tiers.Answer{ID: r.GetID(), Kind: tiers.KindReaction, Text: r.GetContent(), OnComment: commentID}, r.GetUser()
+				a, author, given = tiers.Answer{ID: r.GetID(), Kind: tiers.KindReaction, Text: r.GetContent(), OnComment: commentID}, r.GetUser(), r.CreatedAt
 			}
 		}
 		if author == nil {
@@ -63,6 +65,16 @@ func (c *Client) Confirm(ctx context.Context, tg tiers.Target, rec tiers.Record)
 	a.Author = author.GetLogin()
 	if says := decisionOf(a, rec.Status); says != "" {
 		return fmt.Sprintf("%s %d %s", a.Kind, a.ID, says), nil
+	}
+	// For this head: an answer given before the checkpoint was presented
+	// for the pull request's head was an answer for an older head, replayed.
+	presented, known, err := c.presentedAt(ctx, tg.Spec)
+	if err != nil {
+		return "", err
+	}
+	if known && given.Before(presented.Truncate(time.Second)) {
+		return fmt.Sprintf("%s %d was given at %s, before the checkpoint was presented for the head %.7s (%s): it answered an older head", a.Kind, a.ID,
+			given.UTC().Format(time.RFC3339), c.head, presented.UTC().Format(time.RFC3339)), nil
 	}
 	return "", nil
 }
@@ -87,19 +99,57 @@ func (c *Client) onThisPull(cm *gh.IssueComment) bool {
 	return strings.HasSuffix(strings.ToLower(cm.GetIssueURL()), strings.ToLower(fmt.Sprintf("/repos/%s/%s/issues/%d", c.owner, c.repo, c.pr)))
 }
 
-// allReactions lists every reaction on a comment.
-func (c *Client) allReactions(ctx context.Context, comment int64) ([]*gh.Reaction, error) {
-	opts := &gh.ListOptions{PerPage: 100}
-	var out []*gh.Reaction
-	for {
-		page, resp, err := c.gh.Reactions.ListIssueCommentReactions(ctx, c.owner, c.repo, comment, opts)
+// timedReaction is a reaction with the time GitHub recorded it (go-github
+// v60's Reaction has no created_at).
+type timedReaction struct {
+	gh.Reaction
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// allReactions lists every reaction on a comment, with its time.
+func (c *Client) allReactions(ctx context.Context, comment int64) ([]timedReaction, error) {
+	var out []timedReaction
+	for page := 1; ; {
+		req, err := c.gh.NewRequest("GET", fmt.Sprintf("repos/%s/%s/issues/comments/%d/reactions?per_page=100&page=%d", c.owner, c.repo, comment, page), nil)
+		if err != nil {
+			return nil, err
+		}
+		var batch []timedReaction
+		resp, err := c.gh.Do(ctx, req, &batch)
 		if err != nil {
 			return nil, fmt.Errorf("reactions on comment %d: %w", comment, err)
 		}
-		out = append(out, page...)
-		next, err := nextPage(resp, opts.Page, fmt.Sprintf("reactions on comment %d", comment))
+		out = append(out, batch...)
+		next, err := nextPage(resp, page, fmt.Sprintf("reactions on comment %d", comment))
 		if next == 0 || err != nil {
 			return out, err
+		}
+		page = next
+	}
+}
+
+// presentedAt is when ralph-ci presented spec's checkpoint for the pull
+// request's head: the time of the first ralph-ci/SPEC commit status its
+// own login set on that commit. known is false when it set none there
+// (a token that may not write statuses): then no time can be checked.
+func (c *Client) presentedAt(ctx context.Context, spec string) (at time.Time, known bool, err error) {
+	opts := &gh.ListOptions{PerPage: 100}
+	for {
+		page, resp, err := c.gh.Repositories.ListStatuses(ctx, c.owner, c.repo, c.head, opts)
+		if err != nil {
+			return at, false, fmt.Errorf("statuses of %.12s: %w", c.head, err)
+		}
+		for _, st := range page {
+			if st.GetContext() != StatusPrefix+spec || !c.own(st.GetCreator()) {
+				continue
+			}
+			if t := st.GetCreatedAt().Time; !known || t.Before(at) {
+				at, known = t, true
+			}
+		}
+		next, err := nextPage(resp, opts.Page, "statuses of "+c.head)
+		if next == 0 || err != nil {
+			return at, known, err
 		}
 		opts.Page = next
 	}
