@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/text"
 )
 
 // limitRE matches the rate-limit, quota and overload messages the agent
@@ -89,7 +91,7 @@ const units = `milliseconds?|ms|minutes?|mins?|m|seconds?|secs?|s|hours?|hrs?|h|
 // line of its own.
 type limitScanner struct {
 	now      func() time.Time
-	line     []byte
+	lines    text.Lines
 	scratch  []byte
 	afterHit bool
 	hit      bool
@@ -102,29 +104,13 @@ func newLimitScanner(now func() time.Time) *limitScanner {
 }
 
 func (s *limitScanner) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		seg := p
-		if i >= 0 {
-			seg = p[:i]
-		}
-		if room := maxLimitLine - len(s.line); room > 0 {
-			s.line = append(s.line, seg[:min(room, len(seg))]...)
-		}
-		if i < 0 {
-			break
-		}
-		s.endLine()
-		p = p[i+1:]
-	}
-	return n, nil
+	s.lines.Max = maxLimitLine
+	s.lines.Write(p, s.endLine)
+	return len(p), nil
 }
 
-// endLine looks at the current line.
-func (s *limitScanner) endLine() {
-	line := s.line
-	s.line = s.line[:0]
+// endLine looks at a line (its first maxLimitLine bytes).
+func (s *limitScanner) endLine(line []byte, _ bool) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
@@ -143,7 +129,7 @@ func (s *limitScanner) endLine() {
 }
 
 func (s *limitScanner) finish(r *Report) {
-	s.endLine()
+	s.lines.End(s.endLine)
 	r.RateLimited, r.RateLimitMessage, r.ResetAt = s.hit, s.msg, s.reset
 }
 

@@ -1,9 +1,10 @@
 package agent
 
 import (
-	"bytes"
 	"strings"
 	"unicode"
+
+	"github.com/ralph-ci/ralph-ci/internal/text"
 )
 
 // Status is what became of a rotation: what the agent said about its task
@@ -180,44 +181,25 @@ func stripANSI(s string) string {
 // maxStatusLine bytes of the current line: a longer line is not a status
 // line (and, being non-empty, ends any claim before it).
 type statusScanner struct {
-	line     []byte
-	overlong bool
-	fenced   bool
-	status   Status
-	task     bool
+	lines  text.Lines
+	fenced bool
+	status Status
+	task   bool
 }
 
 func (s *statusScanner) Write(p []byte) {
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		seg := p
-		if i >= 0 {
-			seg = p[:i]
-		}
-		if !s.overlong {
-			if len(s.line)+len(seg) > maxStatusLine {
-				s.overlong = true
-			} else {
-				s.line = append(s.line, seg...)
-			}
-		}
-		if i < 0 {
-			return
-		}
-		s.endLine()
-		p = p[i+1:]
-	}
+	s.lines.Max = maxStatusLine
+	s.lines.Write(p, s.endLine)
 }
 
-// endLine evaluates the current line: every non-empty line replaces the
-// status so far, with its own or with none.
-func (s *statusScanner) endLine() {
-	defer func() { s.line, s.overlong = s.line[:0], false }()
-	if s.overlong {
+// endLine evaluates a line: every non-empty line replaces the status so
+// far, with its own or with none.
+func (s *statusScanner) endLine(b []byte, long bool) {
+	if long {
 		s.status, s.task = StatusNone, false
 		return
 	}
-	line := string(s.line)
+	line := string(b)
 	if strings.IndexByte(line, 0x1b) >= 0 {
 		line = stripANSI(line)
 	}
@@ -239,7 +221,7 @@ func (s *statusScanner) endLine() {
 
 // finish evaluates the last line, which may lack a newline.
 func (s *statusScanner) finish(r *Report) {
-	s.endLine()
+	s.lines.End(s.endLine)
 	r.Status, r.TaskComplete = s.status, s.task
 	if r.Status == StatusNever {
 		r.Status = StatusNone

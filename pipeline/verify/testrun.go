@@ -6,6 +6,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"slices"
+
+	"github.com/ralph-ci/ralph-ci/internal/text"
 )
 
 // TestRun is what a verification's test report said: the tests that
@@ -26,39 +28,21 @@ const maxEventLine = 64 << 10
 // goTestJSON reads go test -json events from a command's output, written
 // in chunks; other lines are ignored. It keeps each test's last verdict.
 type goTestJSON struct {
-	line     []byte
-	overlong bool
-	found    bool
-	verdict  map[string]string
+	lines   text.Lines
+	found   bool
+	verdict map[string]string
 }
 
 // Write implements io.Writer; it never fails.
 func (g *goTestJSON) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		seg := p
-		if i >= 0 {
-			seg = p[:i]
-		}
-		if !g.overlong && len(g.line)+len(seg) <= maxEventLine {
-			g.line = append(g.line, seg...)
-		} else {
-			g.overlong = true
-		}
-		if i < 0 {
-			break
-		}
-		g.event()
-		p = p[i+1:]
-	}
-	return n, nil
+	g.lines.Max = maxEventLine
+	g.lines.Write(p, g.event)
+	return len(p), nil
 }
 
-func (g *goTestJSON) event() {
-	defer func() { g.line, g.overlong = g.line[:0], false }()
-	t := bytes.TrimSpace(g.line)
-	if g.overlong || len(t) == 0 || t[0] != '{' || !bytes.Contains(t, []byte(`"Action"`)) {
+func (g *goTestJSON) event(line []byte, long bool) {
+	t := bytes.TrimSpace(line)
+	if long || len(t) == 0 || t[0] != '{' || !bytes.Contains(t, []byte(`"Action"`)) {
 		return
 	}
 	var ev struct{ Action, Package, Test string }
@@ -80,7 +64,7 @@ func (g *goTestJSON) event() {
 
 // run is what the events said.
 func (g *goTestJSON) run() TestRun {
-	g.event()
+	g.lines.End(g.event)
 	r := TestRun{Found: g.found}
 	for name, v := range g.verdict {
 		switch v {
