@@ -119,3 +119,44 @@ var commonness = func() (r [256]int) {
 	}
 	return r
 }()
+
+// needleSet finds the first of several needles in one text, searching
+// each needle's next place once however often it is asked.
+type needleSet struct {
+	list []*needle
+	next []int // per needle: its next place, -1 none, -2 not searched
+}
+
+func newNeedleSet(strs []string, fold bool) needleSet {
+	s := needleSet{next: make([]int, len(strs))}
+	for _, str := range strs {
+		s.list = append(s.list, newNeedle(str, fold))
+	}
+	return s
+}
+
+// reset starts a new text.
+func (s *needleSet) reset() {
+	for k := range s.next {
+		s.next[k] = -2
+	}
+}
+
+// first returns where in h the first needle at or after from begins, and
+// which (the first listed at that place), or -1. h is the same text on
+// every call since reset, and from does not decrease.
+func (s *needleSet) first(h []byte, from int) (at, which int) {
+	at, which = -1, -1
+	for k, n := range s.list {
+		if s.next[k] == -2 || s.next[k] >= 0 && s.next[k] < from {
+			s.next[k] = -1
+			if i := n.index(h[from:]); i >= 0 {
+				s.next[k] = from + i
+			}
+		}
+		if x := s.next[k]; x >= 0 && (at < 0 || x < at) {
+			at, which = x, k
+		}
+	}
+	return at, which
+}

@@ -79,9 +79,8 @@ func MaskString(s string) string {
 // a secret may begin.
 type masker struct {
 	w       io.Writer
-	secrets []*needle // longest first
+	secrets needleSet // longest first
 	longest int
-	next    []int  // per secret: where it occurs next, -1 nowhere, -2 not searched
 	carry   []byte // held back
 	join    []byte // carry and the chunk
 	out     []byte // the masked chunk
@@ -101,9 +100,8 @@ func newMaskerOf(list []string, w io.Writer) (io.Writer, func() error) {
 	if len(list) == 0 {
 		return w, func() error { return nil }
 	}
-	m := &masker{w: w, next: make([]int, len(list))}
+	m := &masker{w: w, secrets: newNeedleSet(list, false)}
 	for _, s := range list {
-		m.secrets = append(m.secrets, newNeedle(s, false))
 		m.longest = max(m.longest, len(s))
 	}
 	return m, m.flush
@@ -136,9 +134,7 @@ func (m *masker) flush() error {
 // next write could complete (len(d) if final or there is no such place).
 // out is d[:stop] itself when nothing in it is a secret.
 func (m *masker) mask(d []byte, final bool) (out []byte, stop int) {
-	for k := range m.next {
-		m.next[k] = -2
-	}
+	m.secrets.reset()
 	stop = len(d)
 	if !final {
 		stop = m.pending(d, 0)
@@ -146,12 +142,12 @@ func (m *masker) mask(d []byte, final bool) (out []byte, stop int) {
 	out = m.out[:0]
 	pos, found := 0, false // d[:pos] is done
 	for {
-		j, k := m.leftmost(d, pos)
+		j, k := m.secrets.first(d, pos)
 		if j < 0 || j >= stop {
 			break
 		}
 		out = append(append(out, d[pos:j]...), Masked...)
-		pos, found = j+len(m.secrets[k].s), true
+		pos, found = j+len(m.secrets.list[k].s), true
 		if !final && pos > stop {
 			stop = m.pending(d, pos)
 		}
@@ -164,29 +160,11 @@ func (m *masker) mask(d []byte, final bool) (out []byte, stop int) {
 	return out, stop
 }
 
-// leftmost returns where the first secret at or after from begins in d
-// and which (the longest there), or -1.
-func (m *masker) leftmost(d []byte, from int) (at, which int) {
-	at, which = -1, -1
-	for k, s := range m.secrets {
-		if m.next[k] == -2 || m.next[k] >= 0 && m.next[k] < from {
-			m.next[k] = -1
-			if i := s.index(d[from:]); i >= 0 {
-				m.next[k] = from + i
-			}
-		}
-		if n := m.next[k]; n >= 0 && (at < 0 || n < at) {
-			at, which = n, k
-		}
-	}
-	return at, which
-}
-
 // pending returns the first place at or after from where d ends with the
 // beginning of a secret, or len(d).
 func (m *masker) pending(d []byte, from int) int {
 	for i := max(from, len(d)-m.longest+1); i < len(d); i++ {
-		for _, s := range m.secrets {
+		for _, s := range m.secrets.list {
 			if len(s.s) > len(d)-i && bytes.HasPrefix(s.s, d[i:]) {
 				return i
 			}

@@ -55,10 +55,9 @@ var limitRE = regexp.MustCompile(`(?i)` + strings.Join([]string{
 	`code\\?"\s*:\s*429\b`,
 }, "|"))
 
-// limitKeywords prefilter lines: every limitRE alternative contains one.
-var limitKeywords = [][]byte{
-	[]byte("limit"), []byte("quota"), []byte("exhaust"), []byte("overload"), []byte("429"), []byte("529"),
-}
+// limitKeywords prefilter lines: every limitRE alternative contains one
+// (ignoring ASCII case).
+var limitKeywords = []string{"limit", "quota", "exhaust", "overload", "429", "529"}
 
 // Reset times in messages.
 var (
@@ -89,9 +88,15 @@ const units = `milliseconds?|ms|minutes?|mins?|m|seconds?|secs?|s|hours?|hrs?|h|
 // time is read from a message's line and from the next non-blank line,
 // since terminals and some CLIs wrap "… or try again at 3:28 PM." onto a
 // line of its own.
+//
+// A line without a keyword changes nothing unless it follows a message,
+// so a chunk's lines are read only from the one holding the chunk's next
+// keyword: the others are passed over with one search for the keywords.
 type limitScanner struct {
 	now      func() time.Time
 	lines    text.Lines
+	keywords needleSet
+	inLine   bool // the last write ended inside a line
 	scratch  []byte
 	afterHit bool
 	hit      bool
@@ -100,12 +105,34 @@ type limitScanner struct {
 }
 
 func newLimitScanner(now func() time.Time) *limitScanner {
-	return &limitScanner{now: now}
+	return &limitScanner{now: now, keywords: newNeedleSet(limitKeywords, true)}
 }
 
 func (s *limitScanner) Write(p []byte) (int, error) {
 	s.lines.Max = maxLimitLine
-	s.lines.Write(p, s.endLine)
+	s.keywords.reset()
+	for off := 0; off < len(p); {
+		if !s.inLine && !s.afterHit {
+			k, _ := s.keywords.first(p, off)
+			if k < 0 { // pass over the whole lines
+				off += bytes.LastIndexByte(p[off:], '\n') + 1
+			} else { // to the start of the keyword's line
+				off += bytes.LastIndexByte(p[off:k], '\n') + 1
+			}
+			if off == len(p) {
+				break
+			}
+		}
+		i := bytes.IndexByte(p[off:], '\n')
+		if i < 0 {
+			s.lines.Write(p[off:], s.endLine)
+			s.inLine = true
+			break
+		}
+		s.lines.Write(p[off:off+i+1], s.endLine)
+		s.inLine = false
+		off += i + 1
+	}
 	return len(p), nil
 }
 
@@ -139,7 +166,7 @@ func isLimitMessage(line, scratch []byte) (bool, []byte) {
 	scratch = append(scratch[:0], line...)
 	lowerASCII(scratch, line)
 	for _, k := range limitKeywords {
-		if bytes.Contains(scratch, k) {
+		if bytes.Contains(scratch, []byte(k)) {
 			return limitRE.Match(line), scratch
 		}
 	}
