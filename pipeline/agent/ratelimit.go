@@ -59,6 +59,19 @@ var limitRE = regexp.MustCompile(`(?i)` + strings.Join([]string{
 // (ignoring ASCII case).
 var limitKeywords = []string{"limit", "quota", "exhaust", "overload", "429", "529"}
 
+// limitLiterals prefilter the lines that hold a keyword, before limitRE:
+// a match of each alternative contains one of them, ASCII-lowered, unless
+// the line holds the Kelvin sign or the long s, which (?i) folds with k
+// and s (see mayBeLimit).
+var limitLiterals = [][]byte{
+	[]byte("limit reached"), []byte("limit_reached"), []byte("ve hit your "), []byte("_error"),
+	[]byte("api error"), []byte("request rejected ("), []byte("error_status"), []byte("limit is exceeded"),
+	[]byte("limit_exceeded"), []byte("exceeded retry limit"), []byte("too many requests"),
+	[]byte("quota exceeded"), []byte("resource_exhausted"), []byte("exhausted your capacity"),
+	[]byte("terminalquotaerror"), []byte("been exhausted"), []byte("current quota"), []byte("daily quota"),
+	[]byte(`code"`), []byte(`code\"`),
+}
+
 // Reset times in messages.
 var (
 	// Claude Code's machine form: "Claude AI usage limit reached|<unix time>".
@@ -167,10 +180,25 @@ func isLimitMessage(line, scratch []byte) (bool, []byte) {
 	lowerASCII(scratch, line)
 	for _, k := range limitKeywords {
 		if bytes.Contains(scratch, []byte(k)) {
-			return limitRE.Match(line), scratch
+			return mayBeLimit(scratch) && limitRE.Match(line), scratch
 		}
 	}
 	return false, scratch
+}
+
+// mayBeLimit is false for an ASCII-lowered line limitRE surely does not
+// match: one without any of limitLiterals, and without the lead bytes of
+// U+212A (Kelvin sign, 0xe2) and U+017F (long s, 0xc5).
+func mayBeLimit(low []byte) bool {
+	if bytes.IndexByte(low, 0xe2) >= 0 || bytes.IndexByte(low, 0xc5) >= 0 {
+		return true
+	}
+	for _, l := range limitLiterals {
+		if bytes.Contains(low, l) {
+			return true
+		}
+	}
+	return false
 }
 
 // resetTime returns the latest reset time line tells of, relative to now.

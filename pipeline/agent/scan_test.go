@@ -168,3 +168,19 @@ func lowered(b []byte) []byte {
 	}
 	return out
 }
+
+// Every line limitRE matches passes mayBeLimit: the real messages, and
+// any line the fuzzer makes of them.
+func FuzzLimitLiterals(f *testing.F) {
+	for _, m := range limitMessages {
+		f.Add([]byte(m.line))
+	}
+	f.Add([]byte("429 too many reque\u017fts"))                // (?i) folds s and the long s
+	f.Add([]byte("\"re\u017fource_exhau\u017fted\" ta\u212a")) // and k and the Kelvin sign
+	f.Add([]byte(`{"type\":\"rate_limit_error"`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if limitRE.Match(line) && !mayBeLimit(lowered(line)) {
+			t.Fatalf("%q matches limitRE but not the literals", line)
+		}
+	})
+}

@@ -220,7 +220,10 @@ func (s *statusScanner) wholeLines(b []byte) {
 		}
 		start := off + bytes.LastIndexByte(b[off:off+i], '\n') + 1
 		end := off + i + bytes.IndexByte(b[off+i:], '\n')
-		s.endBounded(b[start:end])
+		if fenceLine(b[start:end]) {
+			s.fenced = !s.fenced
+			s.status, s.task = StatusNone, false
+		}
 		off = end + 1
 	}
 	// No fence follows the last line that counts, so the lines read
@@ -228,13 +231,25 @@ func (s *statusScanner) wholeLines(b []byte) {
 	for end := len(b) - 1; end >= 0; {
 		start := bytes.LastIndexByte(b[:end], '\n') + 1
 		if line := b[start:end]; s.counts(line) {
-			if indexFenceByte(line) < 0 { // else read above
+			if !fenceLine(line) { // else read above
 				s.endBounded(line)
 			}
 			return
 		}
 		end = start - 1
 	}
+}
+
+// fenceLine tells whether endLine takes a whole line for a fence.
+func fenceLine(b []byte) bool {
+	if len(b) > maxStatusLine || indexFenceByte(b) < 0 {
+		return false
+	}
+	if bytes.IndexByte(b, 0x1b) >= 0 {
+		return isFence(stripANSI(string(b)))
+	}
+	t := bytes.TrimLeft(b, " ")
+	return len(b)-len(t) < 4 && (bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~")))
 }
 
 // indexFenceByte returns the offset of the first ` or ~ in b, or -1.
