@@ -126,11 +126,11 @@ func TestScanLinesEdges(t *testing.T) {
 }
 
 // cuts are the places to cut data at: every place within 64 bytes of a
-// line's end or of data's ends, and every 101st elsewhere.
+// line's end or of data's ends, and every 997th elsewhere.
 func cuts(data []byte) []int {
 	var out []int
 	for i := 0; i <= len(data); i++ {
-		near := i < 64 || len(data)-i < 64 || i%101 == 0
+		near := i < 64 || len(data)-i < 64 || i%997 == 0
 		for j := max(0, i-64); !near && j < min(len(data), i+64); j++ {
 			near = data[j] == '\n'
 		}
