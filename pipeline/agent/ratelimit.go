@@ -55,9 +55,10 @@ var limitRE = regexp.MustCompile(`(?i)` + strings.Join([]string{
 	`code\\?"\s*:\s*429\b`,
 }, "|"))
 
-// limitKeywords prefilter lines: every limitRE alternative contains one
-// (ignoring ASCII case).
-var limitKeywords = []string{"limit", "quota", "exhaust", "overload", "429", "529"}
+// limitKeywords prefilter lines: every limitRE alternative contains one.
+var limitKeywords = [][]byte{
+	[]byte("limit"), []byte("quota"), []byte("exhaust"), []byte("overload"), []byte("429"), []byte("529"),
+}
 
 // limitLiterals prefilter the lines that hold a keyword, before limitRE:
 // a match of each alternative contains one of them, ASCII-lowered, unless
@@ -118,7 +119,11 @@ type limitScanner struct {
 }
 
 func newLimitScanner(now func() time.Time) *limitScanner {
-	return &limitScanner{now: now, keywords: newNeedleSet(limitKeywords, true)}
+	words := make([]string, len(limitKeywords))
+	for i, k := range limitKeywords {
+		words[i] = string(k)
+	}
+	return &limitScanner{now: now, keywords: newNeedleSet(words, true)}
 }
 
 func (s *limitScanner) Write(p []byte) (int, error) {
@@ -179,7 +184,7 @@ func isLimitMessage(line, scratch []byte) (bool, []byte) {
 	scratch = append(scratch[:0], line...)
 	lowerASCII(scratch, line)
 	for _, k := range limitKeywords {
-		if bytes.Contains(scratch, []byte(k)) {
+		if bytes.Contains(scratch, k) {
 			return mayBeLimit(scratch) && limitRE.Match(line), scratch
 		}
 	}
