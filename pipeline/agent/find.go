@@ -7,10 +7,10 @@ import "bytes"
 // one by a single byte of it, its anchor, with bytes.IndexByte (which the
 // runtime vectorizes), and compares the whole string only where the anchor
 // occurs: a chunk without the anchor is passed over at memory speed, and
-// nothing is copied or lowered. The anchor starts as the byte least
-// frequent in agent output, and moves to the next rarer one when this
-// output proves it common (many false candidates), so no output makes a
-// needle compare at every byte for long.
+// nothing is copied or lowered. The anchor starts as the byte of the
+// string least frequent in agent output, and moves on to the next one in
+// that order when this output proves it common (many false candidates),
+// so no output makes a needle compare at every byte for long.
 
 // needle is a string to find, exactly or ignoring ASCII case.
 type needle struct {

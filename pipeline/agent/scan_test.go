@@ -184,3 +184,40 @@ func FuzzLimitLiterals(f *testing.F) {
 		}
 	})
 }
+
+// A needle finds what bytes.Index finds (in an ASCII-lowered copy when it
+// folds case), whichever anchor it has come to.
+func FuzzNeedle(f *testing.F) {
+	f.Add([]byte(strings.Repeat("x", 300)+"eXhaust"), "exhaust", true)
+	f.Add([]byte("ghs_ghs_0123 ghs_0123456789"), "ghs_0123456789", false)
+	f.Fuzz(func(t *testing.T, h []byte, s string, fold bool) {
+		if s == "" {
+			return
+		}
+		n := newNeedle(s, fold)
+		for range 3 { // the anchor may move between searches
+			want := bytes.Index(h, []byte(s))
+			if fold {
+				want = bytes.Index(lowered(h), lowered([]byte(s)))
+			}
+			if got := n.index(h); got != want {
+				t.Fatalf("index of %q (fold %v) = %d, want %d", s, fold, got, want)
+			}
+		}
+	})
+}
+
+// In output full of a needle's rarest byte, the needle moves to another.
+func TestNeedleAnchorMoves(t *testing.T) {
+	n := newNeedle("exhaust", true)
+	if c := n.s[n.anchors[n.cur]]; c != 'x' {
+		t.Fatalf("first anchor %q, want the rarest byte x", c)
+	}
+	h := []byte(strings.Repeat("x", 4096) + "EXHAUST")
+	if got := n.index(h); got != 4096 {
+		t.Fatalf("index %d", got)
+	}
+	if c := n.s[n.anchors[n.cur]]; c == 'x' {
+		t.Errorf("the anchor stayed on x")
+	}
+}
