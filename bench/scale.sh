@@ -17,7 +17,12 @@
 # Usage: bench/scale.sh [REPEATS] [SPECS_MAX] [REJ] [OUT_MIB]
 # (defaults 3, 1000, 1000, 128; the issue's figures are 10000, 5000, 512).
 # RALPH_BIN=path measures that binary instead of building this tree (to
-# measure an older version with the same script).
+# measure an older version with the same script). SECTION="output merge"
+# runs only the named sections (default: all). BASE_BIN=path adds, in the
+# output section, the same runs of that binary (an older build),
+# interleaved with this one's so that the machine's load hits both alike;
+# OUT_SECRET=1 runs them with a secret in the environment, so the output
+# is masked as in CI (where GITHUB_TOKEN always is).
 # The rotation lines start from a state.json holding every spec (as after
 # a first pass over all of them), so each save writes the whole matrix.
 # The Go benchmarks beside it: go test -run X -bench . ./pipeline/project/
@@ -30,6 +35,8 @@ SPECS_MAX=${2:-1000}
 REJ=${3:-1000}
 OUT_MIB=${4:-128}
 K=${K:-20} # rotations measured per run (env K)
+SECTION=${SECTION:-rotation startup prompt output merge}
+want() { case " ${SECTION//,/ } " in *" $1 "*) return 0 ;; esac; return 1; }
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
@@ -125,6 +132,7 @@ echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $R repeats
 row "case" "ralph-ci" "baseline" "ratio" "goal"
 
 # --- CPU per rotation by number of specs.
+if want rotation; then
 base=""
 for n in 1 100 1000 $([ "$SPECS_MAX" -gt 1000 ] && echo "$SPECS_MAX"); do
 	setup "$work/n$n" "$n" "$continue_agent"
@@ -137,10 +145,13 @@ for n in 1 100 1000 $([ "$SPECS_MAX" -gt 1000 ] && echo "$SPECS_MAX"); do
 	[ "$n" = 10000 ] && goal="<=5x the 1-spec cost"
 	row "CPU per rotation, $n specs" "$(stats <"$work/rot$n") ms" "(1 spec: $base ms)" "$(ratio "$med" "$base")" "$goal"
 done
+fi # rotation
 
 # --- run startup and check vs cue vet on the same front matters.
+if want startup; then
 if [ -x "$cue" ]; then
 	d=$work/n1000
+	[ -d "$d" ] || setup "$d" 1000 "$continue_agent"
 	mkdir -p "$work/fm"
 	for f in "$d"/specs/*.spec.md; do awk 'NR>1 && /^---$/ {exit} NR>1' "$f" >"$work/fm/$(basename "$f" .spec.md).yaml"; done
 	: >"$work/run" && : >"$work/check" && : >"$work/cue"
@@ -159,9 +170,11 @@ if [ -x "$cue" ]; then
 else
 	echo "startup: skipped (no cue CLI at $cue)"
 fi
+fi # startup
 
 # --- prompts after many rejections: the agent claims DONE without its
 # promise, so every claim is rejected; it records the prompt's size.
+if want prompt; then
 rej_agent='wc -c >>prompt-sizes; echo RALPH_STATUS: DONE'
 setup "$work/rej" 1 "$rej_agent"
 echo "prompt-sizes" >>"$work/rej/.gitignore" && git -C "$work/rej" commit -qam ignore
@@ -174,21 +187,36 @@ per_rotation "$work/rej" "$work/rej-state" >"$work/rejN"
 last=$(tail -n 1 "$work/rej/prompt-sizes")
 row "CPU per rotation after $REJ rejections" "$(stats <"$work/rejN") ms" "$(stats <"$work/rej0") ms first $K" "$(ratio "$(median <"$work/rejN")" "$(median <"$work/rej0")")" "flat"
 row "prompt after $REJ rejections (bytes)" "$last" "$first first" "$(ratio "$last" "$first")" "flat"
+fi # prompt
 
 # --- output throughput: 57-byte lines.
+if want output; then
 line=$(printf 'x%.0s' $(seq 56))
 out_cmd="yes $line | head -c $((OUT_MIB << 20))"
 setup "$work/out" 1 "cat >/dev/null; $out_cmd; echo RALPH_STATUS: CONTINUE"
-: >"$work/outr" && : >"$work/outs"
+secret=()
+[ -z "${OUT_SECRET:-}" ] || secret=(env BENCH_SECRET_TOKEN=bench-secret-0123456789)
+: >"$work/outr" && : >"$work/outs" && : >"$work/outb"
 for _ in $(seq "$R"); do
 	fresh "$work/out" ""
-	cpu "$bin" -C "$work/out" run --max-rotations 1 | cut -d' ' -f1 >>"$work/outr"
+	cpu "${secret[@]}" "$bin" -C "$work/out" run --max-rotations 1 | cut -d' ' -f1 >>"$work/outr"
 	cpu sh -c "$out_cmd >'$work/out.log'" | cut -d' ' -f1 >>"$work/outs"
 	rm -f "$work/out.log"
+	if [ -n "${BASE_BIN:-}" ]; then
+		fresh "$work/out" ""
+		cpu "${secret[@]}" "$BASE_BIN" -C "$work/out" run --max-rotations 1 | cut -d' ' -f1 >>"$work/outb"
+	fi
 done
-row "output of $OUT_MIB MiB in 57-byte lines" "$(ms <"$work/outr" | stats) ms" "$(ms <"$work/outs" | stats) ms sh >" "$(ratio "$(median <"$work/outr")" "$(median <"$work/outs")")" "<=1.5x"
+masked=""
+[ -z "${OUT_SECRET:-}" ] || masked=", masked"
+row "output of $OUT_MIB MiB in 57-byte lines$masked" "$(ms <"$work/outr" | stats) ms" "$(ms <"$work/outs" | stats) ms sh >" "$(ratio "$(median <"$work/outr")" "$(median <"$work/outs")")" "<=1.5x"
+if [ -n "${BASE_BIN:-}" ]; then
+	row "  the same, BASE_BIN$masked" "$(ms <"$work/outb" | stats) ms" "$(ms <"$work/outs" | stats) ms sh >" "$(ratio "$(median <"$work/outb")" "$(median <"$work/outs")")" ""
+fi
+fi # output
 
 # --- report merge of 50 shards of 200 specs vs a Python union.
+if want merge; then
 mkdir -p "$work/shards"
 python3 "$here/bench/shards.py" "$work/shards" 50 200
 cat >"$work/union.py" <<'PY'
@@ -211,3 +239,4 @@ for _ in $(seq "$R"); do
 done
 [ "$(jq '.specs | length' "$work/merged.json")" = 10000 ] || { echo "report merge did not merge" >&2; exit 1; }
 row "report merge, 50 shards x 200 specs" "$(ms <"$work/mr" | stats) ms" "$(ms <"$work/mp" | stats) ms python" "$(ratio "$(median <"$work/mr")" "$(median <"$work/mp")")" "<=2x"
+fi # merge

@@ -14,10 +14,16 @@ type Lines struct {
 
 // Write feeds p and calls end at the end of each line with its first Max
 // bytes (no newline) and whether it was longer. The line is only valid
-// during the call. An unterminated last line waits for End.
+// during the call. An unterminated last line waits for End. A line that
+// lies whole in p is given as a part of p, without a copy.
 func (l *Lines) Write(p []byte, end func(line []byte, long bool)) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
+		if i >= 0 && len(l.line) == 0 && !l.long {
+			end(p[:min(i, max(l.Max, 0))], i > l.Max)
+			p = p[i+1:]
+			continue
+		}
 		seg := p
 		if i >= 0 {
 			seg = p[:i]

@@ -28,3 +28,20 @@ func TestLines(t *testing.T) {
 		}
 	}
 }
+
+// A line that lies whole in one write is given without a copy, as a part
+// of what was written; CR stays at the end of a CRLF line.
+func TestLinesWholeInWrite(t *testing.T) {
+	l := Lines{Max: 8}
+	p := []byte("ab\r\n0123456789\nc")
+	var got []string
+	l.Write(p, func(line []byte, long bool) {
+		if len(line) > 0 && &line[0] != &p[0] && &line[0] != &p[4] {
+			t.Errorf("%q was copied", line)
+		}
+		got = append(got, fmt.Sprintf("%q %v", line, long))
+	})
+	if want := []string{`"ab\r" false`, `"01234567" true`}; !slices.Equal(got, want) {
+		t.Fatalf("%q, want %q", got, want)
+	}
+}

@@ -52,6 +52,14 @@
 // lines that are not the agent's own prose (see [Report.RateLimited]); when
 // the message says when the limit resets, [Report.ResetAt] tells.
 //
+// Reading costs about what writing the log does: no scanner walks the
+// output line by line. Each searches a chunk for the few bytes that can
+// matter to it (a secret's, a phrase's or a rate-limit keyword's rarest
+// byte, a fence's backquotes) with vectorized byte searches, and reads only
+// the lines around them and the chunk's last line; nothing is allocated
+// or lower-cased per line, and a chunk without a secret is not copied
+// (BenchmarkScanChunk, and the output section of bench/scale.sh).
+//
 // # Status
 //
 // [Status] is ralph-ci's one status vocabulary, spelled as state.json

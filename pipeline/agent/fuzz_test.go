@@ -18,6 +18,11 @@ func FuzzStatus(f *testing.F) {
 	f.Add([]byte("TASK_COMPLETE\r\n**RALPH_STATUS:** ROTATE"), uint64(2))
 	f.Add([]byte("RALPH_STATUS: CONTINUE\n\x1b[1mRALPH_STATUS: STUCK\x1b[0m"), uint64(3))
 	f.Add([]byte(strings.Repeat("x", maxStatusLine-18)+"RALPH_STATUS: DONE\n"), uint64(4))
+	// Whole lines of a chunk: fences among them, the last line that
+	// counts before blank, colored and promise lines, a long last line.
+	f.Add([]byte("```\n```\nRALPH_STATUS: DONE\n<promise>`a`</promise>\n \n"), uint64(5))
+	f.Add([]byte("x\n~~~\nx\nRALPH_STATUS: DONE\n\x1b[0m\n\r\n<promise>x</promise>\n\u00a0\n"), uint64(8))
+	f.Add([]byte("x\nRALPH_STATUS: STUCK\r\n"+strings.Repeat(" ", maxStatusLine+1)+"\n\n"), uint64(11))
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
 		got := scan(t, "text", data)
 		if chunked := scanChunks(t, "text", data, seed); !reflect.DeepEqual(chunked, got) {

@@ -12,7 +12,8 @@ import (
 // A document starts with '{' or '[' at the start of a line and ends where
 // its brackets balance, which it finds by tracking strings and escapes; it
 // may span lines. Complete documents go to onDoc, everything else to
-// onLine as it comes. A document is given up when
+// onLine as it comes (consecutive plain lines in one call). A document is
+// given up when
 //
 //   - a raw newline occurs inside a string (not JSON);
 //   - a '{' or '[' starts a line before it ended: JSON.stringify and JSONL
@@ -52,15 +53,21 @@ func (s *jsonSplitter) Write(p []byte) {
 			s.inDoc, s.depth, s.inStr, s.esc, s.overflow = true, 0, false, false, false
 			continue
 		}
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			s.onLine(p)
-			s.lineStart = false
-			return
+		// The plain lines up to one that starts a document go out at once.
+		end := 0
+		for {
+			i := bytes.IndexByte(p[end:], '\n')
+			if i < 0 {
+				end, s.lineStart = len(p), false
+				break
+			}
+			end, s.lineStart = end+i+1, true
+			if end == len(p) || p[end] == '{' || p[end] == '[' {
+				break
+			}
 		}
-		s.onLine(p[:i+1])
-		s.lineStart = true
-		p = p[i+1:]
+		s.onLine(p[:end])
+		p = p[end:]
 	}
 }
 

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"cmp"
 	"io"
 	"os"
@@ -69,13 +70,20 @@ func MaskString(s string) string {
 	return s
 }
 
-// masker masks the secrets in a stream written in chunks of any size: it
-// holds back only the end of a chunk that may begin a secret.
+// masker masks the secrets in a stream written in chunks of any size, as
+// a strings.Replacer of every secret (longest first) masks the whole
+// stream: at the leftmost place where a secret begins, the longest one
+// there. It searches each chunk for the secrets by their rare bytes (see
+// needle), passes a chunk without any on as it is, and copies only a chunk
+// in which it masks something. It holds back only the end of a chunk where
+// a secret may begin.
 type masker struct {
 	w       io.Writer
-	secrets []string
-	rep     *strings.Replacer
-	carry   string
+	secrets needleSet // longest first
+	longest int
+	carry   []byte // held back
+	join    []byte // carry and the chunk
+	out     []byte // the masked chunk
 }
 
 // newMasker masks the secrets known now in what is written to w; with no
@@ -84,46 +92,83 @@ func newMasker(w io.Writer) (io.Writer, func() error) {
 	secretsMu.RLock()
 	list := slices.Clone(secrets)
 	secretsMu.RUnlock()
+	return newMaskerOf(list, w)
+}
+
+// newMaskerOf masks list (longest first) in what is written to w.
+func newMaskerOf(list []string, w io.Writer) (io.Writer, func() error) {
 	if len(list) == 0 {
 		return w, func() error { return nil }
 	}
-	pairs := make([]string, 0, 2*len(list))
+	m := &masker{w: w, secrets: newNeedleSet(list, false)}
 	for _, s := range list {
-		pairs = append(pairs, s, Masked)
+		m.longest = max(m.longest, len(s))
 	}
-	m := &masker{w: w, secrets: list, rep: strings.NewReplacer(pairs...)}
 	return m, m.flush
 }
 
 // Write implements io.Writer.
 func (m *masker) Write(p []byte) (int, error) {
-	out := m.rep.Replace(m.carry + string(p))
-	keep := m.pending(out)
-	m.carry = out[len(out)-keep:]
-	if _, err := io.WriteString(m.w, out[:len(out)-keep]); err != nil {
+	d := p
+	if len(m.carry) > 0 {
+		m.join = append(append(m.join[:0], m.carry...), p...)
+		d = m.join
+	}
+	out, stop := m.mask(d, false)
+	m.carry = append(m.carry[:0], d[stop:]...)
+	if _, err := m.w.Write(out); err != nil {
 		return len(p), err
 	}
 	return len(p), nil
 }
 
-// pending is the length of the longest end of s that begins a secret.
-func (m *masker) pending(s string) int {
-	longest := 0
-	for _, sec := range m.secrets {
-		for n := min(len(sec)-1, len(s)); n > longest; n-- {
-			if strings.HasPrefix(sec, s[len(s)-n:]) {
-				longest = n
-				break
+// flush writes what was held back.
+func (m *masker) flush() error {
+	out, _ := m.mask(m.carry, true)
+	m.carry = m.carry[:0]
+	_, err := m.w.Write(out)
+	return err
+}
+
+// mask returns d masked up to stop, where a secret may begin that the
+// next write could complete (len(d) if final or there is no such place).
+// out is d[:stop] itself when nothing in it is a secret.
+func (m *masker) mask(d []byte, final bool) (out []byte, stop int) {
+	m.secrets.reset()
+	stop = len(d)
+	if !final {
+		stop = m.pending(d, 0)
+	}
+	out = m.out[:0]
+	pos, found := 0, false // d[:pos] is done
+	for {
+		j, k := m.secrets.first(d, pos)
+		if j < 0 || j >= stop {
+			break
+		}
+		out = append(append(out, d[pos:j]...), Masked...)
+		pos, found = j+len(m.secrets.list[k].s), true
+		if !final && pos > stop {
+			stop = m.pending(d, pos)
+		}
+	}
+	if !found {
+		return d[:stop], stop
+	}
+	out = append(out, d[pos:stop]...)
+	m.out = out
+	return out, stop
+}
+
+// pending returns the first place at or after from where d ends with the
+// beginning of a secret, or len(d).
+func (m *masker) pending(d []byte, from int) int {
+	for i := max(from, len(d)-m.longest+1); i < len(d); i++ {
+		for _, s := range m.secrets.list {
+			if len(s.s) > len(d)-i && bytes.HasPrefix(s.s, d[i:]) {
+				return i
 			}
 		}
 	}
-	return longest
-}
-
-// flush writes what was held back.
-func (m *masker) flush() error {
-	c := m.carry
-	m.carry = ""
-	_, err := io.WriteString(m.w, c)
-	return err
+	return len(d)
 }

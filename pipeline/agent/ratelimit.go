@@ -60,6 +60,19 @@ var limitKeywords = [][]byte{
 	[]byte("limit"), []byte("quota"), []byte("exhaust"), []byte("overload"), []byte("429"), []byte("529"),
 }
 
+// limitLiterals prefilter the lines that hold a keyword, before limitRE:
+// a match of each alternative contains one of them, ASCII-lowered, unless
+// the line holds the Kelvin sign or the long s, which (?i) folds with k
+// and s (see mayBeLimit).
+var limitLiterals = [][]byte{
+	[]byte("limit reached"), []byte("limit_reached"), []byte("ve hit your "), []byte("_error"),
+	[]byte("api error"), []byte("request rejected ("), []byte("error_status"), []byte("limit is exceeded"),
+	[]byte("limit_exceeded"), []byte("exceeded retry limit"), []byte("too many requests"),
+	[]byte("quota exceeded"), []byte("resource_exhausted"), []byte("exhausted your capacity"),
+	[]byte("terminalquotaerror"), []byte("been exhausted"), []byte("current quota"), []byte("daily quota"),
+	[]byte(`code"`), []byte(`code\"`),
+}
+
 // Reset times in messages.
 var (
 	// Claude Code's machine form: "Claude AI usage limit reached|<unix time>".
@@ -89,9 +102,15 @@ const units = `milliseconds?|ms|minutes?|mins?|m|seconds?|secs?|s|hours?|hrs?|h|
 // time is read from a message's line and from the next non-blank line,
 // since terminals and some CLIs wrap "… or try again at 3:28 PM." onto a
 // line of its own.
+//
+// A line without a keyword changes nothing unless it follows a message,
+// so a chunk's lines are read only from the one holding the chunk's next
+// keyword: the others are passed over with one search for the keywords.
 type limitScanner struct {
 	now      func() time.Time
 	lines    text.Lines
+	keywords needleSet
+	inLine   bool // the last write ended inside a line
 	scratch  []byte
 	afterHit bool
 	hit      bool
@@ -100,12 +119,38 @@ type limitScanner struct {
 }
 
 func newLimitScanner(now func() time.Time) *limitScanner {
-	return &limitScanner{now: now}
+	words := make([]string, len(limitKeywords))
+	for i, k := range limitKeywords {
+		words[i] = string(k)
+	}
+	return &limitScanner{now: now, keywords: newNeedleSet(words, true)}
 }
 
 func (s *limitScanner) Write(p []byte) (int, error) {
 	s.lines.Max = maxLimitLine
-	s.lines.Write(p, s.endLine)
+	s.keywords.reset()
+	for off := 0; off < len(p); {
+		if !s.inLine && !s.afterHit {
+			k, _ := s.keywords.first(p, off)
+			if k < 0 { // pass over the whole lines
+				off += bytes.LastIndexByte(p[off:], '\n') + 1
+			} else { // to the start of the keyword's line
+				off += bytes.LastIndexByte(p[off:k], '\n') + 1
+			}
+			if off == len(p) {
+				break
+			}
+		}
+		i := bytes.IndexByte(p[off:], '\n')
+		if i < 0 {
+			s.lines.Write(p[off:], s.endLine)
+			s.inLine = true
+			break
+		}
+		s.lines.Write(p[off:off+i+1], s.endLine)
+		s.inLine = false
+		off += i + 1
+	}
 	return len(p), nil
 }
 
@@ -140,10 +185,25 @@ func isLimitMessage(line, scratch []byte) (bool, []byte) {
 	lowerASCII(scratch, line)
 	for _, k := range limitKeywords {
 		if bytes.Contains(scratch, k) {
-			return limitRE.Match(line), scratch
+			return mayBeLimit(scratch) && limitRE.Match(line), scratch
 		}
 	}
 	return false, scratch
+}
+
+// mayBeLimit is false for an ASCII-lowered line limitRE surely does not
+// match: one without any of limitLiterals, and without the lead bytes of
+// U+212A (Kelvin sign, 0xe2) and U+017F (long s, 0xc5).
+func mayBeLimit(low []byte) bool {
+	if bytes.IndexByte(low, 0xe2) >= 0 || bytes.IndexByte(low, 0xc5) >= 0 {
+		return true
+	}
+	for _, l := range limitLiterals {
+		if bytes.Contains(low, l) {
+			return true
+		}
+	}
+	return false
 }
 
 // resetTime returns the latest reset time line tells of, relative to now.

@@ -3,8 +3,6 @@ package agent
 import (
 	"strings"
 	"unicode"
-
-	"github.com/ralph-ci/ralph-ci/internal/text"
 )
 
 // Status is what became of a rotation: what the agent said about its task
@@ -172,58 +170,4 @@ func stripANSI(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// statusScanner finds the final status line of a text written to it in
-// chunks: the status of the last non-empty line, none when that line is
-// not a status line or lies inside a code fence. A line holding only a
-// promise tag does not count as the last line. It keeps at most
-// maxStatusLine bytes of the current line: a longer line is not a status
-// line (and, being non-empty, ends any claim before it).
-type statusScanner struct {
-	lines  text.Lines
-	fenced bool
-	status Status
-	task   bool
-}
-
-func (s *statusScanner) Write(p []byte) {
-	s.lines.Max = maxStatusLine
-	s.lines.Write(p, s.endLine)
-}
-
-// endLine evaluates a line: every non-empty line replaces the status so
-// far, with its own or with none.
-func (s *statusScanner) endLine(b []byte, long bool) {
-	if long {
-		s.status, s.task = StatusNone, false
-		return
-	}
-	line := string(b)
-	if strings.IndexByte(line, 0x1b) >= 0 {
-		line = stripANSI(line)
-	}
-	if strings.TrimSpace(line) == "" || (!s.fenced && isPromiseLine(line)) {
-		return
-	}
-	if isFence(line) {
-		s.fenced = !s.fenced
-		s.status, s.task = StatusNone, false
-		return
-	}
-	s.status, s.task = StatusNone, false
-	if !s.fenced {
-		if st, task, ok := ParseStatusLine(line); ok {
-			s.status, s.task = st, task
-		}
-	}
-}
-
-// finish evaluates the last line, which may lack a newline.
-func (s *statusScanner) finish(r *Report) {
-	s.lines.End(s.endLine)
-	r.Status, r.TaskComplete = s.status, s.task
-	if r.Status == StatusNever {
-		r.Status = StatusNone
-	}
 }

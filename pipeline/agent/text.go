@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/binary"
 	"strings"
 	"unicode/utf8"
@@ -38,21 +37,19 @@ func (t *textScanner) finish(r *Report) {
 	r.Tail = t.tail.String()
 }
 
-// phraseChunk bounds the window the phrase scanner lowercases at once.
-const phraseChunk = 32 << 10
-
 // phraseScanner reports which phrases occur in a text written to it in
-// chunks, ignoring ASCII case. It keeps the last (longest phrase − 1)
-// bytes of the previous chunk, so that a phrase split across chunks is
-// found, and stops working once every phrase was found.
+// chunks, ignoring ASCII case. It searches each chunk for the phrases not
+// found yet (see needle), and the junction of two chunks, where the last
+// (longest phrase − 1) bytes of the previous one are kept, and stops
+// working once every phrase was found.
 type phraseScanner struct {
 	phrases []string // as given, for the report
-	lowered [][]byte
+	needles []*needle
 	seen    []bool
 	left    int
 	keep    int    // longest phrase − 1
-	carry   []byte // last keep bytes seen, lowered
-	win     []byte // carry + the current piece, lowered
+	carry   []byte // the last keep bytes seen
+	win     []byte // carry and the start of the chunk
 }
 
 func newPhraseScanner(watch []string) phraseScanner {
@@ -65,7 +62,7 @@ func newPhraseScanner(watch []string) phraseScanner {
 		}
 		dup[l] = true
 		s.phrases = append(s.phrases, strings.TrimSpace(w))
-		s.lowered = append(s.lowered, []byte(l))
+		s.needles = append(s.needles, newNeedle(l, true))
 		s.keep = max(s.keep, len(l)-1)
 	}
 	s.seen = make([]bool, len(s.phrases))
@@ -73,7 +70,7 @@ func newPhraseScanner(watch []string) phraseScanner {
 	return s
 }
 
-// lowerRune folds ASCII only, to match what Write does to the text.
+// lowerRune folds ASCII only, as the search does.
 func lowerRune(r rune) rune {
 	if r < utf8.RuneSelf {
 		return rune(lower(byte(r)))
@@ -82,24 +79,29 @@ func lowerRune(r rune) rune {
 }
 
 func (s *phraseScanner) Write(p []byte) {
-	for len(p) > 0 && s.left > 0 {
-		n := min(len(p), phraseChunk)
-		if need := len(s.carry) + n; cap(s.win) < need {
-			// Grown as needed: most agents print far less than a chunk.
-			s.win = make([]byte, 0, min(max(need, 2*cap(s.win)), s.keep+phraseChunk))
+	if s.left == 0 || len(p) == 0 {
+		return
+	}
+	if len(s.carry) > 0 { // a phrase across the junction lies in carry+p[:keep]
+		s.win = append(append(s.win[:0], s.carry...), p[:min(len(p), s.keep)]...)
+		s.search(s.win)
+	}
+	s.search(p)
+	if len(p) >= s.keep {
+		s.carry = append(s.carry[:0], p[len(p)-s.keep:]...)
+	} else {
+		s.carry = append(s.carry, p...)
+		s.carry = s.carry[:copy(s.carry, s.carry[max(0, len(s.carry)-s.keep):])]
+	}
+}
+
+// search looks for the phrases not found yet in h.
+func (s *phraseScanner) search(h []byte) {
+	for i, n := range s.needles {
+		if !s.seen[i] && n.index(h) >= 0 {
+			s.seen[i] = true
+			s.left--
 		}
-		s.win = s.win[:len(s.carry)+n]
-		copy(s.win, s.carry)
-		lowerASCII(s.win[len(s.carry):], p[:n])
-		for i, ph := range s.lowered {
-			if !s.seen[i] && bytes.Contains(s.win, ph) {
-				s.seen[i] = true
-				s.left--
-			}
-		}
-		k := min(len(s.win), s.keep)
-		s.carry = append(s.carry[:0], s.win[len(s.win)-k:]...)
-		p = p[n:]
 	}
 }
 
