@@ -118,5 +118,34 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) SetStatus(sha, context, state, description string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.Statuses = append(s.Statuses, Status{SHA: sha, State: state, Description: description, Context: context, CreatedAt: s.now(), Creator: Bot})
+	s.Statuses = append(s.Statuses, Status{SHA: sha, State: state, Description: description, Context: context, CreatedAt: s.now(), Creator: s.self()})
+}
+
+// listPullCommits answers GET /repos/{owner}/{repo}/pulls/{number}/commits:
+// the pull request's commits, oldest first, paginated. New's are its
+// heads so far (see SetHead, SetCommits; with HeadFrom, its answer last),
+// AddPull's its one head, and one opened through the API none.
+func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	p := s.pull(atoi(r.PathValue("number")))
+	var shas []string // one opened through the API (Pulls): none known
+	if p.Head != "" {
+		shas = []string{p.Head}
+	}
+	if p.Number == s.PR {
+		shas = append([]string{}, s.commits...)
+		if h := s.head(); shas[len(shas)-1] != h {
+			shas = append(shas, h)
+		}
+	}
+	out := []map[string]any{}
+	for _, sha := range shas {
+		if sha == "" { // no head yet (a branch not pushed)
+			continue
+		}
+		out = append(out, map[string]any{"sha": sha, "commit": map[string]any{"message": "commit " + sha}})
+	}
+	paginate(s, w, r, out)
 }

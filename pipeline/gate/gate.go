@@ -84,13 +84,9 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 		if sp.Tier != plan.TierVerify {
 			continue
 		}
-		rec, repaired := load(sp, st, snap, log)
-		if c, ok := snap.Comments[sp.Path]; ok && c.Err == nil {
-			dropped, err := confirm(ctx, ch, sp, c, &rec, log)
-			if err != nil {
-				return Result{}, err
-			}
-			repaired = repaired || dropped
+		rec, repaired, err := load(ctx, ch, sp, st, snap, log)
+		if err != nil {
+			return Result{}, err
 		}
 		recs[sp.Path] = &rec
 		if repaired {

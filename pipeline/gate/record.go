@@ -14,16 +14,19 @@ import (
 // load finds the record of a spec: the checkpoint comment's marker (it
 // survives across workflow runs), else state.json. A marker whose record
 // cannot be read is LogCorruption: the log is reset, the count of the
-// state kept. repaired tells that the record differs from what the
-// comment shows (an unreadable marker, or tiers.Check changed it), so
+// state kept. The marker is a cache: its decision is confirmed with the
+// channel (confirm) and its rejection count checked against the channel's
+// ledger (audit) before the counter invariants (tiers.Check) apply.
+// repaired tells that the record differs from what the comment shows, so
 // that it is published again.
-func load(sp plan.Spec, st *state.State, snap Snapshot, log zerolog.Logger) (rec tiers.Record, repaired bool) {
+func load(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap Snapshot, log zerolog.Logger) (rec tiers.Record, repaired bool, err error) {
 	var saved tiers.Record
 	if ss := st.Spec(sp.Path); ss != nil && ss.Checkpoint != nil {
 		saved = clone(*ss.Checkpoint)
 	}
 	rec = saved
-	if c, ok := snap.Comments[sp.Path]; ok {
+	c, found := snap.Comments[sp.Path]
+	if found {
 		repaired = c.Err != nil
 		if c.Err != nil {
 			log.Warn().Str("spec", sp.Path).Err(c.Err).Int("rejection_count", saved.RejectionCount).
@@ -36,11 +39,23 @@ func load(sp plan.Spec, st *state.State, snap Snapshot, log zerolog.Logger) (rec
 	} else if snap.PR != 0 && rec.PR == snap.PR {
 		rec.CommentID = 0 // deleted on the pull request: post it again
 	}
+	if found && c.Err == nil {
+		dropped, err := confirm(ctx, ch, sp, c, &rec, log)
+		if err != nil {
+			return rec, false, err
+		}
+		repaired = repaired || dropped
+	}
+	restored, err := audit(ctx, ch, sp, snap, &rec, log)
+	if err != nil {
+		return rec, false, err
+	}
+	repaired = repaired || restored
 	for _, w := range tiers.Check(&rec) {
 		log.Warn().Str("spec", sp.Path).Msg(w)
 		repaired = true
 	}
-	return rec, repaired
+	return rec, repaired, nil
 }
 
 // apply applies one answer and logs what it did.
@@ -97,17 +112,7 @@ func publish(ctx context.Context, ch Channel, sp plan.Spec, r *tiers.Record, cha
 	if id != 0 && r.CommentID != id {
 		r.CommentID = id
 	}
-	state, desc := "pending", "awaiting the human checkpoint"
-	switch r.Status {
-	case tiers.StatusApproved:
-		state, desc = "success", "approved by @"+r.DecidedBy
-	case tiers.StatusSkipped:
-		state, desc = "success", "verification skipped by the user"
-	case tiers.StatusEscalated:
-		state, desc = "failure", fmt.Sprintf("rejected %d times: escalated", r.RejectionCount)
-	case tiers.StatusRework:
-		desc = fmt.Sprintf("rejected (%d/3): back to work", r.RejectionCount)
-	}
+	state, desc := StatusOf(*r) // the ledger (see ledger.go)
 	if err := ch.Status(ctx, sp.Path, state, desc); err != nil {
 		return fmt.Errorf("commit status of %s: %w", sp.Path, err)
 	}

@@ -59,8 +59,10 @@ type Client struct {
 	perms    map[string]string // login -> permission
 	prAuthor string
 	head     string
-	bodies   map[int64]string // comment id -> body, as last read
-	readOnly bool             // the token may not write: fall back
+	bodies   map[int64]string            // comment id -> body, as last read
+	commits  []string                    // the pull request's commits, newest first (nil: not read since Read)
+	statuses map[string][]*gh.RepoStatus // sha -> its statuses, newest first, as read since Read
+	readOnly bool                        // the token may not write: fall back
 }
 
 // Options configure New.
@@ -125,7 +127,7 @@ func New(o Options) (*Client, error) {
 		c.BaseURL = u
 	}
 	return &Client{gh: c, owner: owner, repo: repo, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, baseTier: o.DefaultTier, specs: o.Specs, log: o.Log, actions: o.Actions,
-		annotations: o.Stdout, perms: map[string]string{}, bodies: map[int64]string{}}, nil
+		annotations: o.Stdout, perms: map[string]string{}, bodies: map[int64]string{}, statuses: map[string][]*gh.RepoStatus{}}, nil
 }
 
 // permission is the collaborator permission of login (role_name, which

@@ -34,6 +34,9 @@ func (c *Client) Confirm(ctx context.Context, tg tiers.Target, rec tiers.Record)
 		if !c.onThisPull(cm) {
 			return fmt.Sprintf("reply %d is not on pull request #%d", rec.DecidedID, c.pr), nil
 		}
+		if why := edited(cm); why != "" {
+			return fmt.Sprintf("reply %d: %s", rec.DecidedID, why), nil
+		}
 		if cm.GetID() <= commentID {
 			return fmt.Sprintf("reply %d is older than the checkpoint comment %d", rec.DecidedID, commentID), nil
 		}
@@ -133,24 +136,17 @@ func (c *Client) allReactions(ctx context.Context, comment int64) ([]timedReacti
 // own login set on that commit. known is false when it set none there
 // (a token that may not write statuses): then no time can be checked.
 func (c *Client) presentedAt(ctx context.Context, spec string) (at time.Time, known bool, err error) {
-	opts := &gh.ListOptions{PerPage: 100}
-	for {
-		page, resp, err := c.gh.Repositories.ListStatuses(ctx, c.owner, c.repo, c.head, opts)
-		if err != nil {
-			return at, false, fmt.Errorf("statuses of %.12s: %w", c.head, err)
-		}
-		for _, st := range page {
-			if st.GetContext() != StatusPrefix+spec || !c.own(st.GetCreator()) {
-				continue
-			}
-			if t := st.GetCreatedAt().Time; !known || t.Before(at) {
-				at, known = t, true
-			}
-		}
-		next, err := nextPage(resp, opts.Page, "statuses of "+c.head)
-		if next == 0 || err != nil {
-			return at, known, err
-		}
-		opts.Page = next
+	statuses, err := c.statusesOf(ctx, c.head)
+	if err != nil {
+		return at, false, err
 	}
+	for _, st := range statuses {
+		if st.GetContext() != StatusPrefix+spec || !c.own(st.GetCreator()) {
+			continue
+		}
+		if t := st.GetCreatedAt().Time; !known || t.Before(at) {
+			at, known = t, true
+		}
+	}
+	return at, known, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	gh "github.com/google/go-github/v60/github"
 
@@ -23,6 +24,7 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 		return gate.Snapshot{}, fmt.Errorf("pull request #%d: %w", c.pr, err)
 	}
 	c.head, c.prAuthor = pr.GetHead().GetSHA(), pr.GetUser().GetLogin()
+	c.forget()
 	c.trust(ctx, pr)
 	if c.self == "" {
 		c.self = ActionsLogin // a GITHUB_TOKEN may not read /user
@@ -80,6 +82,9 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 		if err != nil {
 			return gate.Snapshot{}, err
 		}
+		if why == "" {
+			why = edited(cm)
+		}
 		if why != "" {
 			c.ignored(cm.GetID(), "reply", cm.GetUser().GetLogin(), why)
 			continue
@@ -87,6 +92,18 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 		snap.Replies = append(snap.Replies, tiers.Answer{ID: cm.GetID(), Kind: tiers.KindReply, Author: cm.GetUser().GetLogin(), Text: cm.GetBody()})
 	}
 	return snap, nil
+}
+
+// edited says why a reply that was edited after it was given is not an
+// answer ("" when it was not): anyone with write access may edit anyone's
+// comment, and GitHub's REST API does not say who did, so the text is no
+// longer surely its author's.
+func edited(cm *gh.IssueComment) string {
+	if !cm.GetUpdatedAt().After(cm.GetCreatedAt().Time) {
+		return ""
+	}
+	return fmt.Sprintf("the reply was edited after it was given (at %s; anyone with write access may edit a comment): answer again in a new reply",
+		cm.GetUpdatedAt().UTC().Format(time.RFC3339))
 }
 
 // ActionsLogin is the author of the comments a GITHUB_TOKEN posts. Such a

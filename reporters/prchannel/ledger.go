@@ -1,0 +1,123 @@
+package prchannel
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+)
+
+var _ gate.Ledger = (*Client)(nil)
+
+// MaxLedgerCommits bounds the commits of the pull request whose statuses
+// Recorded reads, newest first: the walk stops at the first commit that
+// has a ralph-ci status of the spec (usually the head itself), so a run
+// reads at most this many status listings per pull request (they are
+// shared by its specs), whatever the length of the pull request.
+const MaxLedgerCommits = 100
+
+// Recorded implements gate.Ledger: the newest commit status of context
+// ralph-ci/<spec> that the token's own login set on the pull request's
+// commits, walking them from the head back (at most MaxLedgerCommits),
+// else on sha (the commit the record names, which a rewritten history no
+// longer lists). Nobody but that login can create such a status, and
+// nobody can edit or delete one.
+func (c *Client) Recorded(ctx context.Context, spec, sha string) (desc string, at time.Time, found bool, err error) {
+	commits, err := c.pullCommits(ctx)
+	if err != nil {
+		return "", at, false, err
+	}
+	if len(commits) > MaxLedgerCommits {
+		commits = commits[:MaxLedgerCommits]
+	}
+	if sha != "" && !slices.Contains(commits, sha) {
+		commits = append(commits, sha)
+	}
+	for _, commit := range commits {
+		if commit == "" {
+			continue
+		}
+		statuses, err := c.statusesOf(ctx, commit)
+		if err != nil {
+			return "", at, false, err
+		}
+		for _, st := range statuses { // newest first
+			if st.GetContext() == StatusPrefix+spec && c.own(st.GetCreator()) {
+				return st.GetDescription(), st.GetCreatedAt().Time, true, nil
+			}
+		}
+	}
+	return "", at, false, nil
+}
+
+// pullCommits lists the pull request's commits, newest first (GitHub
+// lists at most 250, oldest first), once per Read.
+func (c *Client) pullCommits(ctx context.Context) ([]string, error) {
+	if c.commits != nil {
+		return c.commits, nil
+	}
+	opts := &gh.ListOptions{PerPage: 100}
+	shas := []string{}
+	for {
+		page, resp, err := c.gh.PullRequests.ListCommits(ctx, c.owner, c.repo, c.pr, opts)
+		if err != nil {
+			return nil, fmt.Errorf("commits of pull request #%d: %w", c.pr, err)
+		}
+		for _, rc := range page {
+			if rc.GetSHA() != "" {
+				shas = append(shas, rc.GetSHA())
+			}
+		}
+		next, err := nextPage(resp, opts.Page, fmt.Sprintf("commits of pull request #%d", c.pr))
+		if err != nil {
+			return nil, err
+		}
+		if next == 0 {
+			break
+		}
+		opts.Page = next
+	}
+	slices.Reverse(shas)
+	if c.head != "" && (len(shas) == 0 || shas[0] != c.head) {
+		shas = append([]string{c.head}, slices.DeleteFunc(shas, func(s string) bool { return s == c.head })...)
+	}
+	c.commits = shas
+	return shas, nil
+}
+
+// statusesOf lists the statuses of a commit, newest first, once per Read
+// (Recorded and presentedAt share them).
+func (c *Client) statusesOf(ctx context.Context, sha string) ([]*gh.RepoStatus, error) {
+	if all, ok := c.statuses[sha]; ok {
+		return all, nil
+	}
+	opts := &gh.ListOptions{PerPage: 100}
+	all := []*gh.RepoStatus{}
+	for {
+		page, resp, err := c.gh.Repositories.ListStatuses(ctx, c.owner, c.repo, sha, opts)
+		if err != nil {
+			return nil, fmt.Errorf("statuses of %.12s: %w", sha, err)
+		}
+		all = append(all, page...)
+		next, err := nextPage(resp, opts.Page, "statuses of "+sha)
+		if err != nil {
+			return nil, err
+		}
+		if next == 0 {
+			break
+		}
+		opts.Page = next
+	}
+	c.statuses[sha] = all
+	return all, nil
+}
+
+// forget drops what pullCommits and statusesOf keep: a new Read sees the
+// statuses set since (by this process too).
+func (c *Client) forget() {
+	c.commits, c.statuses = nil, map[string][]*gh.RepoStatus{}
+}
