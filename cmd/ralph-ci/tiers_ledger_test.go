@@ -28,7 +28,7 @@ func rejectTwice(t *testing.T, w *prWorld) {
 	if r := w.record(); r.RejectionCount != 2 || r.Status != tiers.StatusPending {
 		t.Fatalf("after two rejections: %+v", r)
 	}
-	if st := w.status(); st.Description != "awaiting the human checkpoint (rejected 2/3 so far)" {
+	if st := w.status(); st.Description != "awaiting the human checkpoint (rejected 2/3 so far)" || st.TargetURL != "https://github.com/Codertocat/Hello-World/pull/2" {
 		t.Fatalf("the commit status does not carry the count: %+v", st)
 	}
 }

@@ -59,6 +59,7 @@ type Status struct {
 	State       string    `json:"state"`
 	Description string    `json:"description"`
 	Context     string    `json:"context"`
+	TargetURL   string    `json:"target_url"`
 	CreatedAt   time.Time `json:"created_at"`
 	Creator     User      `json:"creator"`
 }

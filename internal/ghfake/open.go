@@ -73,7 +73,8 @@ func (s *Server) openPullJSON(p OpenPull) map[string]any {
 	if p.Number == s.PR {
 		head, ref = s.head(), cmp.Or(s.HeadRef, "feature")
 	}
-	return map[string]any{"number": p.Number, "state": "open", "head": map[string]any{"sha": head, "ref": ref, "repo": s.repoJSON()},
+	return map[string]any{"number": p.Number, "state": "open", "html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, p.Number),
+		"head": map[string]any{"sha": head, "ref": ref, "repo": s.repoJSON()},
 		"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef, "repo": s.repoJSON()}, "user": User{Login: p.Author, ID: 1, Type: "User"}}
 }
 
@@ -116,9 +117,19 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 // SetStatus sets a commit status on sha, as a run that presented a
 // checkpoint leaves it.
 func (s *Server) SetStatus(sha, context, state, description string) {
+	s.AddStatus(Status{SHA: sha, State: state, Description: description, Context: context})
+}
+
+// AddStatus adds st as set now, by the token (Self) unless st names its
+// Creator.
+func (s *Server) AddStatus(st Status) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.Statuses = append(s.Statuses, Status{SHA: sha, State: state, Description: description, Context: context, CreatedAt: s.now(), Creator: s.self()})
+	st.CreatedAt = s.now()
+	if st.Creator.Login == "" {
+		st.Creator = s.self()
+	}
+	s.Statuses = append(s.Statuses, st)
 }
 
 // listPullCommits answers GET /repos/{owner}/{repo}/pulls/{number}/commits:

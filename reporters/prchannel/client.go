@@ -58,6 +58,7 @@ type Client struct {
 	self     string            // the token's login, "" when unknown
 	perms    map[string]string // login -> permission
 	prAuthor string
+	prURL    string // the pull request's web page: the target of its statuses
 	head     string
 	bodies   map[int64]string            // comment id -> body, as last read
 	commits  []string                    // the pull request's commits, newest first (nil: not read since Read)

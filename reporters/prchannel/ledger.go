@@ -24,8 +24,9 @@ const MaxLedgerCommits = 100
 // ralph-ci/<spec> that the token's own login set on the pull request's
 // commits, walking them from the head back (at most MaxLedgerCommits),
 // else on sha (the commit the record names, which a rewritten history no
-// longer lists). Nobody but that login can create such a status, and
-// nobody can edit or delete one.
+// longer lists), whose target is the pull request (ofThisPull). Nobody
+// but that login can create such a status, and nobody can edit or delete
+// one.
 func (c *Client) Recorded(ctx context.Context, spec, sha string) (desc string, at time.Time, found bool, err error) {
 	commits, err := c.pullCommits(ctx)
 	if err != nil {
@@ -46,12 +47,21 @@ func (c *Client) Recorded(ctx context.Context, spec, sha string) (desc string, a
 			return "", at, false, err
 		}
 		for _, st := range statuses { // newest first
-			if st.GetContext() == StatusPrefix+spec && c.own(st.GetCreator()) {
+			if st.GetContext() == StatusPrefix+spec && c.own(st.GetCreator()) && c.ofThisPull(st) {
 				return st.GetDescription(), st.GetCreatedAt().Time, true, nil
 			}
 		}
 	}
 	return "", at, false, nil
+}
+
+// ofThisPull tells whether a status of ralph-ci's records this pull
+// request's checkpoint: its target is the pull request's page (one set
+// without a target, by an older ralph-ci, is taken as this one's). A
+// commit may be on several pull requests (one built on another's branch),
+// each with its own count.
+func (c *Client) ofThisPull(st *gh.RepoStatus) bool {
+	return st.GetTargetURL() == "" || st.GetTargetURL() == c.prURL
 }
 
 // pullCommits lists the pull request's commits, newest first (GitHub

@@ -47,9 +47,11 @@ func TestRecordedWalksFromTheHead(t *testing.T) {
 	w.srv.SetStatus(shas[1], "ralph-ci/"+spec, "pending", "rejected (1/3): back to work")
 	w.srv.SetStatus(shas[2], "ralph-ci/"+spec, "pending", "awaiting the human checkpoint (rejected 2/3 so far)")
 	w.srv.SetStatus(shas[3], "ralph-ci/specs/other.spec.md", "pending", "awaiting the human checkpoint")
-	w.srv.Self = dep // another bot writes a status of the spec's context on the head
-	w.srv.SetStatus(shas[4], "ralph-ci/"+spec, "success", "approved by @alice")
-	w.srv.Self = fake.User{}
+	// On the head: another bot's status of the spec's context, and
+	// ralph-ci's own for another pull request the commit is also on.
+	w.srv.AddStatus(fake.Status{SHA: shas[4], Context: "ralph-ci/" + spec, State: "success", Description: "approved by @alice", Creator: dep})
+	w.srv.AddStatus(fake.Status{SHA: shas[4], Context: "ralph-ci/" + spec, State: "failure", Description: "rejected 3 times: escalated",
+		TargetURL: "https://github.com/Codertocat/Hello-World/pull/3"})
 	c := ledgerClient(t, w)
 	desc, _, found, err := c.Recorded(context.Background(), spec, "")
 	if err != nil || !found || desc != "awaiting the human checkpoint (rejected 2/3 so far)" {

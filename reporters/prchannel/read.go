@@ -23,7 +23,7 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 	if err != nil {
 		return gate.Snapshot{}, fmt.Errorf("pull request #%d: %w", c.pr, err)
 	}
-	c.head, c.prAuthor = pr.GetHead().GetSHA(), pr.GetUser().GetLogin()
+	c.head, c.prAuthor, c.prURL = pr.GetHead().GetSHA(), pr.GetUser().GetLogin(), pr.GetHTMLURL()
 	c.forget()
 	c.trust(ctx, pr)
 	if c.self == "" {
