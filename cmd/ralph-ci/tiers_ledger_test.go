@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
 
@@ -188,5 +189,74 @@ func TestEditedReplyIsNoAnswer(t *testing.T) {
 		w.srv.AddComment(alice, "yes")
 		w.ralph(0, "check")
 		w.wantStatus("success")
+	})
+}
+
+// A GitHub App's installation token writes as the app ("my-app[bot]") and,
+// like a job's GITHUB_TOKEN, may not read /user: the workflow names the
+// login (the Action's github-login input, RALPH_CI_GITHUB_LOGIN), so a
+// later job takes the app's earlier checkpoint comment and statuses for
+// ralph-ci's own. Without it they are another bot's: a forgery.
+func TestAppTokenAcrossJobs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ralph-ci as a subprocess")
+	}
+	bin := ralphBinary(t)
+	appComments := func(w *prWorld) (ids []int64) {
+		comments, _ := w.srv.Snapshot()
+		for _, c := range comments {
+			if c.User == fake.App {
+				ids = append(ids, c.ID)
+			}
+		}
+		return ids
+	}
+	newJob := func(w *prWorld) { // a new workflow run: a fresh checkout, no .ralph/
+		if err := os.RemoveAll(filepath.Join(w.dir, ".ralph")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("the login named", func(t *testing.T) {
+		t.Parallel()
+		w := newPRWorld(t, bin)
+		w.srv.Self = fake.App
+		w.extraEnv = []string{"RALPH_CI_GITHUB_LOGIN=my-app[bot]"}
+		w.ralph(6, "run")
+		first := appComments(w)
+		if len(first) != 1 {
+			t.Fatalf("want one checkpoint comment by the app, got %v", first)
+		}
+		w.srv.AddComment(alice, "the total shows 3 decimals")
+		newJob(w)
+		w.ralph(7, "check")
+		newJob(w)
+		w.ralph(6, "run")
+		w.srv.AddComment(alice, "yes")
+		newJob(w)
+		stdout, stderr := w.ralph(0, "check")
+		contains(t, "check", stdout, specA+"\tcheckpoint=passed")
+		if strings.Contains(stderr, "forged") {
+			t.Fatalf("the app's own comment was taken for a forgery:\n%s", stderr)
+		}
+		if ids := appComments(w); len(ids) != 1 || ids[0] != first[0] {
+			t.Fatalf("the checkpoint moved or was duplicated: %v", ids)
+		}
+		st := w.status()
+		if st.Creator != fake.App || st.State != "success" || st.Description != "approved by @alice (rejected 1/3 before)" {
+			t.Fatalf("status %+v", st)
+		}
+		if w.srv.Seen("GET", "^/user$") != 0 {
+			t.Error("/user was asked although the login was named")
+		}
+	})
+	t.Run("the login not named", func(t *testing.T) {
+		t.Parallel()
+		w := newPRWorld(t, bin)
+		w.srv.Self = fake.App
+		w.ralph(6, "run")
+		first := appComments(w)
+		newJob(w)
+		_, stderr := w.ralph(6, "check")
+		contains(t, "the log", stderr, fmt.Sprintf("forged checkpoint marker in comment %d by @my-app[bot]", first[0]))
 	})
 }

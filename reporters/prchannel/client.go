@@ -128,7 +128,7 @@ func New(o Options) (*Client, error) {
 		c.BaseURL = u
 	}
 	return &Client{gh: c, owner: owner, repo: repo, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, baseTier: o.DefaultTier, specs: o.Specs, log: o.Log, actions: o.Actions,
-		annotations: o.Stdout, perms: map[string]string{}, bodies: map[int64]string{}, statuses: map[string][]*gh.RepoStatus{}}, nil
+		annotations: o.Stdout, self: o.Env.Login, perms: map[string]string{}, bodies: map[int64]string{}, statuses: map[string][]*gh.RepoStatus{}}, nil
 }
 
 // permission is the collaborator permission of login (role_name, which
