@@ -28,6 +28,11 @@ const MaxLedgerCommits = 100
 // but that login can create such a status, and nobody can edit or delete
 // one.
 func (c *Client) Recorded(ctx context.Context, spec, sha string) (desc string, at time.Time, found bool, err error) {
+	// The head first: it usually has one, and then the commits are not
+	// listed at all.
+	if desc, at, found, err = c.recordedOn(ctx, spec, c.head); found || err != nil {
+		return desc, at, found, err
+	}
 	commits, err := c.pullCommits(ctx)
 	if err != nil {
 		return "", at, false, err
@@ -39,17 +44,25 @@ func (c *Client) Recorded(ctx context.Context, spec, sha string) (desc string, a
 		commits = append(commits, sha)
 	}
 	for _, commit := range commits {
-		if commit == "" {
-			continue
+		if desc, at, found, err = c.recordedOn(ctx, spec, commit); found || err != nil {
+			return desc, at, found, err
 		}
-		statuses, err := c.statusesOf(ctx, commit)
-		if err != nil {
-			return "", at, false, err
-		}
-		for _, st := range statuses { // newest first
-			if st.GetContext() == StatusPrefix+spec && c.own(st.GetCreator()) && c.ofThisPull(st) {
-				return st.GetDescription(), st.GetCreatedAt().Time, true, nil
-			}
+	}
+	return "", at, false, nil
+}
+
+// recordedOn is the newest status of ralph-ci's for spec on commit.
+func (c *Client) recordedOn(ctx context.Context, spec, commit string) (desc string, at time.Time, found bool, err error) {
+	if commit == "" {
+		return "", at, false, nil
+	}
+	statuses, err := c.statusesOf(ctx, commit)
+	if err != nil {
+		return "", at, false, err
+	}
+	for _, st := range statuses { // newest first
+		if st.GetContext() == StatusPrefix+spec && c.own(st.GetCreator()) && c.ofThisPull(st) {
+			return st.GetDescription(), st.GetCreatedAt().Time, true, nil
 		}
 	}
 	return "", at, false, nil
@@ -64,8 +77,10 @@ func (c *Client) ofThisPull(st *gh.RepoStatus) bool {
 	return st.GetTargetURL() == "" || st.GetTargetURL() == c.prURL
 }
 
-// pullCommits lists the pull request's commits, newest first (GitHub
-// lists at most 250, oldest first), once per Read.
+// pullCommits lists the pull request's commits, newest first, the head
+// always among them, once per Read. GitHub lists at most 250, the oldest
+// first: on a longer pull request the walk goes from the head to the 250th
+// commit and back.
 func (c *Client) pullCommits(ctx context.Context) ([]string, error) {
 	if c.commits != nil {
 		return c.commits, nil
