@@ -62,7 +62,7 @@ type Client struct {
 	head     string
 	bodies   map[int64]string            // comment id -> body, as last read
 	commits  []string                    // the pull request's commits, newest first (nil: not read since Read)
-	statuses map[string][]*gh.RepoStatus // sha -> its statuses, newest first, as read since Read
+	statuses map[string][]*gh.RepoStatus // sha -> its statuses, newest first (see statusesOf)
 	readOnly bool                        // the token may not write: fall back
 }
 

@@ -114,8 +114,11 @@ func (c *Client) pullCommits(ctx context.Context) ([]string, error) {
 	return shas, nil
 }
 
-// statusesOf lists the statuses of a commit, newest first, once per Read
-// (Recorded and presentedAt share them).
+// statusesOf lists the statuses of a commit, newest first (Recorded and
+// presentedAt share them). They are kept across reads but for the head's
+// (see forget): ralph-ci sets statuses on the head it read, so an older
+// commit's do not change, and check --wait does not walk the pull
+// request again at every poll.
 func (c *Client) statusesOf(ctx context.Context, sha string) ([]*gh.RepoStatus, error) {
 	if all, ok := c.statuses[sha]; ok {
 		return all, nil
@@ -141,8 +144,11 @@ func (c *Client) statusesOf(ctx context.Context, sha string) ([]*gh.RepoStatus, 
 	return all, nil
 }
 
-// forget drops what pullCommits and statusesOf keep: a new Read sees the
-// statuses set since (by this process too).
-func (c *Client) forget() {
-	c.commits, c.statuses = nil, map[string][]*gh.RepoStatus{}
+// forget drops, at a new read, what may have changed since the last: the
+// pull request's commits (a push), and the statuses of the head and of
+// the previous head prev (another job, or this one, set one there).
+func (c *Client) forget(prev string) {
+	c.commits = nil
+	delete(c.statuses, c.head)
+	delete(c.statuses, prev)
 }

@@ -64,6 +64,19 @@ func TestRecordedWalksFromTheHead(t *testing.T) {
 	if _, _, _, err := c.Recorded(context.Background(), spec, ""); err != nil || w.srv.Seen("GET", ".") != before {
 		t.Errorf("a second Recorded read again (%d requests, %v)", w.srv.Seen("GET", ".")-before, err)
 	}
+	// A new read (check --wait polls) reads the head's statuses again,
+	// not those of older commits: ralph-ci sets statuses on the head only.
+	if _, err := c.Read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	head, older := w.srv.Seen("GET", "/commits/"+shas[4]+"/statuses$"), w.srv.Seen("GET", "/commits/"+shas[2]+"/statuses$")
+	if desc, _, _, _ := c.Recorded(context.Background(), spec, ""); desc != "awaiting the human checkpoint (rejected 2/3 so far)" {
+		t.Fatalf("Recorded = %q", desc)
+	}
+	if w.srv.Seen("GET", "/commits/"+shas[4]+"/statuses$") != head+1 || w.srv.Seen("GET", "/commits/"+shas[2]+"/statuses$") != older {
+		t.Errorf("after a new Read: the head's statuses read %d more times (want 1), an older commit's %d (want 0)",
+			w.srv.Seen("GET", "/commits/"+shas[4]+"/statuses$")-head, w.srv.Seen("GET", "/commits/"+shas[2]+"/statuses$")-older)
+	}
 	if _, err := c.Read(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,9 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 	if err != nil {
 		return gate.Snapshot{}, fmt.Errorf("pull request #%d: %w", c.pr, err)
 	}
+	prev := c.head
 	c.head, c.prAuthor, c.prURL = pr.GetHead().GetSHA(), pr.GetUser().GetLogin(), pr.GetHTMLURL()
-	c.forget()
+	c.forget(prev)
 	c.trust(ctx, pr)
 	if c.self == "" {
 		c.self = ActionsLogin // a GITHUB_TOKEN may not read /user
