@@ -4,7 +4,8 @@
 // and the reactions of authorized people, creates or edits one comment
 // per checkpoint (found by its hidden marker and the tool's identity) and
 // sets a commit status `ralph-ci/<spec>` per checkpoint. It implements
-// gate.Channel.
+// gate.Channel, gate.Confirmer (an answer read again by id, confirm.go)
+// and gate.Ledger (its own statuses read back, ledger.go).
 //
 // Authorization is decided by the gate (gate.Approvers: the configured
 // approvers, or a collaborator permission at least
