@@ -198,7 +198,7 @@ func settle(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap
 		log.Warn().Str("spec", sp.Path).Msg(tiers.HistoryUnavailable)
 	}
 	changed := dirty || !reflect.DeepEqual(*r, before)
-	if err := publish(ctx, ch, sp, r, changed, log); err != nil {
+	if err := publish(ctx, ch, sp, r, before, changed, log); err != nil {
 		return err
 	}
 	if ss != nil || r.Status != tiers.StatusNone {

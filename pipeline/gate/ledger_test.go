@@ -3,6 +3,7 @@ package gate_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -89,15 +90,29 @@ func equalRecords(a, b tiers.Record) bool {
 }
 
 // ledgerChannel is a memChannel whose statuses are a ledger: the last
-// description set for each spec.
+// description set for each spec. failPublish and failStatus make the next
+// write of that kind fail.
 type ledgerChannel struct {
 	*memChannel
-	descs map[string]string
+	descs                   map[string]string
+	failPublish, failStatus bool
 }
 
 func (l *ledgerChannel) Status(ctx context.Context, spec, state, desc string) error {
+	if l.failStatus {
+		l.failStatus = false
+		return errors.New("injected: 502")
+	}
 	l.descs[spec] = desc
 	return l.memChannel.Status(ctx, spec, state, desc)
+}
+
+func (l *ledgerChannel) Publish(ctx context.Context, spec string, s tiers.Slice, rec tiers.Record) (int64, error) {
+	if l.failPublish {
+		l.failPublish = false
+		return 0, errors.New("injected: 502")
+	}
+	return l.memChannel.Publish(ctx, spec, s, rec)
 }
 
 func (l *ledgerChannel) Recorded(_ context.Context, spec, _ string) (string, time.Time, bool, error) {
@@ -136,5 +151,64 @@ func TestSyncRestoresTheLedgersCount(t *testing.T) {
 	}
 	if r := ch.records[sp.Path]; r.RejectionCount != 0 || strings.Contains(logs.String(), "forged") {
 		t.Fatalf("a genuine reset was undone: %+v\n%s", r, logs.String())
+	}
+}
+
+// The comment and the status are two writes: whichever fails, the next
+// sync neither takes the genuine record for a forgery nor counts an answer
+// twice. A reset is recorded in the ledger first (a status that fails
+// leaves the old marker, whose answer is read again); a rejection is shown
+// in the comment first (a comment that fails leaves the ledger as it was).
+func TestPublishOrderKeepsTheLedgerHonest(t *testing.T) {
+	sp := plan.Spec{Spec: discovery.Spec{Path: "specs/a.spec.md", Hash: "h1"}, ID: "a", Title: "A", Tier: plan.TierVerify}
+	ctx := context.Background()
+	var logs bytes.Buffer
+	sync := func(ch *ledgerChannel) error {
+		ch.comments()
+		ch.snap.LastComment = 200
+		_, err := gate.Sync(ctx, ch, []plan.Spec{sp}, &state.State{}, zerolog.New(&logs))
+		return err
+	}
+	three := []tiers.Rejection{{Attempt: 1, Classification: tiers.TestGap}, {Attempt: 2, Classification: tiers.TestGap}, {Attempt: 3, Classification: tiers.TestGap}}
+
+	// A genuine reset (escalation option 1) whose status fails.
+	ch := &ledgerChannel{memChannel: newMemChannel(2, "abc"), descs: map[string]string{sp.Path: "rejected 3 times: escalated"}}
+	ch.records[sp.Path] = tiers.Record{Status: tiers.StatusEscalated, PR: 2, SHA: "abc", RejectionCount: 3, RejectionLog: three, AfterComment: 150}
+	ch.ids[sp.Path] = 101
+	ch.snap.Replies = []tiers.Answer{{ID: 200, Kind: tiers.KindReply, Author: "alice", Text: "1"}}
+	ch.failStatus = true
+	if err := sync(ch); err == nil {
+		t.Fatal("the failed status was not reported")
+	}
+	if r := ch.records[sp.Path]; r.Status != tiers.StatusEscalated || r.AfterComment != 150 {
+		t.Fatalf("the comment was written before the reset was recorded: %+v", r)
+	}
+	if err := sync(ch); err != nil {
+		t.Fatal(err)
+	}
+	if r := ch.records[sp.Path]; r.Status != tiers.StatusRework || r.RejectionCount != 0 || r.Route != tiers.RouteRescope || ch.descs[sp.Path] != "rejected (0/3): back to work" {
+		t.Fatalf("the reply was not read again into a reset: %+v, %q", r, ch.descs[sp.Path])
+	}
+
+	// A genuine rejection whose comment fails.
+	ch = &ledgerChannel{memChannel: newMemChannel(2, "abc"), descs: map[string]string{sp.Path: "awaiting the human checkpoint (rejected 1/3 so far)"}}
+	ch.records[sp.Path] = tiers.Record{Status: tiers.StatusPending, PR: 2, SHA: "abc", RejectionCount: 1, RejectionLog: three[:1], AfterComment: 150}
+	ch.ids[sp.Path] = 101
+	ch.snap.Replies = []tiers.Answer{{ID: 200, Kind: tiers.KindReply, Author: "alice", Text: "still wrong"}}
+	ch.failPublish = true
+	if err := sync(ch); err == nil {
+		t.Fatal("the failed comment was not reported")
+	}
+	if ch.descs[sp.Path] != "awaiting the human checkpoint (rejected 1/3 so far)" {
+		t.Fatalf("the rejection was recorded before its comment: %q", ch.descs[sp.Path])
+	}
+	if err := sync(ch); err != nil {
+		t.Fatal(err)
+	}
+	if r := ch.records[sp.Path]; r.RejectionCount != 2 || ch.descs[sp.Path] != "rejected (2/3): back to work" {
+		t.Fatalf("the rejection was lost or counted twice: %+v, %q", r, ch.descs[sp.Path])
+	}
+	if strings.Contains(logs.String(), "forged") {
+		t.Fatalf("a genuine record was taken for a forgery:\n%s", logs.String())
 	}
 }

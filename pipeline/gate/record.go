@@ -97,13 +97,31 @@ func sendBack(sp plan.Spec, st *state.State, r tiers.Record) {
 }
 
 // publish shows the record when it changed (or has no comment yet), and
-// sets the commit status.
-func publish(ctx context.Context, ch Channel, sp plan.Spec, r *tiers.Record, changed bool, log zerolog.Logger) error {
+// sets the commit status, the count's ledger. The two writes are not
+// atomic, so their order keeps the ledger from ever reading as a forgery:
+// a record that raises the count (or keeps it) is shown first, so a
+// status that fails leaves the ledger behind, which only raises; one that
+// lowers it from before (a genuine reset) is recorded first, so a comment
+// that fails leaves the old marker, whose answers are read again.
+func publish(ctx context.Context, ch Channel, sp plan.Spec, r *tiers.Record, before tiers.Record, changed bool, log zerolog.Logger) error {
 	if r.Status == tiers.StatusNone {
 		return nil
 	}
 	if !changed && r.CommentID != 0 {
 		return nil
+	}
+	status := func() error {
+		state, desc := StatusOf(*r)
+		if err := ch.Status(ctx, sp.Path, state, desc); err != nil {
+			return fmt.Errorf("commit status of %s: %w", sp.Path, err)
+		}
+		return nil
+	}
+	lowers := Restore(&tiers.Record{Status: r.Status, RejectionCount: r.RejectionCount}, Entry{Status: before.Status, Count: before.RejectionCount})
+	if lowers {
+		if err := status(); err != nil {
+			return err
+		}
 	}
 	id, err := ch.Publish(ctx, sp.Path, SliceOf(sp), *r)
 	if err != nil {
@@ -112,9 +130,10 @@ func publish(ctx context.Context, ch Channel, sp plan.Spec, r *tiers.Record, cha
 	if id != 0 && r.CommentID != id {
 		r.CommentID = id
 	}
-	state, desc := StatusOf(*r) // the ledger (see ledger.go)
-	if err := ch.Status(ctx, sp.Path, state, desc); err != nil {
-		return fmt.Errorf("commit status of %s: %w", sp.Path, err)
+	if !lowers {
+		if err := status(); err != nil {
+			return err
+		}
 	}
 	log.Debug().Str("spec", sp.Path).Str("status", string(r.Status)).Msg("checkpoint published")
 	return nil
