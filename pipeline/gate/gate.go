@@ -103,8 +103,13 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 	for k, r := range recs {
 		before[k] = clone(*r)
 	}
-	applyReplies(snap, targets, recs, log)
-	applyReactions(snap, recs, log)
+	fit := fitter(ctx, ch, snap)
+	if err := applyReplies(snap, targets, recs, fit, log); err != nil {
+		return Result{}, err
+	}
+	if err := applyReactions(snap, recs, fit, log); err != nil {
+		return Result{}, err
+	}
 	for _, sp := range specs {
 		r, ok := recs[sp.Path]
 		if !ok {
@@ -132,8 +137,9 @@ func routeID(sp plan.Spec, specs []plan.Spec, log zerolog.Logger) string {
 }
 
 // applyReplies applies each reply, oldest first, to the open checkpoint
-// it is for (tiers.Route), skipping replies the records have seen.
-func applyReplies(snap Snapshot, targets []tiers.Target, recs map[string]*tiers.Record, log zerolog.Logger) {
+// it is for (tiers.Route), skipping replies the records have seen and
+// those that do not fit the ledger.
+func applyReplies(snap Snapshot, targets []tiers.Target, recs map[string]*tiers.Record, fit fit, log zerolog.Logger) error {
 	for _, a := range snap.Replies {
 		var open []tiers.Target
 		fresh := false
@@ -157,19 +163,59 @@ func applyReplies(snap Snapshot, targets []tiers.Target, recs map[string]*tiers.
 			continue
 		}
 		a.Text = text
+		if ok, err := fit(tg.Spec, *recs[tg.Spec], a, log); !ok || err != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		apply(tg.Spec, recs[tg.Spec], a, snap.Head, log)
 	}
+	return nil
 }
 
 // applyReactions applies the reactions on each open checkpoint's comment
-// that its record has not seen.
-func applyReactions(snap Snapshot, recs map[string]*tiers.Record, log zerolog.Logger) {
+// that its record has not seen and that fit the ledger.
+func applyReactions(snap Snapshot, recs map[string]*tiers.Record, fit fit, log zerolog.Logger) error {
 	for spec, r := range recs {
 		for _, a := range snap.Reactions[r.CommentID] {
-			if r.CommentID != 0 && a.ID > r.AfterReaction && r.Open() {
-				apply(spec, r, a, snap.Head, log)
+			if r.CommentID == 0 || a.ID <= r.AfterReaction || !r.Open() {
+				continue
 			}
+			if ok, err := fit(spec, *r, a, log); !ok || err != nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			apply(spec, r, a, snap.Head, log)
 		}
+	}
+	return nil
+}
+
+// fit tells whether answer a may be applied to the open record r of spec
+// by the ledger (Fits), and logs why not.
+type fit func(spec string, r tiers.Record, a tiers.Answer, log zerolog.Logger) (bool, error)
+
+// fitter is the ledger check of ch's answers: every answer fits on a
+// channel that keeps no timeline (the terminal) or outside a pull request.
+func fitter(ctx context.Context, ch Channel, snap Snapshot) fit {
+	tl, ok := ch.(Timeline)
+	return func(spec string, r tiers.Record, a tiers.Answer, log zerolog.Logger) (bool, error) {
+		if !ok || snap.PR == 0 {
+			return true, nil
+		}
+		stamps, err := tl.Stamps(ctx, spec, r.SHA, a.Given)
+		if err != nil {
+			return false, fmt.Errorf("read ralph-ci's commit statuses of %s: %w", spec, err)
+		}
+		why := Fits(stamps, r.SHA, a.Given, r.Status)
+		if why != "" {
+			log.Warn().Str("spec", spec).Str("author", a.Author).Str("kind", a.Kind).Int64("id", a.ID).Str("reason", why).
+				Msgf("answer ignored: ralph-ci's own commit statuses say it does not answer the checkpoint as it stands (%s)", r.Status)
+		}
+		return why == "", nil
 	}
 }
 

@@ -61,11 +61,81 @@ func (c *Client) recordedOn(ctx context.Context, spec, commit string) (desc stri
 		return "", at, false, err
 	}
 	for _, st := range statuses { // newest first
-		if st.GetContext() == StatusPrefix+spec && c.own(st.GetCreator()) && c.ofThisPull(st) {
+		if c.ours(st, spec) {
 			return st.GetDescription(), st.GetCreatedAt().Time, true, nil
 		}
 	}
 	return "", at, false, nil
+}
+
+var _ gate.Timeline = (*Client)(nil)
+
+// Stamps implements gate.Timeline: ralph-ci's statuses of spec on this
+// pull request (see recordedOn), newest first: sha's, then, unless one of
+// them was set at or before until, those of the first of the pull
+// request's commits (from the head back, at most MaxLedgerCommits) that
+// has one set by then. Listings are shared with Recorded.
+func (c *Client) Stamps(ctx context.Context, spec, sha string, until time.Time) ([]gate.Stamp, error) {
+	out, err := c.stampsOn(ctx, spec, sha)
+	if err != nil || settled(out, until) {
+		return out, err
+	}
+	commits, err := c.pullCommits(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i, commit := range commits {
+		if i == MaxLedgerCommits {
+			break
+		}
+		if commit == sha {
+			continue
+		}
+		more, err := c.stampsOn(ctx, spec, commit)
+		if err != nil {
+			return nil, err
+		}
+		if out = append(out, more...); settled(more, until) {
+			break
+		}
+	}
+	return out, nil
+}
+
+// settled tells whether one of stamps was set at or before until (to the
+// second, as gate.Fits reads them).
+func settled(stamps []gate.Stamp, until time.Time) bool {
+	for _, s := range stamps {
+		if !s.At.Truncate(time.Second).After(until.Truncate(time.Second)) {
+			return true
+		}
+	}
+	return false
+}
+
+// stampsOn is ralph-ci's statuses of spec on commit, newest first.
+func (c *Client) stampsOn(ctx context.Context, spec, commit string) ([]gate.Stamp, error) {
+	if commit == "" {
+		return nil, nil
+	}
+	statuses, err := c.statusesOf(ctx, commit)
+	if err != nil {
+		return nil, err
+	}
+	var out []gate.Stamp
+	for _, st := range statuses {
+		if c.ours(st, spec) {
+			out = append(out, gate.Stamp{At: st.GetCreatedAt().Time, SHA: commit, Desc: st.GetDescription()})
+		}
+	}
+	return out, nil
+}
+
+// ours tells whether st is a status ralph-ci set for spec's checkpoint on
+// this pull request: its context, by the token's own login, targeting
+// this pull request (ofThisPull).
+func (c *Client) ours(st *gh.RepoStatus, spec string) bool {
+	return st.GetContext() == StatusPrefix+spec && c.own(st.GetCreator()) && c.ofThisPull(st)
 }
 
 // ofThisPull tells whether a status of ralph-ci's records this pull
@@ -115,7 +185,7 @@ func (c *Client) pullCommits(ctx context.Context) ([]string, error) {
 }
 
 // statusesOf lists the statuses of a commit, newest first (Recorded and
-// presentedAt share them). They are kept across reads but for the head's
+// Stamps share them). They are kept across reads but for the head's
 // (see forget): ralph-ci sets statuses on the head it read, so an older
 // commit's do not change, and check --wait does not walk the pull
 // request again at every poll.

@@ -90,7 +90,7 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 			c.ignored(cm.GetID(), "reply", cm.GetUser().GetLogin(), why)
 			continue
 		}
-		snap.Replies = append(snap.Replies, tiers.Answer{ID: cm.GetID(), Kind: tiers.KindReply, Author: cm.GetUser().GetLogin(), Text: cm.GetBody()})
+		snap.Replies = append(snap.Replies, tiers.Answer{ID: cm.GetID(), Kind: tiers.KindReply, Author: cm.GetUser().GetLogin(), Text: cm.GetBody(), Given: cm.GetCreatedAt().Time})
 	}
 	return snap, nil
 }
@@ -143,39 +143,33 @@ func (c *Client) comments(ctx context.Context) ([]*gh.IssueComment, error) {
 	}
 }
 
-// reactions lists the authorized +1/-1 reactions on a comment after id.
+// reactions lists the authorized +1/-1 reactions on a comment after id,
+// with the time each was given.
 func (c *Client) reactions(ctx context.Context, comment, after int64) ([]tiers.Answer, error) {
-	opts := &gh.ListOptions{PerPage: 100}
-	var out []tiers.Answer
-	for {
-		page, resp, err := c.gh.Reactions.ListIssueCommentReactions(ctx, c.owner, c.repo, comment, opts)
-		if err != nil {
-			return nil, fmt.Errorf("reactions on comment %d: %w", comment, err)
-		}
-		for _, r := range page {
-			if r.GetID() <= after {
-				continue
-			}
-			if r.GetContent() != "+1" && r.GetContent() != "-1" {
-				c.ignored(r.GetID(), "reaction", r.GetUser().GetLogin(), fmt.Sprintf("reaction %q is not an answer (+1 = yes, -1 = no)", r.GetContent()))
-				continue
-			}
-			why, err := c.authorize(ctx, r.GetUser())
-			if err != nil {
-				return nil, err
-			}
-			if why != "" {
-				c.ignored(r.GetID(), "reaction", r.GetUser().GetLogin(), why)
-				continue
-			}
-			out = append(out, tiers.Answer{ID: r.GetID(), Kind: tiers.KindReaction, Author: r.GetUser().GetLogin(), Text: r.GetContent(), OnComment: comment})
-		}
-		next, err := nextPage(resp, opts.Page, fmt.Sprintf("reactions on comment %d", comment))
-		if next == 0 || err != nil {
-			return out, err
-		}
-		opts.Page = next
+	all, err := c.allReactions(ctx, comment)
+	if err != nil {
+		return nil, err
 	}
+	var out []tiers.Answer
+	for _, r := range all {
+		if r.GetID() <= after {
+			continue
+		}
+		if r.GetContent() != "+1" && r.GetContent() != "-1" {
+			c.ignored(r.GetID(), "reaction", r.GetUser().GetLogin(), fmt.Sprintf("reaction %q is not an answer (+1 = yes, -1 = no)", r.GetContent()))
+			continue
+		}
+		why, err := c.authorize(ctx, r.GetUser())
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			c.ignored(r.GetID(), "reaction", r.GetUser().GetLogin(), why)
+			continue
+		}
+		out = append(out, tiers.Answer{ID: r.GetID(), Kind: tiers.KindReaction, Author: r.GetUser().GetLogin(), Text: r.GetContent(), OnComment: comment, Given: r.CreatedAt})
+	}
+	return out, nil
 }
 
 // MaxPages bounds the pages of one listing (100 items each): a server whose
