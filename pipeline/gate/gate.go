@@ -194,31 +194,6 @@ func applyReactions(snap Snapshot, recs map[string]*tiers.Record, fit fit, log z
 	return nil
 }
 
-// fit tells whether answer a may be applied to the open record r of spec
-// by the ledger (Fits), and logs why not.
-type fit func(spec string, r tiers.Record, a tiers.Answer, log zerolog.Logger) (bool, error)
-
-// fitter is the ledger check of ch's answers: every answer fits on a
-// channel that keeps no timeline (the terminal) or outside a pull request.
-func fitter(ctx context.Context, ch Channel, snap Snapshot) fit {
-	tl, ok := ch.(Timeline)
-	return func(spec string, r tiers.Record, a tiers.Answer, log zerolog.Logger) (bool, error) {
-		if !ok || snap.PR == 0 {
-			return true, nil
-		}
-		stamps, err := tl.Stamps(ctx, spec, r.SHA, a.Given)
-		if err != nil {
-			return false, fmt.Errorf("read ralph-ci's commit statuses of %s: %w", spec, err)
-		}
-		why := Fits(stamps, r.SHA, a.Given, r.Status)
-		if why != "" {
-			log.Warn().Str("spec", spec).Str("author", a.Author).Str("kind", a.Kind).Int64("id", a.ID).Str("reason", why).
-				Msgf("answer ignored: ralph-ci's own commit statuses say it does not answer the checkpoint as it stands (%s)", r.Status)
-		}
-		return why == "", nil
-	}
-}
-
 // settle finishes the record r of sp after the answers: it marks what was
 // read, sends a new rejection back to work, presents the checkpoint of a
 // spec verified 3/3, publishes the record when it differs from before

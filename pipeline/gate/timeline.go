@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
 
@@ -82,4 +84,29 @@ func Fits(stamps []Stamp, sha string, given time.Time, asked tiers.Status) strin
 		return fmt.Sprintf("given at %s, while the checkpoint was escalated, not waiting for an approval (%s)", at, said)
 	}
 	return fmt.Sprintf("given at %s, after the checkpoint was decided (%s)", at, said)
+}
+
+// fit tells whether answer a may be applied to the open record r of spec
+// by the ledger (Fits), and logs why not.
+type fit func(spec string, r tiers.Record, a tiers.Answer, log zerolog.Logger) (bool, error)
+
+// fitter is the ledger check of ch's answers: every answer fits on a
+// channel that keeps no timeline (the terminal) or outside a pull request.
+func fitter(ctx context.Context, ch Channel, snap Snapshot) fit {
+	tl, ok := ch.(Timeline)
+	return func(spec string, r tiers.Record, a tiers.Answer, log zerolog.Logger) (bool, error) {
+		if !ok || snap.PR == 0 {
+			return true, nil
+		}
+		stamps, err := tl.Stamps(ctx, spec, r.SHA, a.Given)
+		if err != nil {
+			return false, fmt.Errorf("read ralph-ci's commit statuses of %s: %w", spec, err)
+		}
+		why := Fits(stamps, r.SHA, a.Given, r.Status)
+		if why != "" {
+			log.Warn().Str("spec", spec).Str("author", a.Author).Str("kind", a.Kind).Int64("id", a.ID).Str("reason", why).
+				Msgf("answer ignored: ralph-ci's own commit statuses say it does not answer the checkpoint as it stands (%s)", r.Status)
+		}
+		return why == "", nil
+	}
 }

@@ -1,11 +1,18 @@
 package gate_test
 
 import (
+	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
 
@@ -61,5 +68,52 @@ func TestFits(t *testing.T) {
 				t.Fatalf("Fits = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// timelineChannel is a memChannel with a fixed timeline of statuses.
+type timelineChannel struct {
+	*memChannel
+	stamps []gate.Stamp
+}
+
+func (c *timelineChannel) Stamps(context.Context, string, string, time.Time) ([]gate.Stamp, error) {
+	return c.stamps, nil
+}
+
+// Sync applies an answer only when the timeline says it answers the
+// checkpoint as it stands: a reply and a reaction given while it was back
+// at work, read again because the marker's cursor was lowered, are
+// ignored with the reason; one given after the re-presentation applies.
+func TestSyncReadsAnswersAgainstTheTimeline(t *testing.T) {
+	sp := plan.Spec{Spec: discovery.Spec{Path: "specs/a.spec.md", Hash: "h1"}, ID: "a", Title: "A", Tier: plan.TierVerify}
+	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	ch := &timelineChannel{memChannel: newMemChannel(2, "abc"), stamps: []gate.Stamp{
+		{At: at(30), SHA: "abc", Desc: "awaiting the human checkpoint (rejected 1/3 so far)"},
+		{At: at(20), SHA: "abc", Desc: "rejected (1/3): back to work"},
+		{At: at(10), SHA: "abc", Desc: "awaiting the human checkpoint"},
+	}}
+	ch.records[sp.Path] = tiers.Record{Status: tiers.StatusPending, PR: 2, SHA: "abc", RejectionCount: 1,
+		RejectionLog: []tiers.Rejection{{Attempt: 1, Classification: tiers.TestGap, ActionTaken: tiers.ActionTaken(tiers.TestGap)}}}
+	ch.ids[sp.Path] = 101
+	ch.comments()
+	ch.snap.Replies = []tiers.Answer{{ID: 150, Kind: tiers.KindReply, Author: "carol", Text: "yes", Given: at(25)}}
+	ch.snap.Reactions = map[int64][]tiers.Answer{101: {{ID: 7, Kind: tiers.KindReaction, Author: "alice", Text: "+1", OnComment: 101, Given: at(26)}}}
+	var logs bytes.Buffer
+	res, err := gate.Sync(context.Background(), ch, []plan.Spec{sp}, &state.State{}, zerolog.New(&logs))
+	if err != nil || len(res.Pending) != 1 || ch.records[sp.Path].Status != tiers.StatusPending {
+		t.Fatalf("an answer given while at work decided: %+v, %v, %+v", res, err, ch.records[sp.Path])
+	}
+	for _, want := range []string{`"kind":"reply","id":150`, `"kind":"reaction","id":7`, "while the checkpoint was back at work"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Fatalf("the log lacks %q:\n%s", want, logs.String())
+		}
+	}
+	ch.comments()
+	ch.snap.Replies = []tiers.Answer{{ID: 160, Kind: tiers.KindReply, Author: "carol", Text: "yes", Given: at(31)}}
+	ch.snap.Reactions = nil
+	if res, err = gate.Sync(context.Background(), ch, []plan.Spec{sp}, &state.State{}, zerolog.New(&logs)); err != nil || len(res.Passed) != 1 {
+		t.Fatalf("an approval after the re-presentation: %+v, %v, %+v", res, err, ch.records[sp.Path])
 	}
 }
