@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -108,5 +109,34 @@ func TestRecordedIsBounded(t *testing.T) {
 	w.srv.SetStatus(gone, "ralph-ci/"+spec, "failure", "rejected 3 times: escalated")
 	if desc, _, found, err := c.Recorded(context.Background(), spec, gone); err != nil || !found || desc != "rejected 3 times: escalated" {
 		t.Fatalf("the record's own commit was not read: %q, %v, %v", desc, found, err)
+	}
+}
+
+// Stamps lists ralph-ci's statuses of the spec on the commit asked for,
+// newest first, and walks the pull request's older commits only when none
+// of them was set by the time asked (an escalation answered after a push).
+func TestStampsReadTheCommitFirst(t *testing.T) {
+	w := newWorld(t)
+	const spec = "specs/a.spec.md"
+	shas := []string{commitSHA(1), commitSHA(2), commitSHA(3)}
+	w.srv.SetCommits(shas...)
+	w.srv.SetStatus(shas[0], "ralph-ci/"+spec, "failure", "rejected 3 times: escalated")
+	w.srv.SetStatus(shas[2], "ralph-ci/"+spec, "pending", "awaiting the human checkpoint")
+	w.srv.SetStatus(shas[2], "ralph-ci/"+spec, "pending", "rejected (1/3): back to work")
+	w.srv.AddStatus(fake.Status{SHA: shas[2], Context: "ralph-ci/" + spec, State: "success", Description: "approved by @alice", Creator: dep})
+	c := ledgerClient(t, w)
+	ctx := context.Background()
+	late := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	got, err := c.Stamps(ctx, spec, shas[2], late)
+	if err != nil || len(got) != 2 || got[0].Desc != "rejected (1/3): back to work" || got[1].Desc != "awaiting the human checkpoint" || got[0].SHA != shas[2] {
+		t.Fatalf("Stamps = %+v, %v; want the head's two, newest first", got, err)
+	}
+	if n := w.srv.Seen("GET", "/pulls/2/commits"); n != 0 {
+		t.Errorf("the commits were listed (%d) although the head's statuses decide", n)
+	}
+	early := got[1].At.Add(-time.Second) // before the head's first status
+	got, err = c.Stamps(ctx, spec, shas[2], early)
+	if err != nil || len(got) != 3 || got[2].SHA != shas[0] || got[2].Desc != "rejected 3 times: escalated" {
+		t.Fatalf("Stamps before the head's first status = %+v, %v; want the oldest commit's escalation after the head's", got, err)
 	}
 }
