@@ -71,7 +71,9 @@ func TestMarkerEditCannotLowerTheRejectionCount(t *testing.T) {
 		if r := w.record(); r.RejectionCount != 3 || r.Status != tiers.StatusEscalated {
 			t.Fatalf("after the third rejection: %+v", r)
 		}
-		contains(t, "the escalation comment", w.checkpoint().Body, "ESCALATION -- Totals", "This slice has been rejected 3 times.")
+		contains(t, "the escalation comment", w.checkpoint().Body, "ESCALATION -- Totals", "This slice has been rejected 3 times.",
+			// The forged marker's empty log is replaced by the state's.
+			`1. Feedback: "the total shows 3 decimals"`, `3. Feedback: "still 3 decimals"`)
 	})
 	t.Run("count reset to 0, no further rejection: the count is restored", func(t *testing.T) {
 		t.Parallel()

@@ -212,3 +212,38 @@ func TestPublishOrderKeepsTheLedgerHonest(t *testing.T) {
 		t.Fatalf("a genuine record was taken for a forgery:\n%s", logs.String())
 	}
 }
+
+// A count the ledger restores takes the state's longer rejection log of
+// the same pull request when it holds exactly that many rejections, and
+// keeps the marker's otherwise.
+func TestRestoredCountRecoversTheStatesLog(t *testing.T) {
+	sp := plan.Spec{Spec: discovery.Spec{Path: "specs/a.spec.md", Hash: "h1"}, ID: "a", Title: "A", Tier: plan.TierVerify}
+	two := []tiers.Rejection{
+		{Attempt: 1, Feedback: "3 decimals", Classification: tiers.TestGap, ActionTaken: tiers.ActionTaken(tiers.TestGap)},
+		{Attempt: 2, Feedback: "cents", Classification: tiers.ContractGap, ActionTaken: tiers.ActionTaken(tiers.ContractGap)},
+	}
+	for _, tc := range []struct {
+		name  string
+		saved tiers.Record
+		want  int // entries of the log after the sync
+	}{
+		{"the state holds the two rejections", tiers.Record{Status: tiers.StatusPending, PR: 2, SHA: "abc", RejectionCount: 2, RejectionLog: two}, 2},
+		{"the state holds another count", tiers.Record{Status: tiers.StatusRework, PR: 2, SHA: "abc", RejectionCount: 1, RejectionLog: two[:1]}, 0},
+		{"the state is another pull request's", tiers.Record{Status: tiers.StatusPending, PR: 3, SHA: "abc", RejectionCount: 2, RejectionLog: two}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ch := &ledgerChannel{memChannel: newMemChannel(2, "abc"), descs: map[string]string{sp.Path: "awaiting the human checkpoint (rejected 2/3 so far)"}}
+			ch.records[sp.Path] = tiers.Record{Status: tiers.StatusPending, PR: 2, SHA: "abc", RejectionLog: []tiers.Rejection{}}
+			ch.ids[sp.Path] = 101
+			ch.comments()
+			saved := tc.saved
+			st := &state.State{Specs: []state.SpecState{{Path: sp.Path, Checkpoint: &saved}}}
+			if _, err := gate.Sync(context.Background(), ch, []plan.Spec{sp}, st, zerolog.Nop()); err != nil {
+				t.Fatal(err)
+			}
+			if r := ch.records[sp.Path]; r.RejectionCount != 2 || len(r.RejectionLog) != tc.want {
+				t.Fatalf("record %+v, want the count 2 and %d log entries", r, tc.want)
+			}
+		})
+	}
+}

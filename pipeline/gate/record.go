@@ -51,11 +51,27 @@ func load(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap S
 		return rec, false, err
 	}
 	repaired = repaired || restored
+	if restored {
+		recoverLog(&rec, saved)
+	}
 	for _, w := range tiers.Check(&rec) {
 		log.Warn().Str("spec", sp.Path).Msg(w)
 		repaired = true
 	}
 	return rec, repaired, nil
+}
+
+// recoverLog gives a record whose count the ledger restored the longer
+// rejection log of the state's record of the same pull request, when that
+// one is consistent with the restored count: the ledger keeps the count,
+// not the feedback, which the next rotations and the escalation show.
+func recoverLog(r *tiers.Record, saved tiers.Record) {
+	if saved.PR != r.PR || saved.RejectionCount != r.RejectionCount || len(saved.RejectionLog) <= len(r.RejectionLog) {
+		return
+	}
+	if cp := clone(saved); len(tiers.Check(&cp)) == 0 {
+		r.RejectionLog = cp.RejectionLog
+	}
 }
 
 // apply applies one answer and logs what it did.
