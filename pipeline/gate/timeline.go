@@ -39,24 +39,28 @@ type Timeline interface {
 	Stamps(ctx context.Context, spec, sha string, until time.Time) ([]Stamp, error)
 }
 
+// SetBy tells whether s was set at or before t. GitHub keeps times to the
+// second: a status set in the same second as an answer counts as set
+// before it.
+func SetBy(s Stamp, t time.Time) bool {
+	return !s.At.Truncate(time.Second).After(t.Truncate(time.Second))
+}
+
 // Fits says why an answer given at given does not answer the checkpoint
 // ("" when it does), by stamps (Timeline.Stamps, newest first). asked is
 // the state the answer answers: pending for an approval or a rejection of
 // the checkpoint presented for the commit sha, escalated for an escalation
-// answer (option 1, 2 or 3). It must be what the newest stamp set at or
-// before given shows (GitHub keeps times to the second: a status set in
-// the same second as the answer counts as set before it), and for a
-// checkpoint answer that stamp must be on sha. With no stamps at all
-// there is no ledger to read (the token may not write statuses): every
-// answer fits, as the marker's cursor says.
+// answer (option 1, 2 or 3). It must be what the newest stamp set by
+// given (SetBy) shows, and for a checkpoint answer that stamp must be on
+// sha. With no stamps at all there is no ledger to read (the token may
+// not write statuses): every answer fits, as the marker's cursor says.
 func Fits(stamps []Stamp, sha string, given time.Time, asked tiers.Status) string {
 	if len(stamps) == 0 {
 		return ""
 	}
-	t := given.Truncate(time.Second)
 	var then *Stamp
 	for i := range stamps {
-		if !stamps[i].At.Truncate(time.Second).After(t) {
+		if SetBy(stamps[i], given) {
 			then = &stamps[i]
 			break
 		}

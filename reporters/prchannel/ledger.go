@@ -102,15 +102,9 @@ func (c *Client) Stamps(ctx context.Context, spec, sha string, until time.Time) 
 	return out, nil
 }
 
-// settled tells whether one of stamps was set at or before until (to the
-// second, as gate.Fits reads them).
+// settled tells whether one of stamps was set by until (gate.SetBy).
 func settled(stamps []gate.Stamp, until time.Time) bool {
-	for _, s := range stamps {
-		if !s.At.Truncate(time.Second).After(until.Truncate(time.Second)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(stamps, func(s gate.Stamp) bool { return gate.SetBy(s, until) })
 }
 
 // stampsOn is ralph-ci's statuses of spec on commit, newest first.
