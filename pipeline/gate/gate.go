@@ -11,9 +11,10 @@
 // config says who may approve (ApprovalConfig), whose answers count
 // (Approvers), and which specs keep a checkpoint on a pull request
 // (RaisedTier). A channel only reads what they need. A marker is a cache:
-// decisions are confirmed with the channel (confirm.go) and the rejection
+// decisions are confirmed with the channel (confirm.go), the rejection
 // count checked against the commit statuses only ralph-ci can write (its
-// ledger, ledger.go).
+// ledger, ledger.go), and every answer read against those statuses'
+// times, never against the marker's read cursor (timeline.go).
 //
 // In the package graph the gate sits below the engine and the channels
 // (reporters/prchannel implements Channel) and above state and tiers.

@@ -5,7 +5,8 @@
 // per checkpoint (found by its hidden marker and the tool's identity) and
 // sets a commit status `ralph-ci/<spec>` per checkpoint. It implements
 // gate.Channel, gate.Confirmer (an answer read again by id, confirm.go)
-// and gate.Ledger (its own statuses read back, ledger.go).
+// and gate.Ledger and gate.Timeline (its own statuses read back, with
+// their times, ledger.go).
 //
 // Authorization is decided by the gate (gate.Approvers: the configured
 // approvers, or a collaborator permission at least
