@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -111,7 +109,7 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 	}
 	var untrusted string
 	if _, local := ch.(gate.Local); !local {
-		untrusted = committedState(ctx, p.Root)
+		untrusted = state.Committed(ctx, p.Root)
 	}
 	res, gated, err := gate.Check{Channel: ch, Specs: p.Specs, Dir: state.At(p.Root), Lock: state.LockInfo{Command: "check", Version: versionString()},
 		Wait: wait, Every: every, Log: opts.log, Untrusted: untrusted}.Run(ctx)
@@ -139,17 +137,4 @@ func standings(opts *globalOptions, lines []string, code exitcode.Code, msg stri
 	}
 	opts.log.Warn().Str("exit", code.Class()).Msg(msg)
 	return exitcode.Printed(code, errors.New(msg))
-}
-
-// committedState says why the state folder in the checkout of root may
-// not be trusted on a pull request: files of it are committed (git
-// tracks them), so the pull request wrote them. "" when none is (or git
-// cannot tell: the folder is then the job's own, as run left it).
-func committedState(ctx context.Context, root string) string {
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "--", state.DirName).Output()
-	if err != nil || len(bytes.TrimSpace(out)) == 0 {
-		return ""
-	}
-	files := strings.Fields(string(out))
-	return fmt.Sprintf("the checkout has %s committed (%s): a pull request could claim any spec verified in it", state.DirName+"/", strings.Join(files, ", "))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/reporters/publish"
@@ -82,6 +83,9 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			defer restore()
 			o := engineOptions(opts, p, maxRotations)
 			o.Shard, o.Integration = matrix.shard, matrix.integrate
+			if dl == nil { // a delivered state comes from its own ref, never from the checkout
+				o.UntrustedState = state.Committed(ctx, p.Root)
+			}
 			if dl != nil {
 				dl.session.Git.Env = append(dl.session.Git.Env, gitEnv...)
 				o.Deliverer = dl.session

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
@@ -145,14 +146,10 @@ func TestIDShadowingAPathCapturesNoAnswer(t *testing.T) {
 	}
 }
 
-// A pull request that commits a .ralph/state.json saying its spec was
-// verified 3/3 (copied from a real run) gets no checkpoint presented for
-// a spec no agent ran: check does not trust the checkout's state.
-func TestCommittedStateIsNotTrusted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs ralph-ci as a subprocess")
-	}
-	bin := ralphBinary(t)
+// committedStateWorld is a pull request that commits the .ralph/state.json
+// of a real run, which says its specs are verified 3/3 (returned too).
+func committedStateWorld(t *testing.T, bin string) (*prWorld, []byte) {
+	t.Helper()
 	real := newPRWorld(t, bin)
 	real.ralph(6, "run")
 	verified, err := os.ReadFile(filepath.Join(real.dir, ".ralph", "state.json"))
@@ -160,15 +157,21 @@ func TestCommittedStateIsNotTrusted(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := newPRWorld(t, bin)
-	if err := os.MkdirAll(filepath.Join(w.dir, ".ralph"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(w.dir, ".ralph", "state.json"), verified, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(w.dir, ".ralph", "state.json"), string(verified))
 	git(t, w.dir, "add", "-f", ".ralph/state.json")
 	w.commit("the loop already verified everything")
 	w.srv.SetHead(w.head)
+	return w, verified
+}
+
+// A pull request that commits a .ralph/state.json saying its spec was
+// verified 3/3 (copied from a real run) gets no checkpoint presented for
+// a spec no agent ran: check does not trust the checkout's state.
+func TestCommittedStateIsNotTrusted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ralph-ci as a subprocess")
+	}
+	w, verified := committedStateWorld(t, ralphBinary(t))
 	stdout, stderr := w.ralph(6, "check")
 	contains(t, "check", stdout, specA+"\tcheckpoint=pending")
 	contains(t, "the log", stderr, "the state in the checkout is not trusted", "the checkout has .ralph/ committed (.ralph/state.json)")
@@ -252,4 +255,31 @@ func TestPullRequestCannotHideASpec(t *testing.T) {
 		summary, _ := os.ReadFile(w.summary)
 		contains(t, "the job summary", string(summary), msg)
 	})
+}
+
+// run with no delivery does not trust a .ralph/state.json committed in the
+// checkout either: it says so, naming the file, starts from an empty state
+// and runs the agent; the checkpoint is presented only once it really
+// verified the spec. An untracked (ignored) state is the local loop's,
+// and is trusted: the next run resumes from it.
+func TestRunIgnoresACommittedState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ralph-ci as a subprocess")
+	}
+	bin := ralphBinary(t)
+	w, verified := committedStateWorld(t, bin)
+	stdout, stderr := w.ralph(6, "run", "--deliver", "none")
+	contains(t, "the log", stderr, "the state in the checkout is not trusted", "the checkout has .ralph/ committed (.ralph/state.json)", "the run starts from an empty state")
+	if n := w.promptCount(); n != 6 { // both specs, 3/3 each
+		t.Fatalf("%d rotations, want 6: the committed state was trusted\n%s", n, stdout)
+	}
+	w.checkpoint() // presented once the agent verified it
+
+	// The same state, untracked: the local loop's own, trusted.
+	local := newPRWorld(t, bin)
+	writeFile(t, filepath.Join(local.dir, ".ralph", "state.json"), string(verified))
+	_, stderr = local.ralph(6, "run", "--deliver", "none")
+	if strings.Contains(stderr, "not trusted") || local.promptCount() != 0 {
+		t.Fatalf("an untracked state was not trusted (%d rotations):\n%s", local.promptCount(), stderr)
+	}
 }

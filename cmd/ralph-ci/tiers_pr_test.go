@@ -95,6 +95,7 @@ type prWorld struct {
 	srv                    *fake.Server
 	event, summary, output string
 	prompts                string
+	extraEnv               []string // more of the job's environment
 }
 
 // newPRWorld makes the repository (prRepoFiles, then extra files) and the
@@ -186,9 +187,11 @@ func (w *prWorld) env() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GITHUB_ACTIONS=true", "GITHUB_API_URL="+w.srv.URL, "GITHUB_REPOSITORY=Codertocat/Hello-World",
+	env = append(env, "GITHUB_ACTIONS=true", "GITHUB_API_URL="+w.srv.URL, "GITHUB_REPOSITORY=Codertocat/Hello-World",
 		"GITHUB_TOKEN=test-token", "GITHUB_SHA="+w.head, "GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH="+w.event,
 		"GITHUB_STEP_SUMMARY="+w.summary, "GITHUB_OUTPUT="+w.output, "GITHUB_WORKSPACE="+w.dir, "PROMPTS="+w.prompts)
+	env = append(env, w.extraEnv...)
+	return env
 }
 
 func (w *prWorld) command(ctx context.Context, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {

@@ -31,6 +31,10 @@ type User struct {
 // Bot is the identity of a GITHUB_TOKEN's comments.
 var Bot = User{Login: "github-actions[bot]", ID: 41898282, Type: "Bot"}
 
+// App is the identity of a GitHub App installation token's comments and
+// statuses (Server.Self), e.g. a workflow's own app.
+var App = User{Login: "my-app[bot]", ID: 41898283, Type: "Bot"}
+
 // Comment is an issue comment.
 type Comment struct {
 	ID        int64     `json:"id"`
@@ -55,6 +59,7 @@ type Status struct {
 	State       string    `json:"state"`
 	Description string    `json:"description"`
 	Context     string    `json:"context"`
+	TargetURL   string    `json:"target_url"`
 	CreatedAt   time.Time `json:"created_at"`
 	Creator     User      `json:"creator"`
 }
@@ -113,6 +118,11 @@ type Server struct {
 	FilesFrom func(ref, path string) (string, bool)
 	// Pulls are the pull requests opened through the API (pulls.go).
 	Pulls []Pull
+	// Self is who the token writes as (comments, statuses); zero: Bot.
+	Self User
+	// commits are New's pull request's commits, oldest first: its first
+	// head, then every head SetHead gave it (SetCommits rewrites them).
+	commits []string
 }
 
 // The base of the pull request of New, as in the webhook examples of
@@ -127,7 +137,7 @@ const (
 func New(t testing.TB, owner, repo string, pr int, head, author string) *Server {
 	s := &Server{t: t, Owner: owner, Repo: repo, PR: pr, Head: head, Author: author, Perms: map[string]string{},
 		BaseSHA: BaseSHA, BaseRef: BaseRef, Files: map[string]map[string]string{},
-		Reactions: map[int64][]Reaction{}, nextID: 1000, nextReactn: 5000}
+		Reactions: map[int64][]Reaction{}, nextID: 1000, nextReactn: 5000, commits: []string{head}}
 	s.mux = s.routes()
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
@@ -156,13 +166,14 @@ func (s *Server) add(pr int, user User, body string) int64 {
 	return s.nextID
 }
 
-// Edit replaces a comment's body (as a person with admin rights may).
+// Edit replaces a comment's body (as a person with write access may,
+// whoever wrote it); GitHub then shows it updated later than created.
 func (s *Server) Edit(id int64, body string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range s.Comments {
 		if s.Comments[i].ID == id {
-			s.Comments[i].Body = body
+			s.Comments[i].Body, s.Comments[i].UpdatedAt = body, s.now()
 		}
 	}
 }
@@ -195,11 +206,31 @@ func (s *Server) Snapshot() ([]Comment, []Status) {
 	return append([]Comment{}, s.Comments...), append([]Status{}, s.Statuses...)
 }
 
-// SetHead moves the pull request's head (a push).
+// SetHead moves the pull request's head (a push): it is the newest of
+// the pull request's commits.
 func (s *Server) SetHead(sha string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.Head = sha
+	if s.commits[len(s.commits)-1] != sha {
+		s.commits = append(s.commits, sha)
+	}
+}
+
+// SetCommits rewrites the pull request's history (a force push): its
+// commits are shas, oldest first, the last one its head.
+func (s *Server) SetCommits(shas ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.commits, s.Head = append([]string{}, shas...), shas[len(shas)-1]
+}
+
+// self is who the token writes as; s.mu is held.
+func (s *Server) self() User {
+	if s.Self.Login == "" {
+		return Bot
+	}
+	return s.Self
 }
 
 // SetFile puts a file with content at path on ref (a commit sha or a

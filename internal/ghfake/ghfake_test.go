@@ -43,6 +43,7 @@ func TestRoutes(t *testing.T) {
 	}{
 		{"GET", "/user", "", 403},
 		{"GET", "/repos/o/r/pulls/7", "", 200},
+		{"GET", "/repos/o/r/pulls/7/commits", "", 200},
 		{"GET", "/repos/o/r/contents/dir/ralph.yaml?ref=" + BaseSHA, "", 200},
 		{"GET", "/repos/o/r/contents/missing.yaml", "", 404},
 		{"GET", "/repos/o/r/issues/7/comments", "", 200},
@@ -76,6 +77,7 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/repos/other/r/pulls"},
 		{"PATCH", "/repos/o/r/pulls/999"},
 		{"GET", "/repos/o/r/pulls/8"},
+		{"GET", "/repos/o/r/pulls/8/commits"},
 		{"GET", "/repos/other/r/pulls/7"},
 		{"GET", "/repos/o/other/issues/7/comments"},
 		{"DELETE", "/repos/o/r/issues/comments/1001"},

@@ -73,7 +73,8 @@ func (s *Server) openPullJSON(p OpenPull) map[string]any {
 	if p.Number == s.PR {
 		head, ref = s.head(), cmp.Or(s.HeadRef, "feature")
 	}
-	return map[string]any{"number": p.Number, "state": "open", "head": map[string]any{"sha": head, "ref": ref, "repo": s.repoJSON()},
+	return map[string]any{"number": p.Number, "state": "open", "html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, p.Number),
+		"head": map[string]any{"sha": head, "ref": ref, "repo": s.repoJSON()},
 		"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef, "repo": s.repoJSON()}, "user": User{Login: p.Author, ID: 1, Type: "User"}}
 }
 
@@ -116,7 +117,46 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 // SetStatus sets a commit status on sha, as a run that presented a
 // checkpoint leaves it.
 func (s *Server) SetStatus(sha, context, state, description string) {
+	s.AddStatus(Status{SHA: sha, State: state, Description: description, Context: context})
+}
+
+// AddStatus adds st as set now, by the token (Self) unless st names its
+// Creator.
+func (s *Server) AddStatus(st Status) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.Statuses = append(s.Statuses, Status{SHA: sha, State: state, Description: description, Context: context, CreatedAt: s.now(), Creator: Bot})
+	st.CreatedAt = s.now()
+	if st.Creator.Login == "" {
+		st.Creator = s.self()
+	}
+	s.Statuses = append(s.Statuses, st)
+}
+
+// listPullCommits answers GET /repos/{owner}/{repo}/pulls/{number}/commits:
+// the pull request's commits, oldest first, paginated. New's are its
+// heads so far (see SetHead, SetCommits; with HeadFrom, its answer last),
+// AddPull's its one head, and one opened through the API none.
+func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	p := s.pull(atoi(r.PathValue("number")))
+	var shas []string // one opened through the API (Pulls): none known
+	if p.Head != "" {
+		shas = []string{p.Head}
+	}
+	if p.Number == s.PR {
+		shas = append([]string{}, s.commits...)
+		if h := s.head(); shas[len(shas)-1] != h {
+			shas = append(shas, h)
+		}
+	}
+	out := []map[string]any{}
+	for _, sha := range shas {
+		if sha == "" { // no head yet (a branch not pushed)
+			continue
+		}
+		out = append(out, map[string]any{"sha": sha, "commit": map[string]any{"message": "commit " + sha}})
+	}
+	paginate(s, w, r, out)
 }

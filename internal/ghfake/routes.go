@@ -24,6 +24,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /user", s.getUser)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{number}", s.getPull)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{number}/commits", s.listPullCommits)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.getContents)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{a}/{b}", s.issuesGet)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{number}/comments", s.createComment)
@@ -202,7 +203,7 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.add(atoi(r.PathValue("number")), Bot, body)
+	s.add(atoi(r.PathValue("number")), s.self(), body)
 	s.json(w, 201, s.Comments[len(s.Comments)-1])
 }
 
@@ -240,7 +241,7 @@ func (s *Server) getComment(w http.ResponseWriter, r *http.Request) {
 	s.error(w, 404, "Not Found")
 }
 
-// editComment: only the bot's own comments may be edited with its token.
+// editComment: only the token's own comments may be edited with it.
 func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 	body, ok := s.body(w, r)
 	if !ok {
@@ -249,11 +250,11 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 	id := int64(atoi(r.PathValue("id")))
 	for i := range s.Comments {
 		if s.Comments[i].ID == id {
-			if s.Comments[i].User != Bot {
+			if s.Comments[i].User != s.self() {
 				s.error(w, 403, "Must have admin rights to Repository.")
 				return
 			}
-			s.Comments[i].Body = body
+			s.Comments[i].Body, s.Comments[i].UpdatedAt = body, s.now()
 			s.json(w, 200, s.Comments[i])
 			return
 		}
@@ -318,7 +319,7 @@ func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {
 		s.error(w, 422, "Validation Failed")
 		return
 	}
-	st.SHA, st.CreatedAt, st.Creator = sha, s.now(), Bot
+	st.SHA, st.CreatedAt, st.Creator = sha, s.now(), s.self()
 	s.Statuses = append(s.Statuses, st)
 	s.json(w, 201, st)
 }

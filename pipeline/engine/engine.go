@@ -52,6 +52,10 @@ type Options struct {
 	// Integration is true for the run that integrates a matrix's shards
 	// (see pipeline/shards): the report names it where it ran a spec.
 	Integration bool
+	// UntrustedState, when set, says why the state in the checkout did
+	// not come from ralph-ci (state.Committed): the run starts from an
+	// empty state, and saves its own over it.
+	UntrustedState string
 }
 
 // Outcome is how a run ended.
@@ -147,7 +151,11 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	if err := ensureGuardrails(e.dir); err != nil {
 		return Outcome{Code: exitcode.Failure}, err
 	}
-	if e.st, err = state.Load(e.dir); err != nil {
+	if why := opts.UntrustedState; why != "" {
+		e.log.Warn().Str("state", e.dir.StatePath()).Str("reason", why).
+			Msgf("the state in the checkout is not trusted (%s): the run starts from an empty state; for a local loop, keep %s/ out of git (git rm -r --cached %s, and add it to .gitignore)", why, state.DirName, state.DirName)
+		e.st = state.State{Version: state.Version}
+	} else if e.st, err = state.Load(e.dir); err != nil {
 		return Outcome{Code: exitcode.Failure}, err
 	}
 	e.pool.restore(e.st.LimitedAgents, time.Now())

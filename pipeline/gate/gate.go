@@ -10,7 +10,11 @@
 // The gate also holds the trust decisions, once for every channel: which
 // config says who may approve (ApprovalConfig), whose answers count
 // (Approvers), and which specs keep a checkpoint on a pull request
-// (RaisedTier). A channel only reads what they need.
+// (RaisedTier). A channel only reads what they need. A marker is a cache:
+// decisions are confirmed with the channel (confirm.go), the rejection
+// count checked against the commit statuses only ralph-ci can write (its
+// ledger, ledger.go), and every answer read against those statuses'
+// times, never against the marker's read cursor (timeline.go).
 //
 // In the package graph the gate sits below the engine and the channels
 // (reporters/prchannel implements Channel) and above state and tiers.
@@ -84,13 +88,9 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 		if sp.Tier != plan.TierVerify {
 			continue
 		}
-		rec, repaired := load(sp, st, snap, log)
-		if c, ok := snap.Comments[sp.Path]; ok && c.Err == nil {
-			dropped, err := confirm(ctx, ch, sp, c, &rec, log)
-			if err != nil {
-				return Result{}, err
-			}
-			repaired = repaired || dropped
+		rec, repaired, err := load(ctx, ch, sp, st, snap, log)
+		if err != nil {
+			return Result{}, err
 		}
 		recs[sp.Path] = &rec
 		if repaired {
@@ -104,8 +104,13 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 	for k, r := range recs {
 		before[k] = clone(*r)
 	}
-	applyReplies(snap, targets, recs, log)
-	applyReactions(snap, recs, log)
+	fit := fitter(ctx, ch, snap)
+	if err := applyReplies(snap, targets, recs, fit, log); err != nil {
+		return Result{}, err
+	}
+	if err := applyReactions(snap, recs, fit, log); err != nil {
+		return Result{}, err
+	}
 	for _, sp := range specs {
 		r, ok := recs[sp.Path]
 		if !ok {
@@ -133,8 +138,9 @@ func routeID(sp plan.Spec, specs []plan.Spec, log zerolog.Logger) string {
 }
 
 // applyReplies applies each reply, oldest first, to the open checkpoint
-// it is for (tiers.Route), skipping replies the records have seen.
-func applyReplies(snap Snapshot, targets []tiers.Target, recs map[string]*tiers.Record, log zerolog.Logger) {
+// it is for (tiers.Route), skipping replies the records have seen and
+// those that do not fit the ledger.
+func applyReplies(snap Snapshot, targets []tiers.Target, recs map[string]*tiers.Record, fit fit, log zerolog.Logger) error {
 	for _, a := range snap.Replies {
 		var open []tiers.Target
 		fresh := false
@@ -158,20 +164,35 @@ func applyReplies(snap Snapshot, targets []tiers.Target, recs map[string]*tiers.
 			continue
 		}
 		a.Text = text
+		if ok, err := fit(tg.Spec, *recs[tg.Spec], a, log); !ok || err != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		apply(tg.Spec, recs[tg.Spec], a, snap.Head, log)
 	}
+	return nil
 }
 
 // applyReactions applies the reactions on each open checkpoint's comment
-// that its record has not seen.
-func applyReactions(snap Snapshot, recs map[string]*tiers.Record, log zerolog.Logger) {
+// that its record has not seen and that fit the ledger.
+func applyReactions(snap Snapshot, recs map[string]*tiers.Record, fit fit, log zerolog.Logger) error {
 	for spec, r := range recs {
 		for _, a := range snap.Reactions[r.CommentID] {
-			if r.CommentID != 0 && a.ID > r.AfterReaction && r.Open() {
-				apply(spec, r, a, snap.Head, log)
+			if r.CommentID == 0 || a.ID <= r.AfterReaction || !r.Open() {
+				continue
 			}
+			if ok, err := fit(spec, *r, a, log); !ok || err != nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			apply(spec, r, a, snap.Head, log)
 		}
 	}
+	return nil
 }
 
 // settle finishes the record r of sp after the answers: it marks what was
@@ -199,7 +220,7 @@ func settle(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap
 		log.Warn().Str("spec", sp.Path).Msg(tiers.HistoryUnavailable)
 	}
 	changed := dirty || !reflect.DeepEqual(*r, before)
-	if err := publish(ctx, ch, sp, r, changed, log); err != nil {
+	if err := publish(ctx, ch, sp, r, before, changed, log); err != nil {
 		return err
 	}
 	if ss != nil || r.Status != tiers.StatusNone {

@@ -14,16 +14,19 @@ import (
 // load finds the record of a spec: the checkpoint comment's marker (it
 // survives across workflow runs), else state.json. A marker whose record
 // cannot be read is LogCorruption: the log is reset, the count of the
-// state kept. repaired tells that the record differs from what the
-// comment shows (an unreadable marker, or tiers.Check changed it), so
+// state kept. The marker is a cache: its decision is confirmed with the
+// channel (confirm) and its rejection count checked against the channel's
+// ledger (audit) before the counter invariants (tiers.Check) apply.
+// repaired tells that the record differs from what the comment shows, so
 // that it is published again.
-func load(sp plan.Spec, st *state.State, snap Snapshot, log zerolog.Logger) (rec tiers.Record, repaired bool) {
+func load(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap Snapshot, log zerolog.Logger) (rec tiers.Record, repaired bool, err error) {
 	var saved tiers.Record
 	if ss := st.Spec(sp.Path); ss != nil && ss.Checkpoint != nil {
 		saved = clone(*ss.Checkpoint)
 	}
 	rec = saved
-	if c, ok := snap.Comments[sp.Path]; ok {
+	c, found := snap.Comments[sp.Path]
+	if found {
 		repaired = c.Err != nil
 		if c.Err != nil {
 			log.Warn().Str("spec", sp.Path).Err(c.Err).Int("rejection_count", saved.RejectionCount).
@@ -36,11 +39,39 @@ func load(sp plan.Spec, st *state.State, snap Snapshot, log zerolog.Logger) (rec
 	} else if snap.PR != 0 && rec.PR == snap.PR {
 		rec.CommentID = 0 // deleted on the pull request: post it again
 	}
+	if found && c.Err == nil {
+		dropped, err := confirm(ctx, ch, sp, c, &rec, log)
+		if err != nil {
+			return rec, false, err
+		}
+		repaired = repaired || dropped
+	}
+	restored, err := audit(ctx, ch, sp, snap, &rec, log)
+	if err != nil {
+		return rec, false, err
+	}
+	repaired = repaired || restored
+	if restored {
+		recoverLog(&rec, saved)
+	}
 	for _, w := range tiers.Check(&rec) {
 		log.Warn().Str("spec", sp.Path).Msg(w)
 		repaired = true
 	}
-	return rec, repaired
+	return rec, repaired, nil
+}
+
+// recoverLog gives a record whose count the ledger restored the longer
+// rejection log of the state's record of the same pull request, when that
+// one is consistent with the restored count: the ledger keeps the count,
+// not the feedback, which the next rotations and the escalation show.
+func recoverLog(r *tiers.Record, saved tiers.Record) {
+	if saved.PR != r.PR || saved.RejectionCount != r.RejectionCount || len(saved.RejectionLog) <= len(r.RejectionLog) {
+		return
+	}
+	if cp := clone(saved); len(tiers.Check(&cp)) == 0 {
+		r.RejectionLog = cp.RejectionLog
+	}
 }
 
 // apply applies one answer and logs what it did.
@@ -82,13 +113,31 @@ func sendBack(sp plan.Spec, st *state.State, r tiers.Record) {
 }
 
 // publish shows the record when it changed (or has no comment yet), and
-// sets the commit status.
-func publish(ctx context.Context, ch Channel, sp plan.Spec, r *tiers.Record, changed bool, log zerolog.Logger) error {
+// sets the commit status, the count's ledger. The two writes are not
+// atomic, so their order keeps the ledger from ever reading as a forgery:
+// a record that raises the count (or keeps it) is shown first, so a
+// status that fails leaves the ledger behind, which only raises; one that
+// lowers it from before (a genuine reset) is recorded first, so a comment
+// that fails leaves the old marker, whose answers are read again.
+func publish(ctx context.Context, ch Channel, sp plan.Spec, r *tiers.Record, before tiers.Record, changed bool, log zerolog.Logger) error {
 	if r.Status == tiers.StatusNone {
 		return nil
 	}
 	if !changed && r.CommentID != 0 {
 		return nil
+	}
+	status := func() error {
+		state, desc := StatusOf(*r)
+		if err := ch.Status(ctx, sp.Path, state, desc); err != nil {
+			return fmt.Errorf("commit status of %s: %w", sp.Path, err)
+		}
+		return nil
+	}
+	lowers := Restore(&tiers.Record{Status: r.Status, RejectionCount: r.RejectionCount}, Entry{Status: before.Status, Count: before.RejectionCount})
+	if lowers {
+		if err := status(); err != nil {
+			return err
+		}
 	}
 	id, err := ch.Publish(ctx, sp.Path, SliceOf(sp), *r)
 	if err != nil {
@@ -97,19 +146,10 @@ func publish(ctx context.Context, ch Channel, sp plan.Spec, r *tiers.Record, cha
 	if id != 0 && r.CommentID != id {
 		r.CommentID = id
 	}
-	state, desc := "pending", "awaiting the human checkpoint"
-	switch r.Status {
-	case tiers.StatusApproved:
-		state, desc = "success", "approved by @"+r.DecidedBy
-	case tiers.StatusSkipped:
-		state, desc = "success", "verification skipped by the user"
-	case tiers.StatusEscalated:
-		state, desc = "failure", fmt.Sprintf("rejected %d times: escalated", r.RejectionCount)
-	case tiers.StatusRework:
-		desc = fmt.Sprintf("rejected (%d/3): back to work", r.RejectionCount)
-	}
-	if err := ch.Status(ctx, sp.Path, state, desc); err != nil {
-		return fmt.Errorf("commit status of %s: %w", sp.Path, err)
+	if !lowers {
+		if err := status(); err != nil {
+			return err
+		}
 	}
 	log.Debug().Str("spec", sp.Path).Str("status", string(r.Status)).Msg("checkpoint published")
 	return nil

@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"strings"
+	"time"
 )
 
 // Kinds of answers.
@@ -20,6 +21,9 @@ type Answer struct {
 	Text   string
 	// OnComment is the comment a reaction was given on.
 	OnComment int64
+	// Given is when the answer was given, as the channel recorded it
+	// (zero when it keeps no time: the terminal).
+	Given time.Time
 }
 
 // Target is an open checkpoint a reply may apply to.

@@ -4,7 +4,9 @@
 // and the reactions of authorized people, creates or edits one comment
 // per checkpoint (found by its hidden marker and the tool's identity) and
 // sets a commit status `ralph-ci/<spec>` per checkpoint. It implements
-// gate.Channel.
+// gate.Channel, gate.Confirmer (an answer read again by id, confirm.go)
+// and gate.Ledger and gate.Timeline (its own statuses read back, with
+// their times, ledger.go).
 //
 // Authorization is decided by the gate (gate.Approvers: the configured
 // approvers, or a collaborator permission at least
@@ -58,9 +60,12 @@ type Client struct {
 	self     string            // the token's login, "" when unknown
 	perms    map[string]string // login -> permission
 	prAuthor string
+	prURL    string // the pull request's web page: the target of its statuses
 	head     string
-	bodies   map[int64]string // comment id -> body, as last read
-	readOnly bool             // the token may not write: fall back
+	bodies   map[int64]string            // comment id -> body, as last read
+	commits  []string                    // the pull request's commits, newest first (nil: not read since Read)
+	statuses map[string][]*gh.RepoStatus // sha -> its statuses, newest first (see statusesOf)
+	readOnly bool                        // the token may not write: fall back
 }
 
 // Options configure New.
@@ -125,7 +130,7 @@ func New(o Options) (*Client, error) {
 		c.BaseURL = u
 	}
 	return &Client{gh: c, owner: owner, repo: repo, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, baseTier: o.DefaultTier, specs: o.Specs, log: o.Log, actions: o.Actions,
-		annotations: o.Stdout, perms: map[string]string{}, bodies: map[int64]string{}}, nil
+		annotations: o.Stdout, self: o.Env.Login, perms: map[string]string{}, bodies: map[int64]string{}, statuses: map[string][]*gh.RepoStatus{}}, nil
 }
 
 // permission is the collaborator permission of login (role_name, which

@@ -34,6 +34,9 @@ func (c *Client) Confirm(ctx context.Context, tg tiers.Target, rec tiers.Record)
 		if !c.onThisPull(cm) {
 			return fmt.Sprintf("reply %d is not on pull request #%d", rec.DecidedID, c.pr), nil
 		}
+		if why := edited(cm); why != "" {
+			return fmt.Sprintf("reply %d: %s", rec.DecidedID, why), nil
+		}
 		if cm.GetID() <= commentID {
 			return fmt.Sprintf("reply %d is older than the checkpoint comment %d", rec.DecidedID, commentID), nil
 		}
@@ -66,15 +69,20 @@ func (c *Client) Confirm(ctx context.Context, tg tiers.Target, rec tiers.Record)
 	if says := decisionOf(a, rec.Status); says != "" {
 		return fmt.Sprintf("%s %d %s", a.Kind, a.ID, says), nil
 	}
-	// For this head: an answer given before the checkpoint was presented
-	// for the pull request's head was an answer for an older head, replayed.
-	presented, known, err := c.presentedAt(ctx, tg.Spec)
+	// Read against the ledger: an answer given before the checkpoint was
+	// presented for the commit the record names (an answer for an older
+	// head, replayed), or while it stood elsewhere (back at work), is no
+	// answer to it, whatever the marker's cursor says.
+	asked := tiers.StatusPending
+	if rec.Status == tiers.StatusSkipped {
+		asked = tiers.StatusEscalated
+	}
+	stamps, err := c.Stamps(ctx, tg.Spec, rec.SHA, given)
 	if err != nil {
 		return "", err
 	}
-	if known && given.Before(presented.Truncate(time.Second)) {
-		return fmt.Sprintf("%s %d was given at %s, before the checkpoint was presented for the head %.7s (%s): it answered an older head", a.Kind, a.ID,
-			given.UTC().Format(time.RFC3339), c.head, presented.UTC().Format(time.RFC3339)), nil
+	if why := gate.Fits(stamps, rec.SHA, given, asked); why != "" {
+		return fmt.Sprintf("%s %d was %s", a.Kind, a.ID, why), nil
 	}
 	return "", nil
 }
@@ -125,32 +133,5 @@ func (c *Client) allReactions(ctx context.Context, comment int64) ([]timedReacti
 			return out, err
 		}
 		page = next
-	}
-}
-
-// presentedAt is when ralph-ci presented spec's checkpoint for the pull
-// request's head: the time of the first ralph-ci/SPEC commit status its
-// own login set on that commit. known is false when it set none there
-// (a token that may not write statuses): then no time can be checked.
-func (c *Client) presentedAt(ctx context.Context, spec string) (at time.Time, known bool, err error) {
-	opts := &gh.ListOptions{PerPage: 100}
-	for {
-		page, resp, err := c.gh.Repositories.ListStatuses(ctx, c.owner, c.repo, c.head, opts)
-		if err != nil {
-			return at, false, fmt.Errorf("statuses of %.12s: %w", c.head, err)
-		}
-		for _, st := range page {
-			if st.GetContext() != StatusPrefix+spec || !c.own(st.GetCreator()) {
-				continue
-			}
-			if t := st.GetCreatedAt().Time; !known || t.Before(at) {
-				at, known = t, true
-			}
-		}
-		next, err := nextPage(resp, opts.Page, "statuses of "+c.head)
-		if next == 0 || err != nil {
-			return at, known, err
-		}
-		opts.Page = next
 	}
 }

@@ -16,12 +16,18 @@ type Env struct {
 	EventName  string // GITHUB_EVENT_NAME
 	EventPath  string // GITHUB_EVENT_PATH
 	RunNumber  int    // GITHUB_RUN_NUMBER (0 unknown): where a sweep starts
+	// Login is RALPH_CI_GITHUB_LOGIN (the Action's github-login input):
+	// the login the token writes as, e.g. "my-app[bot]" for a GitHub App's
+	// installation token, which may not read /user either. "" asks /user,
+	// else takes ActionsLogin.
+	Login string
 }
 
 // EnvFrom reads Env through getenv (os.Getenv at the edge).
 func EnvFrom(getenv func(string) string) Env {
 	return Env{APIURL: getenv("GITHUB_API_URL"), Repository: getenv("GITHUB_REPOSITORY"), Token: getenv("GITHUB_TOKEN"),
-		EventName: getenv("GITHUB_EVENT_NAME"), EventPath: getenv("GITHUB_EVENT_PATH"), RunNumber: atoiOr0(getenv("GITHUB_RUN_NUMBER"))}
+		EventName: getenv("GITHUB_EVENT_NAME"), EventPath: getenv("GITHUB_EVENT_PATH"), RunNumber: atoiOr0(getenv("GITHUB_RUN_NUMBER")),
+		Login: strings.TrimPrefix(strings.TrimSpace(getenv("RALPH_CI_GITHUB_LOGIN")), "@")}
 }
 
 // Sweep tells whether the event is one without a pull request on which

@@ -89,7 +89,12 @@ func (c *Client) Status(ctx context.Context, spec, state, description string) er
 	if len(description) > 140 {
 		description = description[:137] + "..."
 	}
-	_, _, err := c.gh.Repositories.CreateStatus(ctx, c.owner, c.repo, c.head, &gh.RepoStatus{State: &state, Description: &description, Context: &ctxName})
+	st := &gh.RepoStatus{State: &state, Description: &description, Context: &ctxName}
+	if c.prURL != "" {
+		st.TargetURL = &c.prURL // whose record it is (see Recorded)
+	}
+	_, _, err := c.gh.Repositories.CreateStatus(ctx, c.owner, c.repo, c.head, st)
+	delete(c.statuses, c.head) // read again when asked
 	if err != nil && isNoPermission(err) {
 		c.log.Warn().Err(err).Str("spec", spec).Msg("the GitHub token may not set commit statuses (permissions: statuses: write); the check's exit code is the gate")
 		return nil

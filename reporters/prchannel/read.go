@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	gh "github.com/google/go-github/v60/github"
 
@@ -22,7 +23,9 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 	if err != nil {
 		return gate.Snapshot{}, fmt.Errorf("pull request #%d: %w", c.pr, err)
 	}
-	c.head, c.prAuthor = pr.GetHead().GetSHA(), pr.GetUser().GetLogin()
+	prev := c.head
+	c.head, c.prAuthor, c.prURL = pr.GetHead().GetSHA(), pr.GetUser().GetLogin(), pr.GetHTMLURL()
+	c.forget(prev)
 	c.trust(ctx, pr)
 	if c.self == "" {
 		c.self = ActionsLogin // a GITHUB_TOKEN may not read /user
@@ -80,18 +83,34 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 		if err != nil {
 			return gate.Snapshot{}, err
 		}
+		if why == "" {
+			why = edited(cm)
+		}
 		if why != "" {
 			c.ignored(cm.GetID(), "reply", cm.GetUser().GetLogin(), why)
 			continue
 		}
-		snap.Replies = append(snap.Replies, tiers.Answer{ID: cm.GetID(), Kind: tiers.KindReply, Author: cm.GetUser().GetLogin(), Text: cm.GetBody()})
+		snap.Replies = append(snap.Replies, tiers.Answer{ID: cm.GetID(), Kind: tiers.KindReply, Author: cm.GetUser().GetLogin(), Text: cm.GetBody(), Given: cm.GetCreatedAt().Time})
 	}
 	return snap, nil
 }
 
+// edited says why a reply that was edited after it was given is not an
+// answer ("" when it was not): anyone with write access may edit anyone's
+// comment, and GitHub's REST API does not say who did, so the text is no
+// longer surely its author's.
+func edited(cm *gh.IssueComment) string {
+	if !cm.GetUpdatedAt().After(cm.GetCreatedAt().Time) {
+		return ""
+	}
+	return fmt.Sprintf("the reply was edited after it was given (at %s; anyone with write access may edit a comment): answer again in a new reply",
+		cm.GetUpdatedAt().UTC().Format(time.RFC3339))
+}
+
 // ActionsLogin is the author of the comments a GITHUB_TOKEN posts. Such a
 // token may not read /user, so it is who ralph-ci is until /user or a
-// comment it posts says otherwise (a GitHub App's token).
+// comment it posts says otherwise, unless Env.Login names the login (a
+// GitHub App's installation token, which may not read /user either).
 const ActionsLogin = "github-actions[bot]"
 
 // own tells whether a comment with a marker is the tool's: posted by the
@@ -124,39 +143,33 @@ func (c *Client) comments(ctx context.Context) ([]*gh.IssueComment, error) {
 	}
 }
 
-// reactions lists the authorized +1/-1 reactions on a comment after id.
+// reactions lists the authorized +1/-1 reactions on a comment after id,
+// with the time each was given.
 func (c *Client) reactions(ctx context.Context, comment, after int64) ([]tiers.Answer, error) {
-	opts := &gh.ListOptions{PerPage: 100}
-	var out []tiers.Answer
-	for {
-		page, resp, err := c.gh.Reactions.ListIssueCommentReactions(ctx, c.owner, c.repo, comment, opts)
-		if err != nil {
-			return nil, fmt.Errorf("reactions on comment %d: %w", comment, err)
-		}
-		for _, r := range page {
-			if r.GetID() <= after {
-				continue
-			}
-			if r.GetContent() != "+1" && r.GetContent() != "-1" {
-				c.ignored(r.GetID(), "reaction", r.GetUser().GetLogin(), fmt.Sprintf("reaction %q is not an answer (+1 = yes, -1 = no)", r.GetContent()))
-				continue
-			}
-			why, err := c.authorize(ctx, r.GetUser())
-			if err != nil {
-				return nil, err
-			}
-			if why != "" {
-				c.ignored(r.GetID(), "reaction", r.GetUser().GetLogin(), why)
-				continue
-			}
-			out = append(out, tiers.Answer{ID: r.GetID(), Kind: tiers.KindReaction, Author: r.GetUser().GetLogin(), Text: r.GetContent(), OnComment: comment})
-		}
-		next, err := nextPage(resp, opts.Page, fmt.Sprintf("reactions on comment %d", comment))
-		if next == 0 || err != nil {
-			return out, err
-		}
-		opts.Page = next
+	all, err := c.allReactions(ctx, comment)
+	if err != nil {
+		return nil, err
 	}
+	var out []tiers.Answer
+	for _, r := range all {
+		if r.GetID() <= after {
+			continue
+		}
+		if r.GetContent() != "+1" && r.GetContent() != "-1" {
+			c.ignored(r.GetID(), "reaction", r.GetUser().GetLogin(), fmt.Sprintf("reaction %q is not an answer (+1 = yes, -1 = no)", r.GetContent()))
+			continue
+		}
+		why, err := c.authorize(ctx, r.GetUser())
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			c.ignored(r.GetID(), "reaction", r.GetUser().GetLogin(), why)
+			continue
+		}
+		out = append(out, tiers.Answer{ID: r.GetID(), Kind: tiers.KindReaction, Author: r.GetUser().GetLogin(), Text: r.GetContent(), OnComment: comment, Given: r.CreatedAt})
+	}
+	return out, nil
 }
 
 // MaxPages bounds the pages of one listing (100 items each): a server whose
