@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/ralph-ci/ralph-ci/internal/procs"
 )
@@ -111,9 +112,29 @@ func exitWith(ws syscall.WaitStatus) int {
 	return ws.ExitStatus()
 }
 
-// killDescendants sends sig to every descendant of this process.
+// killDescendants sends sig to every descendant of this process. A
+// shepherd without children has no descendants (as a child subreaper it
+// adopts every orphan below it), so the scan of /proc is left out then:
+// that is the usual end of an agent or command that left nothing behind.
 func killDescendants(sig syscall.Signal) {
+	if !hasChildren() {
+		return
+	}
 	for _, pid := range procs.Descendants(os.Getpid()) {
 		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// hasChildren tells whether this process has a child, running or exited
+// and not reaped yet, without reaping it (waitid with WNOWAIT; ECHILD
+// means none).
+func hasChildren() bool {
+	const pAll, wNoWait = 0, 0x01000000 // P_ALL, WNOWAIT from <linux/wait.h>
+	var info [128]byte                  // siginfo_t
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pAll, 0, uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOHANG|wNoWait, 0, 0)
+		if errno != syscall.EINTR {
+			return errno != syscall.ECHILD
+		}
 	}
 }
