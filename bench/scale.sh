@@ -15,6 +15,7 @@
 #   merge     `report merge` of 50 shard reports of 200 specs vs a Python union
 #
 # Usage: bench/scale.sh [REPEATS] [SPECS_MAX] [REJ] [OUT_MIB]
+# SECTION=rotation,prompt (env) runs only those sections (default: all).
 # (defaults 3, 1000, 1000, 128; the issue's figures are 10000, 5000, 512).
 # RALPH_BIN=path measures that binary instead of building this tree (to
 # measure an older version with the same script).
@@ -30,6 +31,8 @@ SPECS_MAX=${2:-1000}
 REJ=${3:-1000}
 OUT_MIB=${4:-128}
 K=${K:-20} # rotations measured per run (env K)
+SECTION=${SECTION:-all}
+want() { [ "$SECTION" = all ] || [[ ",$SECTION," == *",$1,"* ]]; }
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
@@ -126,7 +129,7 @@ row "case" "ralph-ci" "baseline" "ratio" "goal"
 
 # --- CPU per rotation by number of specs.
 base=""
-for n in 1 100 1000 $([ "$SPECS_MAX" -gt 1000 ] && echo "$SPECS_MAX"); do
+want rotation && for n in 1 100 1000 $([ "$SPECS_MAX" -gt 1000 ] && echo "$SPECS_MAX"); do
 	setup "$work/n$n" "$n" "$continue_agent"
 	seed "$work/n$n" && mv "$work/n$n/.ralph" "$work/state$n"
 	per_rotation "$work/n$n" "$work/state$n" >"$work/rot$n"
@@ -139,8 +142,11 @@ for n in 1 100 1000 $([ "$SPECS_MAX" -gt 1000 ] && echo "$SPECS_MAX"); do
 done
 
 # --- run startup and check vs cue vet on the same front matters.
-if [ -x "$cue" ]; then
+if ! want startup; then
+	:
+elif [ -x "$cue" ]; then
 	d=$work/n1000
+	[ -d "$d" ] || setup "$d" 1000 "$continue_agent"
 	mkdir -p "$work/fm"
 	for f in "$d"/specs/*.spec.md; do awk 'NR>1 && /^---$/ {exit} NR>1' "$f" >"$work/fm/$(basename "$f" .spec.md).yaml"; done
 	: >"$work/run" && : >"$work/check" && : >"$work/cue"
@@ -163,6 +169,7 @@ fi
 # --- prompts after many rejections: the agent claims DONE without its
 # promise, so every claim is rejected; it records the prompt's size.
 rej_agent='wc -c >>prompt-sizes; echo RALPH_STATUS: DONE'
+if want prompt; then
 setup "$work/rej" 1 "$rej_agent"
 echo "prompt-sizes" >>"$work/rej/.gitignore" && git -C "$work/rej" commit -qam ignore
 per_rotation "$work/rej" "" >"$work/rej0"
@@ -174,8 +181,10 @@ per_rotation "$work/rej" "$work/rej-state" >"$work/rejN"
 last=$(tail -n 1 "$work/rej/prompt-sizes")
 row "CPU per rotation after $REJ rejections" "$(stats <"$work/rejN") ms" "$(stats <"$work/rej0") ms first $K" "$(ratio "$(median <"$work/rejN")" "$(median <"$work/rej0")")" "flat"
 row "prompt after $REJ rejections (bytes)" "$last" "$first first" "$(ratio "$last" "$first")" "flat"
+fi
 
 # --- output throughput: 57-byte lines.
+if want output; then
 line=$(printf 'x%.0s' $(seq 56))
 out_cmd="yes $line | head -c $((OUT_MIB << 20))"
 setup "$work/out" 1 "cat >/dev/null; $out_cmd; echo RALPH_STATUS: CONTINUE"
@@ -187,8 +196,10 @@ for _ in $(seq "$R"); do
 	rm -f "$work/out.log"
 done
 row "output of $OUT_MIB MiB in 57-byte lines" "$(ms <"$work/outr" | stats) ms" "$(ms <"$work/outs" | stats) ms sh >" "$(ratio "$(median <"$work/outr")" "$(median <"$work/outs")")" "<=1.5x"
+fi
 
 # --- report merge of 50 shards of 200 specs vs a Python union.
+want merge || exit 0
 mkdir -p "$work/shards"
 python3 "$here/bench/shards.py" "$work/shards" 50 200
 cat >"$work/union.py" <<'PY'
