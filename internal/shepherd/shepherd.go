@@ -11,12 +11,17 @@
 // after the grace period. Nothing depends on the processes' cooperation
 // or environment.
 //
-// The shepherd runs from this package's init, before the packages that
-// sort after it are initialized: ralph-ci links CUE, YAML, protobuf and
-// GitHub packages whose inits cost several milliseconds, and every agent
-// and verification command start pays for a shepherd. This package
-// therefore imports only packages that are initialized early, and a binary that links
-// it becomes the shepherd when started as [Name], whatever its main does.
+// The shepherd runs from this package's init, so that a binary that
+// links it becomes the shepherd when started as [Name], whatever its main
+// does, and before most of its package inits: ralph-ci links CUE, YAML,
+// protobuf and GitHub packages whose inits cost milliseconds, and every
+// agent and verification command start pays for a shepherd. The linker
+// runs the inits in the order of their import paths wherever the imports
+// allow, so this package imports only what those heavy packages need
+// anyway: fmt, strings or path/filepath would pull internal/fmtsort or
+// internal/filepathlite in, which are initialized after them, and this
+// package after those. TestShepherdStartsBeforeHeavyInits (cmd/ralph-ci)
+// checks the order with GODEBUG=inittrace=1.
 package shepherd
 
 import (
