@@ -6,6 +6,9 @@
 #   20k files:   ralph-ci run  vs  a shell loop + git status  (target <= 1.0x)
 #
 # Usage: bench/rotation.sh [ROTATIONS] [REPEATS]   (defaults 200 and 5)
+# RALPH_BIN=path measures that binary instead of building this tree;
+# RALPH_OLD=path measures that one too, interleaved run by run so that the
+# machine's load hits both alike, on a row of its own ("old").
 # Each number is the median over REPEATS runs of ROTATIONS rotations. The
 # ralph-ci figure is per rotation in steady state: the time of a run of
 # ROTATIONS+1 rotations minus that of a run of 1, divided by ROTATIONS, so
@@ -19,7 +22,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 
-(cd "$here" && go build -o "$work/ralph-ci" ./cmd/ralph-ci)
+if [ -n "${RALPH_BIN:-}" ]; then
+	cp "$RALPH_BIN" "$work/ralph-ci"
+else
+	(cd "$here" && go build -o "$work/ralph-ci" ./cmd/ralph-ci)
+fi
+if [ -n "${RALPH_OLD:-}" ]; then cp "$RALPH_OLD" "$work/old"; fi
 agent='cat >/dev/null; echo RALPH_STATUS: CONTINUE'
 
 setup() { # setup DIR FILES
@@ -42,24 +50,32 @@ YAML
 now() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-run_ralph() { # DIR ROTATIONS -> ns for the whole run
+run_ralph() { # DIR ROTATIONS [BIN] -> ns for the whole run
 	# Each run starts without state, as a CI job does. The previous run's
 	# .ralph is moved aside, not deleted, until the end: on ext4 without a
 	# journal every new file skips the inodes deleted in the last minute,
 	# so deleting it here would slow this run's history logs.
 	if [ -d "$1/.ralph" ]; then mv "$1/.ralph" "$(mktemp -d "$work/old.XXXXXX")/"; fi
 	t0=$(now)
-	"$work/ralph-ci" -C "$1" run --max-rotations "$2" >/dev/null 2>&1 || true
+	"${3:-$work/ralph-ci}" -C "$1" run --max-rotations "$2" >/dev/null 2>&1 || true
 	echo $(($(now) - t0))
 }
 
-time_ralph() { # DIR -> "steady with-start" ns per rotation
+time_ralph() { # DIR -> "steady with-start" ns per rotation, and the
+	# same for $work/old in $work/old.times when RALPH_OLD is set
+	: >"$work/old.times"
 	for _ in $(seq "$R"); do
 		one=$(run_ralph "$1" 1)
 		many=$(run_ralph "$1" $((N + 1)))
 		echo "$(((many - one) / N)) $((many / (N + 1)))"
+		if [ -n "${RALPH_OLD:-}" ]; then
+			one=$(run_ralph "$1" 1 "$work/old")
+			many=$(run_ralph "$1" $((N + 1)) "$work/old")
+			echo "$(((many - one) / N)) $((many / (N + 1)))" >>"$work/old.times"
+		fi
 	done | sort -n | awk '{a[NR]=$0} END {print a[int((NR+1)/2)]}'
 }
+old_times() { sort -n "$work/old.times" | awk '{a[NR]=$0} END {print a[int((NR+1)/2)]}'; }
 
 time_loop() { # DIR WITH_GIT -> ns per iteration
 	for _ in $(seq "$R"); do
@@ -76,8 +92,10 @@ setup "$work/small" 0
 setup "$work/big" 20000
 
 read -r small_r small_s <<<"$(time_ralph "$work/small")"
+read -r small_or small_os <<<"$(old_times)"
 small_l=$(time_loop "$work/small" 0)
 read -r big_r big_s <<<"$(time_ralph "$work/big")"
+read -r big_or big_os <<<"$(old_times)"
 big_l=$(time_loop "$work/big" 1)
 
 ms() { awk -v n="$1" 'BEGIN {printf "%.2f ms", n / 1e6}'; }
@@ -85,3 +103,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}'; }
 printf '%-30s %10s %12s %11s %7s %8s\n' "case ($N rotations, median of $R)" ralph-ci "(with start)" "shell loop" ratio target
 printf '%-30s %10s %12s %11s %7s %8s\n' "small repo, bare loop" "$(ms "$small_r")" "$(ms "$small_s")" "$(ms "$small_l")" "$(ratio "$small_r" "$small_l")" "<=1.25x"
 printf '%-30s %10s %12s %11s %7s %8s\n' "20k files, loop + git status" "$(ms "$big_r")" "$(ms "$big_s")" "$(ms "$big_l")" "$(ratio "$big_r" "$big_l")" "<=1.00x"
+if [ -n "${RALPH_OLD:-}" ]; then
+	printf '%-30s %10s %12s %11s %7s\n' "small repo, old" "$(ms "$small_or")" "$(ms "$small_os")" "$(ms "$small_l")" "$(ratio "$small_or" "$small_l")"
+	printf '%-30s %10s %12s %11s %7s\n' "20k files, old" "$(ms "$big_or")" "$(ms "$big_os")" "$(ms "$big_l")" "$(ratio "$big_or" "$big_l")"
+fi

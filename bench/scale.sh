@@ -113,7 +113,12 @@ PY
 }
 
 fresh() { # fresh DIR STATE: DIR's .ralph replaced by a copy of STATE ("" = none)
-	rm -rf "$1/.ralph"
+	# The previous .ralph is moved aside, not deleted, until the end (as in
+	# rotation.sh): on ext4 without a journal every new file skips the
+	# inodes deleted in the last minute, so deleting a state that holds
+	# REJ history logs would slow the next run's file creations and
+	# charge the prompt line's later rotations for it.
+	if [ -d "$1/.ralph" ]; then mv "$1/.ralph" "$(mktemp -d "$work/old.XXXXXX")/"; fi
 	if [ -n "$2" ]; then cp -a "$2" "$1/.ralph"; fi
 }
 

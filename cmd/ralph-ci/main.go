@@ -12,13 +12,13 @@ import (
 	"io"
 	"os"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	_ "github.com/ralph-ci/ralph-ci/internal/shepherd" // see main
 )
 
+// main is never reached by the shepherd that contains agents and
+// commands: started as shepherd.Name, ralph-ci runs it from that
+// package's init, before the inits of CUE, YAML and the GitHub client.
 func main() {
-	if agent.IsShepherd(os.Args) {
-		os.Exit(agent.ShepherdMain(os.Args[1:]))
-	}
 	seal(os.Args)
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -9,18 +9,16 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
-
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
 // TestMain makes the test binary double as the ralph-ci binary, so the
 // scripts in testdata/script and the end-to-end tests (ralphBinary) run
 // the real command line as a subprocess without building it again: run
 // under the name ralph-ci, the test binary is main (Main and an exit).
+// Run as the shepherd, internal/shepherd's init takes it before this.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"ralph-ci":         func() { seal(os.Args); os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		agent.ShepherdName: func() { os.Exit(agent.ShepherdMain(os.Args[1:])) },
+		"ralph-ci": func() { seal(os.Args); os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

@@ -15,17 +15,20 @@ import (
 type Writer struct {
 	w       io.Writer
 	head    int64
-	written int64  // bytes passed to w so far (head part)
-	ring    []byte // the last bytes beyond head, len <= cap = tail
+	written int64 // bytes passed to w so far (head part)
+	tail    int
+	ring    []byte // the last bytes beyond head, len <= cap = tail; made when first needed
 	start   int    // index of the oldest byte in ring once it is full
 	cut     int64  // bytes dropped between head and tail
 	err     error
 }
 
 // New returns a Writer over w keeping head bytes at the start and tail at
-// the end.
+// the end. The tail's buffer is allocated only once head bytes were
+// written: most logs never need it, and a history log is opened every
+// rotation.
 func New(w io.Writer, head, tail int) *Writer {
-	return &Writer{w: w, head: int64(head), ring: make([]byte, 0, tail)}
+	return &Writer{w: w, head: int64(head), tail: tail}
 }
 
 // Write never fails because of the bound: p always counts as written.
@@ -49,8 +52,11 @@ func (h *Writer) Write(p []byte) (int, error) {
 
 // keep adds p to the ring, dropping (and counting) the oldest bytes.
 func (h *Writer) keep(p []byte) {
-	tail := cap(h.ring)
-	if tail == 0 {
+	tail := h.tail
+	if h.ring == nil && tail > 0 && len(p) > 0 {
+		h.ring = make([]byte, 0, tail)
+	}
+	if tail <= 0 {
 		h.cut += int64(len(p))
 		return
 	}
@@ -83,7 +89,7 @@ func (h *Writer) Close() error {
 		return h.err
 	}
 	if h.cut > 0 {
-		if _, err := fmt.Fprintf(h.w, "\n[... ralph-ci cut %d bytes of output here: the log keeps the first %d and the last %d bytes ...]\n", h.cut, h.head, cap(h.ring)); err != nil {
+		if _, err := fmt.Fprintf(h.w, "\n[... ralph-ci cut %d bytes of output here: the log keeps the first %d and the last %d bytes ...]\n", h.cut, h.head, h.tail); err != nil {
 			return err
 		}
 	}

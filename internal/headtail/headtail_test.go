@@ -47,3 +47,20 @@ func TestWriter(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// The tail's buffer is made only when the head is full.
+func TestTailBufferOnlyWhenNeeded(t *testing.T) {
+	var out bytes.Buffer
+	w := New(&out, 4, 1<<20)
+	_, _ = w.Write([]byte("abcd"))
+	if w.ring != nil {
+		t.Errorf("a log within its head has a tail buffer of %d bytes", cap(w.ring))
+	}
+	_, _ = w.Write([]byte("ef"))
+	if cap(w.ring) != 1<<20 {
+		t.Errorf("tail buffer of %d bytes, want %d", cap(w.ring), 1<<20)
+	}
+	if err := w.Close(); err != nil || out.String() != "abcdef" {
+		t.Errorf("Close: %v, log %q", err, out.String())
+	}
+}

@@ -1,12 +1,13 @@
 // Package procs answers questions about processes from /proc (Linux):
-// whether one still runs, and waiting for some to be gone. Tests of
-// containment use it.
+// whether one still runs, waiting for some to be gone, and which descend
+// from one. The shepherd (internal/shepherd) and tests of containment use
+// it; it imports nothing that is initialized late (see internal/shepherd).
 package procs
 
 import (
+	"bytes"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -16,9 +17,8 @@ func Running(pid int) bool {
 	if err != nil {
 		return false
 	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
 
 // Survivors waits up to d for pids to be gone and returns those still

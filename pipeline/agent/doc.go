@@ -16,7 +16,7 @@
 // reads it. When [UseShepherd] named ralph-ci's executable (Linux), the
 // agent runs under a shepherd that contains everything it starts, setsid'd
 // processes included, and stops them when the agent ends, on a timeout and
-// when ralph-ci dies (see shepherd.go).
+// when ralph-ci dies (see internal/shepherd).
 //
 // The agent runs in its own process group (unix). When the timeout passes or
 // the caller's context is cancelled, the whole group gets SIGTERM, then

@@ -7,13 +7,10 @@ import (
 	"time"
 )
 
-// TestMain lets the test binary double as ralph-ci's shepherd (the tests
-// that call UseShepherd start it) and as a parent process the tests can
-// kill (see shepherd_linux_test.go).
+// TestMain lets the test binary double as a parent process the tests can
+// kill (see shepherd_linux_test.go). It doubles as ralph-ci's shepherd
+// too, from internal/shepherd's init, before TestMain runs.
 func TestMain(m *testing.M) {
-	if IsShepherd(os.Args) {
-		os.Exit(ShepherdMain(os.Args[1:]))
-	}
 	if os.Getenv(parentEnv) != "" {
 		os.Exit(parentMain())
 	}

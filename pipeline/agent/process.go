@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
 
 const (
@@ -35,7 +37,7 @@ var chunks = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b
 type process struct {
 	cmd   *exec.Cmd
 	grace time.Duration
-	// shepherded: the command runs under a shepherd (shepherd.go), which
+	// shepherded: the command runs under a shepherd (internal/shepherd), which
 	// gets the grace period itself before ralph-ci kills it.
 	shepherded bool
 	out        *os.File // read end of the stdout+stderr pipe
@@ -113,7 +115,7 @@ func command(inv Invocation, exe string) (cmd *exec.Cmd, shepherded bool, err er
 		if err != nil {
 			return nil, false, err
 		}
-		args := shepherdArgs(inv.Grace, append([]string{path}, inv.Argv[1:]...))
+		args := shepherd.Args(inv.Grace, append([]string{path}, inv.Argv[1:]...))
 		cmd = &exec.Cmd{Path: exe, Args: args}
 	}
 	cmd.Dir = inv.Dir

@@ -1,0 +1,70 @@
+// Package shepherd contains everything an agent or a verification
+// command starts. ralph-ci starts itself again under the name [Name],
+// which starts the command and is its child subreaper: however a process
+// of the command leaves its parent, group or session (setsid, a CLI's
+// shell tool starting every command in a session of its own, a
+// double-fork daemon), it stays a descendant of the shepherd. When the
+// command's main process exits, the shepherd kills every descendant left
+// and exits with the command's status; on SIGTERM (a timeout, a cancel,
+// or ralph-ci's death: the kernel sends it as the shepherd's parent-death
+// signal, after kill -9 too) it sends SIGTERM to all of them, and SIGKILL
+// after the grace period. Nothing depends on the processes' cooperation
+// or environment.
+//
+// The shepherd runs from this package's init, so that a binary that
+// links it becomes the shepherd when started as [Name], whatever its main
+// does, and before most of its package inits: ralph-ci links CUE, YAML,
+// protobuf and GitHub packages whose inits cost milliseconds, and every
+// agent and verification command start pays for a shepherd. The linker
+// runs the inits in the order of their import paths wherever the imports
+// allow, so this package imports only what those heavy packages need
+// anyway: fmt, strings or path/filepath would pull internal/fmtsort or
+// internal/filepathlite in, which are initialized after them, and this
+// package after those. TestShepherdStartsBeforeHeavyInits (cmd/ralph-ci)
+// checks the order with GODEBUG=inittrace=1.
+package shepherd
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"time"
+)
+
+// Name is argv[0] of ralph-ci started as a shepherd.
+const Name = "ralph-ci-shepherd"
+
+func init() {
+	if Is(os.Args) {
+		os.Exit(Main(os.Args[1:]))
+	}
+}
+
+// Is tells whether args (os.Args) start a shepherd: argv[0]'s base name
+// is [Name].
+func Is(args []string) bool {
+	return len(args) > 0 && args[0][bytes.LastIndexByte([]byte(args[0]), '/')+1:] == Name
+}
+
+// Args is the shepherd's command line for argv, whose first element is
+// the path of the command to start.
+func Args(grace time.Duration, argv []string) []string {
+	return append([]string{Name, "-grace", grace.String(), "--"}, argv...)
+}
+
+// parseArgs reads the shepherd's arguments (os.Args[1:]).
+func parseArgs(args []string) (grace time.Duration, argv []string, err error) {
+	if len(args) < 4 || args[0] != "-grace" || args[2] != "--" {
+		return 0, nil, errors.New("usage: " + Name + " -grace DURATION -- COMMAND [ARG...]")
+	}
+	grace, err = time.ParseDuration(args[1])
+	if err != nil {
+		return 0, nil, errors.New("-grace: " + err.Error())
+	}
+	return grace, args[3:], nil
+}
+
+// say writes a line to stderr.
+func say(line string) {
+	_, _ = os.Stderr.WriteString(line + "\n")
+}

@@ -1,0 +1,140 @@
+package shepherd
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/ralph-ci/ralph-ci/internal/procs"
+)
+
+// Works: Linux has child subreapers and parent-death signals.
+const Works = true
+
+// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER from <linux/prctl.h>.
+const prSetChildSubreaper = 36
+
+// Main runs the shepherd (args are os.Args[1:]) and returns its exit
+// status: the command's, or 127 when it could not start. The command's
+// path is the one ralph-ci resolved: the shepherd does not search PATH.
+func Main(args []string) int {
+	grace, argv, err := parseArgs(args)
+	if err != nil {
+		say(err.Error())
+		return 2
+	}
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
+		say(Name + ": cannot become a child subreaper: " + errno.Error())
+		return 127
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	p, err := os.StartProcess(argv[0], argv, &os.ProcAttr{
+		Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		say(Name + ": starting " + argv[0] + ": " + err.Error())
+		return 127
+	}
+	os.Stdin.Close() // the command has its own
+	return herd(p.Pid, grace, sigs)
+}
+
+// herd waits for the command's main process (leader) and the rest of
+// the herd, as the package documentation describes, and returns the exit
+// status.
+func herd(leader int, grace time.Duration, sigs <-chan os.Signal) int {
+	type exit struct {
+		pid int
+		ws  syscall.WaitStatus
+	}
+	exits := make(chan exit)
+	go func() {
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, 0, nil)
+			if errors.Is(err, syscall.EINTR) {
+				continue
+			}
+			if err != nil { // ECHILD: no descendant is left
+				close(exits)
+				return
+			}
+			exits <- exit{pid, ws}
+		}
+	}()
+	var (
+		status   syscall.WaitStatus
+		killAt   <-chan time.Time
+		sweep    = time.NewTicker(10 * time.Millisecond)
+		sweeping bool
+	)
+	defer sweep.Stop()
+	for {
+		select {
+		case e, ok := <-exits:
+			if !ok {
+				return exitWith(status)
+			}
+			if e.pid == leader {
+				status = e.ws
+				killDescendants(syscall.SIGKILL)
+				sweeping = true
+			}
+		case <-sigs:
+			killDescendants(syscall.SIGTERM)
+			if killAt == nil {
+				killAt = time.After(grace)
+			}
+		case <-killAt:
+			sweeping = true
+		case <-sweep.C:
+			if sweeping {
+				killDescendants(syscall.SIGKILL)
+			}
+		}
+	}
+}
+
+// exitWith ends the shepherd as the leader ended: by the same signal, or
+// with its exit status.
+func exitWith(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		signal.Reset()
+		_ = syscall.Kill(os.Getpid(), ws.Signal())
+		time.Sleep(time.Second) // the signal ends the process
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// killDescendants sends sig to every descendant of this process. A
+// shepherd without children has no descendants (as a child subreaper it
+// adopts every orphan below it), so the scan of /proc is left out then:
+// that is the usual end of an agent or command that left nothing behind.
+func killDescendants(sig syscall.Signal) {
+	if !hasChildren() {
+		return
+	}
+	for _, pid := range procs.Descendants(os.Getpid()) {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// hasChildren tells whether this process has a child, running or exited
+// and not reaped yet, without reaping it (waitid with WNOWAIT; ECHILD
+// means none).
+func hasChildren() bool {
+	const pAll, wNoWait = 0, 0x01000000 // P_ALL, WNOWAIT from <linux/wait.h>
+	var info [128]byte                  // siginfo_t
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pAll, 0, uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOHANG|wNoWait, 0, 0)
+		if errno != syscall.EINTR {
+			return errno != syscall.ECHILD
+		}
+	}
+}
