@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -55,7 +56,7 @@ func TestTrustedHashes(t *testing.T) {
 
 	e := &engine{root: root, log: zerolog.Nop()}
 	wt := hashFiles(root, []string{"check.sh", "b_test.go", "new_test.go"})
-	base := e.trustedHashes(context.Background(), schema.Criteria{}, maps.Clone(wt))
+	base := e.trustedHashes(context.Background(), trustedBase(context.Background(), root), schema.Criteria{}, maps.Clone(wt))
 	atBase, err := contentHashes(context.Background(), root, trusted, []string{"check.sh", "a_test.go"})
 	if err != nil {
 		t.Fatal(err)
@@ -73,5 +74,56 @@ func TestTrustedHashes(t *testing.T) {
 	}
 	if got := hashFile(filepath.Join(root, "check.sh")); got != wt["check.sh"] {
 		t.Errorf("working tree hash %q", got)
+	}
+}
+
+// One walk of HEAD's first parents tells the trusted commit, whether it is
+// HEAD, and the tree the verifier guard records: the trusted commit's, as
+// git rev-parse gives it, before and after a loop's commit; nothing
+// outside git, where gitHeadTree is "" as before.
+func TestTrustedBase(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	ctx := context.Background()
+	root := t.TempDir()
+	if b := trustedBase(ctx, root); b != (loopBase{}) || gitHeadTree(ctx, root, b) != "" {
+		t.Fatalf("outside git: %+v, tree %q", b, gitHeadTree(ctx, root, b))
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	for _, name := range []string{"check.sh", "a_test.go"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte("go test ./...\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-qm", "a person")
+	first, firstTree := git("rev-parse", "HEAD"), git("rev-parse", "HEAD^{tree}")
+	b := trustedBase(ctx, root)
+	if b.commit != first || !b.head || b.tree != firstTree || gitHeadTree(ctx, root, b) != firstTree {
+		t.Errorf("at the trusted commit: %+v, want %s and tree %s at HEAD", b, first, firstTree)
+	}
+	e := &engine{root: root, log: zerolog.Nop()}
+	if err := os.WriteFile(filepath.Join(root, "check.sh"), []byte("exit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wt := hashFiles(root, []string{"check.sh", "a_test.go"})
+	if got := e.trustedHashes(ctx, b, schema.Criteria{}, maps.Clone(wt)); len(got) != 2 || got["check.sh"] != wt["check.sh"] || got["a_test.go"] != wt["a_test.go"] {
+		t.Errorf("at HEAD, an uncommitted edit and a committed file are taken as they are: %v, want %v", got, wt)
+	}
+	git("commit", "-qam", "a rotation", "-m", "Ralph-Spec: a.spec.md")
+	b = trustedBase(ctx, root)
+	if b.commit != first || b.head || b.tree != firstTree {
+		t.Errorf("after the loop's commit: %+v, want %s and tree %s, not HEAD", b, first, firstTree)
 	}
 }
