@@ -62,7 +62,7 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			if maxRotations < 0 {
 				return &usageError{fmt.Errorf("--max-rotations %d: want 0 (the config's budget) or more", maxRotations)}
 			}
-			p, mode, err := loadDelivering(opts, deliverMode)
+			p, mode, err := loadDelivering(opts, loadRunProject, deliverMode)
 			if err != nil {
 				return err
 			}

@@ -75,6 +75,18 @@ var ErrNoConfig = errors.New("no config found: create ralph.yaml at the reposito
 // is a *discovery.NoSpecsError that comes with the project, its config
 // loaded and no specs.
 func Load(root, configPath string) (*Project, error) {
+	return load(root, configPath, false)
+}
+
+// LoadWatched is Load for a run: p.Loader watches the spec folders from
+// its first walk on (see Loader.Watch), so the run's first reload of the
+// specs finds them as they were without walking them again. The caller
+// closes p.Loader (the engine does).
+func LoadWatched(root, configPath string) (*Project, error) {
+	return load(root, configPath, true)
+}
+
+func load(root, configPath string, watch bool) (*Project, error) {
 	p := &Project{Root: root}
 	path, err := findConfig(root, configPath)
 	if err != nil {
@@ -109,6 +121,9 @@ func Load(root, configPath string) (*Project, error) {
 	}
 
 	p.Loader = &Loader{Root: root, Config: cfg}
+	if watch {
+		_ = p.Loader.Watch() // refused, the folders are walked every time: the engine says so
+	}
 	specs, ps, err := p.Loader.Load()
 	if none := (*discovery.NoSpecsError)(nil); errors.As(err, &none) {
 		return p, err // the config is loaded: check on a schedule goes on without specs
