@@ -109,3 +109,46 @@ func TestFinderRehashesRecentFiles(t *testing.T) {
 		t.Errorf("a recent file kept a stale hash %s", got)
 	}
 }
+
+// Contents hands over, once, the bytes each Find read, the very bytes of
+// each spec's Hash: every file at the first Find, none while nothing
+// changed, the changed file only after a change.
+func TestFinderContents(t *testing.T) {
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.MkdirAll(filepath.Join(root, "specs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, root, "specs/a.spec.md", "# aaaa\n", old)
+	rewrite(t, root, "specs/b.spec.md", "# bbbb\n", old)
+	f := &Finder{Root: root, Options: Default}
+	specs, err := f.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := f.Contents()
+	if len(read) != 2 {
+		t.Fatalf("first find read %d files, want 2", len(read))
+	}
+	for _, sp := range specs {
+		if hashOf(string(read[sp.Path])) != sp.Hash {
+			t.Errorf("%s: content %q is not what was hashed", sp.Path, read[sp.Path])
+		}
+	}
+	if again := f.Contents(); again != nil {
+		t.Errorf("handed over twice: %v", again)
+	}
+	if _, err := f.Find(); err != nil {
+		t.Fatal(err)
+	}
+	if read := f.Contents(); read != nil {
+		t.Errorf("nothing changed, yet read %v", read)
+	}
+	rewrite(t, root, "specs/b.spec.md", "# BBBBB\n", old)
+	if _, err := f.Find(); err != nil {
+		t.Fatal(err)
+	}
+	if read := f.Contents(); len(read) != 1 || string(read["specs/b.spec.md"]) != "# BBBBB\n" {
+		t.Errorf("after a change: %q", read)
+	}
+}

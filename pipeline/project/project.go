@@ -107,7 +107,7 @@ func load(root, configPath string, watch bool) (*Project, error) {
 		// one run of check shows every problem.
 		if found, ferr := discovery.Find(root, discovery.Default); ferr == nil {
 			for _, ds := range found {
-				_, ps := frontMatter(root, ds)
+				_, ps := frontMatter(root, ds, nil)
 				problems = append(problems, ps...)
 			}
 		}
@@ -178,6 +178,7 @@ type loaded struct {
 func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 	cfg := l.Config
 	found, err := l.find().Find()
+	read := l.finder.Contents() // what Find read is parsed, not read again
 	if err != nil {
 		l.cache = nil
 		return nil, nil, err
@@ -195,7 +196,7 @@ func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 		key := ds.Path + "@" + ds.Hash
 		c, ok := l.cache[key]
 		if !ok {
-			fm, ps := frontMatter(l.Root, ds)
+			fm, ps := frontMatter(l.Root, ds, read[ds.Path])
 			if len(ps) == 0 {
 				c.spec = plan.Resolve(cfg, ds, fm)
 				ps = crossCheck(cfg, c.spec)
@@ -242,12 +243,15 @@ func (l *Loader) Watch() error { return l.find().Watch() }
 // Close releases what Watch holds.
 func (l *Loader) Close() error { return l.find().Close() }
 
-// frontMatter reads and validates one spec's front matter. A file that
+// frontMatter validates one spec's front matter: src, the content its
+// hash was taken of, or when src is nil the file as read now. A file that
 // cannot be read is a problem of that file too.
-func frontMatter(root string, ds discovery.Spec) (*schema.FrontMatter, schema.Problems) {
-	src, err := safefile.Read(filepath.Join(root, filepath.FromSlash(ds.Path)), safefile.SpecLimit)
-	if err != nil {
-		return nil, schema.Problems{{File: ds.Path, Msg: fmt.Sprintf("cannot read: %v", err)}}
+func frontMatter(root string, ds discovery.Spec, src []byte) (*schema.FrontMatter, schema.Problems) {
+	if src == nil {
+		var err error
+		if src, err = safefile.Read(filepath.Join(root, filepath.FromSlash(ds.Path)), safefile.SpecLimit); err != nil {
+			return nil, schema.Problems{{File: ds.Path, Msg: fmt.Sprintf("cannot read: %v", err)}}
+		}
 	}
 	fm, err := schema.LoadFrontMatter(ds.Path, src)
 	var ps schema.Problems
