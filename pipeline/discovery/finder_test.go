@@ -27,6 +27,20 @@ func rewrite(t *testing.T, root, rel, content string, mtime time.Time) {
 	}
 }
 
+// twoOldSpecs is a root with specs/a.spec.md and specs/b.spec.md, written
+// an hour ago (old): old enough for their hashes to be trusted.
+func twoOldSpecs(t *testing.T) (root string, old time.Time) {
+	t.Helper()
+	root = t.TempDir()
+	old = time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.MkdirAll(filepath.Join(root, "specs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, root, "specs/a.spec.md", "# aaaa\n", old)
+	rewrite(t, root, "specs/b.spec.md", "# bbbb\n", old)
+	return root, old
+}
+
 func findOne(t *testing.T, f *Finder, path string) Spec {
 	t.Helper()
 	specs, err := f.Find()
@@ -46,13 +60,7 @@ func findOne(t *testing.T, f *Finder, path string) Spec {
 // again: its content is swapped behind the Finder's back (same size, same
 // time) and the Finder still gives the first hash, where Find reads anew.
 func TestFinderHashesOnlyWhatChanged(t *testing.T) {
-	root := t.TempDir()
-	old := time.Now().Add(-time.Hour).Truncate(time.Second)
-	if err := os.MkdirAll(filepath.Join(root, "specs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	rewrite(t, root, "specs/a.spec.md", "# aaaa\n", old)
-	rewrite(t, root, "specs/b.spec.md", "# bbbb\n", old)
+	root, old := twoOldSpecs(t)
 	f := &Finder{Root: root, Options: Default}
 	if got := findOne(t, f, "specs/a.spec.md").Hash; got != hashOf("# aaaa\n") {
 		t.Fatalf("first find: hash %s", got)
@@ -114,13 +122,7 @@ func TestFinderRehashesRecentFiles(t *testing.T) {
 // each spec's Hash: every file at the first Find, none while nothing
 // changed, the changed file only after a change.
 func TestFinderContents(t *testing.T) {
-	root := t.TempDir()
-	old := time.Now().Add(-time.Hour).Truncate(time.Second)
-	if err := os.MkdirAll(filepath.Join(root, "specs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	rewrite(t, root, "specs/a.spec.md", "# aaaa\n", old)
-	rewrite(t, root, "specs/b.spec.md", "# bbbb\n", old)
+	root, old := twoOldSpecs(t)
 	f := &Finder{Root: root, Options: Default}
 	specs, err := f.Find()
 	if err != nil {
