@@ -95,11 +95,14 @@ func (e *engine) trustedHashes(ctx context.Context, base loopBase, crit schema.C
 			}
 		}
 	}
-	atHead, err1 := contentHashes(ctx, e.root, "HEAD", headItems)
-	atBase, err2 := atHead, error(nil) // the same commit: read once
-	if !base.head {
-		atBase, err2 = contentHashes(ctx, e.root, base.commit, headItems)
+	if base.head {
+		// The trusted content is HEAD's: an item that differs from it is
+		// an uncommitted edit, taken as it is, and one that does not is
+		// the trusted content. Either way the working tree's hash.
+		return hashes
 	}
+	atHead, err1 := contentHashes(ctx, e.root, "HEAD", headItems)
+	atBase, err2 := contentHashes(ctx, e.root, base.commit, headItems)
 	if err1 != nil || err2 != nil {
 		e.log.Warn().AnErr("head", err1).AnErr("base", err2).Msg("verifier guard: cannot read the trusted commit; the working tree is the baseline")
 		return hashes

@@ -80,7 +80,9 @@ func TestTrustedHashes(t *testing.T) {
 // One walk of HEAD's first parents tells the trusted commit, whether it is
 // HEAD, and the tree the verifier guard records: the trusted commit's, as
 // git rev-parse gives it, before and after a loop's commit; nothing
-// outside git, where gitHeadTree is "" as before.
+// outside git, where gitHeadTree is "" as before. At HEAD, the baseline is
+// the working tree's hashes without reading HEAD's contents, what reading
+// them gives.
 func TestTrustedBase(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git")
@@ -114,16 +116,31 @@ func TestTrustedBase(t *testing.T) {
 		t.Errorf("at the trusted commit: %+v, want %s and tree %s at HEAD", b, first, firstTree)
 	}
 	e := &engine{root: root, log: zerolog.Nop()}
-	if err := os.WriteFile(filepath.Join(root, "check.sh"), []byte("exit 0\n"), 0o644); err != nil {
+	for name, body := range map[string]string{"check.sh": "exit 0\n", "b_test.go": "package a\n"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("add", "b_test.go")
+	git("commit", "-qm", "a person's test")
+	if err := os.Remove(filepath.Join(root, "a_test.go")); err != nil {
 		t.Fatal(err)
 	}
-	wt := hashFiles(root, []string{"check.sh", "a_test.go"})
-	if got := e.trustedHashes(ctx, b, schema.Criteria{}, maps.Clone(wt)); len(got) != 2 || got["check.sh"] != wt["check.sh"] || got["a_test.go"] != wt["a_test.go"] {
-		t.Errorf("at HEAD, an uncommitted edit and a committed file are taken as they are: %v, want %v", got, wt)
+	b = trustedBase(ctx, root)
+	wt := hashFiles(root, []string{"check.sh", "b_test.go"})
+	want := map[string]string{"check.sh": wt["check.sh"], "b_test.go": wt["b_test.go"], "a_test.go": ""}
+	if got := e.trustedHashes(ctx, b, schema.Criteria{}, maps.Clone(wt)); !maps.Equal(got, want) {
+		t.Errorf("at HEAD, an uncommitted edit, a committed file and a deleted test are taken as they are: %v, want %v", got, want)
 	}
+	// The same as reading HEAD's contents twice, as for any other commit.
+	general := loopBase{commit: b.commit, tree: b.tree}
+	if got := e.trustedHashes(ctx, general, schema.Criteria{}, maps.Clone(wt)); !maps.Equal(got, want) {
+		t.Errorf("HEAD read as any trusted commit: %v, want %v", got, want)
+	}
+	second, secondTree := git("rev-parse", "HEAD"), git("rev-parse", "HEAD^{tree}")
 	git("commit", "-qam", "a rotation", "-m", "Ralph-Spec: a.spec.md")
 	b = trustedBase(ctx, root)
-	if b.commit != first || b.head || b.tree != firstTree {
-		t.Errorf("after the loop's commit: %+v, want %s and tree %s, not HEAD", b, first, firstTree)
+	if b.commit != second || b.head || b.tree != secondTree {
+		t.Errorf("after the loop's commit: %+v, want %s and tree %s, not HEAD", b, second, secondTree)
 	}
 }
