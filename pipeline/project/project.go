@@ -197,6 +197,7 @@ func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 		c, ok := l.cache[key]
 		if !ok {
 			fm, ps := frontMatter(l.Root, ds, read[ds.Path])
+			delete(read, ds.Path) // parsed: its bytes can go
 			if len(ps) == 0 {
 				c.spec = plan.Resolve(cfg, ds, fm)
 				ps = crossCheck(cfg, c.spec)
