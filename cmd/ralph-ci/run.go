@@ -66,6 +66,9 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			if err != nil {
 				return err
 			}
+			// The loader watches the spec folders; the engine closes it,
+			// and these close it on a return before the engine runs.
+			defer p.Loader.Close()
 			if err := matrix.check(mode); err != nil {
 				return err
 			}
@@ -74,6 +77,7 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			if err != nil {
 				return err
 			}
+			defer p.Loader.Close()
 			if dl != nil {
 				if err := matrix.prepare(ctx, opts, p, dl); err != nil {
 					return err
