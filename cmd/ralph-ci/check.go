@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
@@ -60,10 +63,7 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 			if err != nil {
 				return err
 			}
-			for _, s := range p.Specs {
-				fmt.Fprintf(opts.stdout, "%s\ttier=%s\tstages=%s\tmethods=%s\n",
-					s.Path, s.Tier, strings.Join(s.StageNames(), ","), strings.Join(s.Methods(), ","))
-			}
+			listSpecs(opts.stdout, p.Specs)
 			opts.log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
 			ctx, sig := signalContext(cmd.Context())
 			if sweep { // each pull request's delivered state is judged on its own events
@@ -137,4 +137,15 @@ func standings(opts *globalOptions, lines []string, code exitcode.Code, msg stri
 	}
 	opts.log.Warn().Str("exit", code.Class()).Msg(msg)
 	return exitcode.Printed(code, errors.New(msg))
+}
+
+// listSpecs prints one line per spec: its tier, stages and methods, in
+// one buffered write rather than one per spec.
+func listSpecs(w io.Writer, specs []plan.Spec) {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	for _, s := range specs {
+		fmt.Fprintf(bw, "%s\ttier=%s\tstages=%s\tmethods=%s\n",
+			s.Path, s.Tier, strings.Join(s.StageNames(), ","), strings.Join(s.Methods(), ","))
+	}
+	_ = bw.Flush()
 }

@@ -27,10 +27,10 @@ type delivery struct {
 	event   deliver.Event
 }
 
-// loadDelivering loads the project and its delivery mode (--deliver flag,
-// else the config's).
-func loadDelivering(opts *globalOptions, flag string) (*project.Project, string, error) {
-	p, err := loadProject(opts)
+// loadDelivering loads the project with load and its delivery mode
+// (--deliver flag, else the config's).
+func loadDelivering(opts *globalOptions, load func(*globalOptions) (*project.Project, error), flag string) (*project.Project, string, error) {
+	p, err := load(opts)
 	if err != nil {
 		return nil, "", err
 	}
@@ -79,7 +79,9 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 	}
 	s.Target, s.Push = t, true
 	opts.log.Info().Str("branch", t.Branch).Str("start", start).Bool("fork", t.Fork).Msg("delivery: working on the branch")
-	if p, err = loadProject(opts); err != nil { // the branch's own config and specs
+	_ = p.Loader.Close() // the checkout moved: its specs are watched anew
+	// The branch's own config and specs.
+	if p, err = loadRunProject(opts); err != nil {
 		return nil, nil, err
 	}
 	return p, d, nil

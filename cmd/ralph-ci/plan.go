@@ -50,7 +50,7 @@ the matrix is also the step output "matrix".`,
 			if n < 1 {
 				return &usageError{fmt.Errorf("--shards %d: want 1 or more", n)}
 			}
-			p, mode, err := loadDelivering(opts, deliverMode)
+			p, mode, err := loadDelivering(opts, loadProject, deliverMode)
 			if err != nil {
 				return err
 			}

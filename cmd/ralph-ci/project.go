@@ -20,12 +20,23 @@ func loadProject(opts *globalOptions) (*project.Project, error) {
 	return loadProjectSpecs(opts, false)
 }
 
+// loadRunProject is loadProject for run: the specs' loader watches their
+// folders from the start (project.LoadWatched), and the engine closes it.
+func loadRunProject(opts *globalOptions) (*project.Project, error) {
+	return loadProjectWith(opts, project.LoadWatched, false)
+}
+
 // loadProjectSpecs is loadProject; with noSpecsOK a repository without
 // specs is loaded with none (check on a schedule: the default branch has
 // no specs before a pull request brings them).
 func loadProjectSpecs(opts *globalOptions, noSpecsOK bool) (*project.Project, error) {
+	return loadProjectWith(opts, project.Load, noSpecsOK)
+}
+
+// loadProjectWith is loadProjectSpecs loading with load.
+func loadProjectWith(opts *globalOptions, load func(root, configPath string) (*project.Project, error), noSpecsOK bool) (*project.Project, error) {
 	defer lazierGC()()
-	p, err := project.Load(opts.dir, opts.config)
+	p, err := load(opts.dir, opts.config)
 	if none := (*discovery.NoSpecsError)(nil); noSpecsOK && p != nil && errors.As(err, &none) {
 		opts.log.Info().Str("reason", err.Error()).Msg("no specs in the checkout: the pull requests' own specs are read at their heads")
 		err = nil

@@ -62,10 +62,13 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			if maxRotations < 0 {
 				return &usageError{fmt.Errorf("--max-rotations %d: want 0 (the config's budget) or more", maxRotations)}
 			}
-			p, mode, err := loadDelivering(opts, deliverMode)
+			p, mode, err := loadDelivering(opts, loadRunProject, deliverMode)
 			if err != nil {
 				return err
 			}
+			// The loader watches the spec folders; the engine closes it,
+			// and these close it on a return before the engine runs.
+			defer p.Loader.Close()
 			if err := matrix.check(mode); err != nil {
 				return err
 			}
@@ -74,6 +77,7 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			if err != nil {
 				return err
 			}
+			defer p.Loader.Close()
 			if dl != nil {
 				if err := matrix.prepare(ctx, opts, p, dl); err != nil {
 					return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -46,9 +47,13 @@ current stage and tier. It reads .ralph/state.json and changes nothing.`,
 	return cmd
 }
 
-// printRows prints the status matrix as aligned columns.
+// printRows prints the status matrix as aligned columns. The table goes
+// out in large writes: tabwriter writes every cell and its padding on its
+// own, a write system call each on an unbuffered stdout (seven per spec).
 func printRows(opts *globalOptions, rows []engine.Row) {
-	tw := tabwriter.NewWriter(opts.stdout, 0, 4, 2, ' ', 0)
+	bw := bufio.NewWriterSize(opts.stdout, 64<<10)
+	defer bw.Flush()
+	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SPEC\tCOUNTER\tLAST STATUS\tCHANGED FILES\tSTAGE\tTIER\tNOTE")
 	for _, r := range rows {
 		note := r.Excluded

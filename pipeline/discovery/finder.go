@@ -39,6 +39,9 @@ type Finder struct {
 	watch   *dirWatch // see Watch
 	missing []string  // spec folders that did not exist at the last walk
 	walks   int       // walks done, for tests
+	// read is the content of the files the last walk read, by path,
+	// until Contents hands it over.
+	read map[string][]byte
 }
 
 // hashed is a spec as last read, and the file's stamp then.
@@ -58,6 +61,7 @@ func (f *Finder) Find() ([]Spec, error) {
 		return f.last, nil
 	}
 	f.walks++
+	f.read = nil
 	opts := f.Options
 	prev := f.last
 	f.last, f.missing = nil, nil
@@ -140,6 +144,17 @@ func (f *Finder) Find() ([]Spec, error) {
 // contents, than the one before it.
 func (f *Finder) Changed() bool { return f.changed }
 
+// Contents hands over what the last Find read to hash the files it had
+// not seen as they are: their content by path, exactly the bytes their
+// Hash was taken of (nil when it read none). The Finder keeps no copy, so
+// that a caller reading the same files next (their front matter) reads
+// each once and holds the content no longer than it needs it.
+func (f *Finder) Contents() map[string][]byte {
+	read := f.read
+	f.read = nil
+	return read
+}
+
 // relTo is the slash-separated path, relative to the root, of the file p
 // found under base (the root joined with relBase), without filepath.Rel's
 // cost for every file.
@@ -168,6 +183,10 @@ func (f *Finder) load(rel string, prompt bool, fi fs.FileInfo) (hashed, error) {
 		name = PromptName
 	}
 	sum := sha256.Sum256(data)
+	if f.read == nil {
+		f.read = map[string][]byte{}
+	}
+	f.read[rel] = data
 	sp := Spec{Path: rel, Name: name, Key: KeyFor(name, rel), Hash: hex.EncodeToString(sum[:]), Prompt: prompt}
 	return hashed{spec: sp, size: fi.Size(), mtime: fi.ModTime(), at: at}, nil
 }

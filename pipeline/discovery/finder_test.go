@@ -27,6 +27,20 @@ func rewrite(t *testing.T, root, rel, content string, mtime time.Time) {
 	}
 }
 
+// twoOldSpecs is a root with specs/a.spec.md and specs/b.spec.md, written
+// an hour ago (old): old enough for their hashes to be trusted.
+func twoOldSpecs(t *testing.T) (root string, old time.Time) {
+	t.Helper()
+	root = t.TempDir()
+	old = time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.MkdirAll(filepath.Join(root, "specs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, root, "specs/a.spec.md", "# aaaa\n", old)
+	rewrite(t, root, "specs/b.spec.md", "# bbbb\n", old)
+	return root, old
+}
+
 func findOne(t *testing.T, f *Finder, path string) Spec {
 	t.Helper()
 	specs, err := f.Find()
@@ -46,13 +60,7 @@ func findOne(t *testing.T, f *Finder, path string) Spec {
 // again: its content is swapped behind the Finder's back (same size, same
 // time) and the Finder still gives the first hash, where Find reads anew.
 func TestFinderHashesOnlyWhatChanged(t *testing.T) {
-	root := t.TempDir()
-	old := time.Now().Add(-time.Hour).Truncate(time.Second)
-	if err := os.MkdirAll(filepath.Join(root, "specs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	rewrite(t, root, "specs/a.spec.md", "# aaaa\n", old)
-	rewrite(t, root, "specs/b.spec.md", "# bbbb\n", old)
+	root, old := twoOldSpecs(t)
 	f := &Finder{Root: root, Options: Default}
 	if got := findOne(t, f, "specs/a.spec.md").Hash; got != hashOf("# aaaa\n") {
 		t.Fatalf("first find: hash %s", got)
@@ -107,5 +115,42 @@ func TestFinderRehashesRecentFiles(t *testing.T) {
 	rewrite(t, root, "specs/a.spec.md", "# AAAA\n", now)
 	if got := findOne(t, f, "specs/a.spec.md").Hash; got != hashOf("# AAAA\n") {
 		t.Errorf("a recent file kept a stale hash %s", got)
+	}
+}
+
+// Contents hands over, once, the bytes each Find read, the very bytes of
+// each spec's Hash: every file at the first Find, none while nothing
+// changed, the changed file only after a change.
+func TestFinderContents(t *testing.T) {
+	root, old := twoOldSpecs(t)
+	f := &Finder{Root: root, Options: Default}
+	specs, err := f.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := f.Contents()
+	if len(read) != 2 {
+		t.Fatalf("first find read %d files, want 2", len(read))
+	}
+	for _, sp := range specs {
+		if hashOf(string(read[sp.Path])) != sp.Hash {
+			t.Errorf("%s: content %q is not what was hashed", sp.Path, read[sp.Path])
+		}
+	}
+	if again := f.Contents(); again != nil {
+		t.Errorf("handed over twice: %v", again)
+	}
+	if _, err := f.Find(); err != nil {
+		t.Fatal(err)
+	}
+	if read := f.Contents(); read != nil {
+		t.Errorf("nothing changed, yet read %v", read)
+	}
+	rewrite(t, root, "specs/b.spec.md", "# BBBBB\n", old)
+	if _, err := f.Find(); err != nil {
+		t.Fatal(err)
+	}
+	if read := f.Contents(); len(read) != 1 || string(read["specs/b.spec.md"]) != "# BBBBB\n" {
+		t.Errorf("after a change: %q", read)
 	}
 }

@@ -129,7 +129,8 @@ func (e *engine) baselineVerifier(sp plan.Spec, stage plan.Stage, ss *state.Spec
 	switch layers.Rebase(stage.Name, ss.VerifierKey, e.resuming, ss.VerifierSeen, now) {
 	case layers.RebaseNew:
 		wt := hashFiles(e.root, items)
-		base := e.trustedHashes(context.Background(), stage.Criteria, maps.Clone(wt))
+		loop := trustedBase(context.Background(), e.root) // one walk for the hashes and the tree
+		base := e.trustedHashes(context.Background(), loop, stage.Criteria, maps.Clone(wt))
 		ss.RecordVerifier(layers.GuardKey(stage.Name, sp.Hash, items), base)
 		if len(base) > 0 { // what the working tree holds, for the next Rebase
 			ss.VerifierSeen = wt
@@ -139,7 +140,7 @@ func (e *engine) baselineVerifier(sp plan.Spec, stage plan.Stage, ss *state.Spec
 				}
 			}
 		}
-		ss.VerifierTree = gitHeadTree(context.Background(), e.root)
+		ss.VerifierTree = gitHeadTree(context.Background(), e.root, loop)
 		if len(base) > 0 {
 			e.log.Info().Str("spec", sp.Path).Str("stage", stage.Name).Strs("files", slices.Sorted(maps.Keys(base))).Msg("verifier guard: recorded the verification files")
 		}

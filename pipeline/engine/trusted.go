@@ -31,28 +31,51 @@ const maxLoopCommits = 1000
 // whose message has no Ralph-Spec: trailer; "" outside git or when none
 // is found within maxLoopCommits.
 func trustedCommit(ctx context.Context, root string) string {
-	out, err := git(ctx, root, "log", "--first-parent", "-n", strconv.Itoa(maxLoopCommits), "--format=%H%x00%(trailers:key=Ralph-Spec,valueonly)%x1e", "HEAD")
+	return trustedBase(ctx, root).commit
+}
+
+// loopBase is what one walk of HEAD's first-parent line tells about the
+// loop's trusted commit.
+type loopBase struct {
+	commit string // trustedCommit ("" when none)
+	head   bool   // the trusted commit is HEAD: the loop committed nothing on top
+	// tree is the tree of the trusted commit, else of HEAD ("" when the
+	// walk failed).
+	tree string
+}
+
+// trustedBase walks HEAD's first-parent line once for the trusted commit,
+// whether it is HEAD, and its tree (see gitHeadTree).
+func trustedBase(ctx context.Context, root string) loopBase {
+	out, err := git(ctx, root, "log", "--first-parent", "-n", strconv.Itoa(maxLoopCommits), "--format=%H%x00%T%x00%(trailers:key=Ralph-Spec,valueonly)%x1e", "HEAD")
 	if err != nil {
-		return ""
+		return loopBase{}
 	}
-	for _, rec := range strings.Split(string(out), "\x1e") {
-		id, trailer, ok := strings.Cut(strings.TrimLeft(rec, "\n"), "\x00")
-		if ok && strings.TrimSpace(trailer) == "" {
-			return id
+	var b loopBase
+	for i, rec := range strings.Split(string(out), "\x1e") {
+		fields := strings.SplitN(strings.TrimLeft(rec, "\n"), "\x00", 3)
+		if len(fields) != 3 {
+			continue
+		}
+		if i == 0 {
+			b.tree = fields[1] // HEAD's, unless a trusted commit is found
+		}
+		if strings.TrimSpace(fields[2]) == "" {
+			b.commit, b.head, b.tree = fields[0], i == 0, fields[1]
+			return b
 		}
 	}
-	return ""
+	return b
 }
 
 // trustedHashes rebases hashes, the items' hashes in the working tree,
-// on the trusted commit: an item unchanged against HEAD takes its content
-// at that commit (an item the loop's commits added is left out: it is
-// new), and the test files of that commit join the list when the stage
-// guards tests ("" when the loop deleted them). Outside git, or without a
-// trusted commit, hashes are returned as they are.
-func (e *engine) trustedHashes(ctx context.Context, crit schema.Criteria, hashes map[string]string) map[string]string {
-	base := trustedCommit(ctx, e.root)
-	if base == "" {
+// on the trusted commit base: an item unchanged against HEAD takes its
+// content at that commit (an item the loop's commits added is left out:
+// it is new), and the test files of that commit join the list when the
+// stage guards tests ("" when the loop deleted them). Outside git, or
+// without a trusted commit, hashes are returned as they are.
+func (e *engine) trustedHashes(ctx context.Context, base loopBase, crit schema.Criteria, hashes map[string]string) map[string]string {
+	if base.commit == "" {
 		return hashes
 	}
 	out := map[string]string{}
@@ -61,7 +84,7 @@ func (e *engine) trustedHashes(ctx context.Context, crit schema.Criteria, hashes
 		headItems = append(headItems, item)
 	}
 	if !crit.AllowTestChanges {
-		if names, err := git(ctx, e.root, "ls-tree", "-r", "--name-only", "-z", base); err == nil {
+		if names, err := git(ctx, e.root, "ls-tree", "-r", "--name-only", "-z", base.commit); err == nil {
 			for _, f := range bytes.Split(names, []byte{0}) {
 				if rel := string(f); rel != "" && layers.IsTestFile(rel) {
 					if _, ok := hashes[rel]; !ok {
@@ -72,8 +95,14 @@ func (e *engine) trustedHashes(ctx context.Context, crit schema.Criteria, hashes
 			}
 		}
 	}
+	if base.head {
+		// The trusted content is HEAD's: an item that differs from it is
+		// an uncommitted edit, taken as it is, and one that does not is
+		// the trusted content. Either way the working tree's hash.
+		return hashes
+	}
 	atHead, err1 := contentHashes(ctx, e.root, "HEAD", headItems)
-	atBase, err2 := contentHashes(ctx, e.root, base, headItems)
+	atBase, err2 := contentHashes(ctx, e.root, base.commit, headItems)
 	if err1 != nil || err2 != nil {
 		e.log.Warn().AnErr("head", err1).AnErr("base", err2).Msg("verifier guard: cannot read the trusted commit; the working tree is the baseline")
 		return hashes

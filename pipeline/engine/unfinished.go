@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"os"
 	"os/exec"
@@ -14,10 +13,13 @@ import (
 
 // gitHeadTree is the tree of the loop's trusted commit (trustedCommit),
 // else of HEAD: the same for the same content, whoever committed it when;
-// "" outside git or before the first commit.
-func gitHeadTree(ctx context.Context, root string) string {
-	commit := cmp.Or(trustedCommit(ctx, root), "HEAD")
-	out, err := git(ctx, root, "rev-parse", "--verify", "-q", commit+"^{tree}")
+// "" outside git or before the first commit. base is what trustedBase
+// found; only when its walk failed is git asked again.
+func gitHeadTree(ctx context.Context, root string, base loopBase) string {
+	if base.tree != "" {
+		return base.tree
+	}
+	out, err := git(ctx, root, "rev-parse", "--verify", "-q", "HEAD^{tree}")
 	if err != nil {
 		return ""
 	}

@@ -75,6 +75,18 @@ var ErrNoConfig = errors.New("no config found: create ralph.yaml at the reposito
 // is a *discovery.NoSpecsError that comes with the project, its config
 // loaded and no specs.
 func Load(root, configPath string) (*Project, error) {
+	return load(root, configPath, false)
+}
+
+// LoadWatched is Load for a run: p.Loader watches the spec folders from
+// its first walk on (see Loader.Watch), so the run's first reload of the
+// specs finds them as they were without walking them again. The caller
+// closes p.Loader (the engine does).
+func LoadWatched(root, configPath string) (*Project, error) {
+	return load(root, configPath, true)
+}
+
+func load(root, configPath string, watch bool) (*Project, error) {
 	p := &Project{Root: root}
 	path, err := findConfig(root, configPath)
 	if err != nil {
@@ -95,7 +107,7 @@ func Load(root, configPath string) (*Project, error) {
 		// one run of check shows every problem.
 		if found, ferr := discovery.Find(root, discovery.Default); ferr == nil {
 			for _, ds := range found {
-				_, ps := frontMatter(root, ds)
+				_, ps := frontMatter(root, ds, nil)
 				problems = append(problems, ps...)
 			}
 		}
@@ -109,6 +121,9 @@ func Load(root, configPath string) (*Project, error) {
 	}
 
 	p.Loader = &Loader{Root: root, Config: cfg}
+	if watch {
+		_ = p.Loader.Watch() // refused, the folders are walked every time: the engine says so
+	}
 	specs, ps, err := p.Loader.Load()
 	if none := (*discovery.NoSpecsError)(nil); errors.As(err, &none) {
 		return p, err // the config is loaded: check on a schedule goes on without specs
@@ -163,6 +178,7 @@ type loaded struct {
 func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 	cfg := l.Config
 	found, err := l.find().Find()
+	read := l.finder.Contents() // what Find read is parsed, not read again
 	if err != nil {
 		l.cache = nil
 		return nil, nil, err
@@ -180,7 +196,8 @@ func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
 		key := ds.Path + "@" + ds.Hash
 		c, ok := l.cache[key]
 		if !ok {
-			fm, ps := frontMatter(l.Root, ds)
+			fm, ps := frontMatter(l.Root, ds, read[ds.Path])
+			delete(read, ds.Path) // parsed: its bytes can go
 			if len(ps) == 0 {
 				c.spec = plan.Resolve(cfg, ds, fm)
 				ps = crossCheck(cfg, c.spec)
@@ -227,12 +244,15 @@ func (l *Loader) Watch() error { return l.find().Watch() }
 // Close releases what Watch holds.
 func (l *Loader) Close() error { return l.find().Close() }
 
-// frontMatter reads and validates one spec's front matter. A file that
+// frontMatter validates one spec's front matter: src, the content its
+// hash was taken of, or when src is nil the file as read now. A file that
 // cannot be read is a problem of that file too.
-func frontMatter(root string, ds discovery.Spec) (*schema.FrontMatter, schema.Problems) {
-	src, err := safefile.Read(filepath.Join(root, filepath.FromSlash(ds.Path)), safefile.SpecLimit)
-	if err != nil {
-		return nil, schema.Problems{{File: ds.Path, Msg: fmt.Sprintf("cannot read: %v", err)}}
+func frontMatter(root string, ds discovery.Spec, src []byte) (*schema.FrontMatter, schema.Problems) {
+	if src == nil {
+		var err error
+		if src, err = safefile.Read(filepath.Join(root, filepath.FromSlash(ds.Path)), safefile.SpecLimit); err != nil {
+			return nil, schema.Problems{{File: ds.Path, Msg: fmt.Sprintf("cannot read: %v", err)}}
+		}
 	}
 	fm, err := schema.LoadFrontMatter(ds.Path, src)
 	var ps schema.Problems

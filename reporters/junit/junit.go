@@ -67,9 +67,8 @@ func Encode(w io.Writer, r *reporters.Report) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("junit: %w", err)
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(build(r)); err != nil {
+	doc := build(r)
+	if err := writeDoc(w, &doc); err != nil {
 		return fmt.Errorf("junit: encode: %w", err)
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {
