@@ -43,15 +43,8 @@ func Descendants(pid int) []int {
 
 // parentOf reads the parent of pid from /proc/pid/stat.
 func parentOf(pid int) (int, bool) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := bytes.Fields(stat[i+1:])
+	after, _ := stat(pid)
+	f := bytes.Fields(after)
 	if len(f) < 2 {
 		return 0, false
 	}

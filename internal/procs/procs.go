@@ -13,12 +13,23 @@ import (
 
 // Running reports whether pid exists and is not a zombie.
 func Running(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	after, ok := stat(pid)
+	return ok && (len(after) < 2 || after[1] != 'Z')
+}
+
+// stat reads /proc/pid/stat and returns what follows the command name
+// (field 2, which may hold spaces and parentheses, so it ends at the last
+// ')'): " STATE PPID ...". after is nil when there is no ')'; ok is false
+// when the file cannot be read (no such process).
+func stat(pid int) (after []byte, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return false
+		return nil, false
 	}
-	i := bytes.LastIndexByte(stat, ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+	if i := bytes.LastIndexByte(data, ')'); i >= 0 {
+		return data[i+1:], true
+	}
+	return nil, true
 }
 
 // Survivors waits up to d for pids to be gone and returns those still

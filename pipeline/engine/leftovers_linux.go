@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/procs"
 )
 
 // stopLeftovers kills the processes a crashed run left behind: every
@@ -36,23 +38,6 @@ func stopLeftovers(runID string) int {
 			killed = append(killed, pid)
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for _, pid := range killed {
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	procs.Survivors(killed, 5*time.Second)
 	return len(killed)
-}
-
-// alive reports whether pid exists and is not a zombie.
-func alive(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
-		return stat[i+2] != 'Z'
-	}
-	return true
 }
