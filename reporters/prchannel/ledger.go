@@ -53,19 +53,11 @@ func (c *Client) Recorded(ctx context.Context, spec, sha string) (desc string, a
 
 // recordedOn is the newest status of ralph-ci's for spec on commit.
 func (c *Client) recordedOn(ctx context.Context, spec, commit string) (desc string, at time.Time, found bool, err error) {
-	if commit == "" {
-		return "", at, false, nil
-	}
-	statuses, err := c.statusesOf(ctx, commit)
-	if err != nil {
+	stamps, err := c.stampsOn(ctx, spec, commit)
+	if err != nil || len(stamps) == 0 {
 		return "", at, false, err
 	}
-	for _, st := range statuses { // newest first
-		if c.ours(st, spec) {
-			return st.GetDescription(), st.GetCreatedAt().Time, true, nil
-		}
-	}
-	return "", at, false, nil
+	return stamps[0].Desc, stamps[0].At, true, nil
 }
 
 var _ gate.Timeline = (*Client)(nil)
