@@ -7,7 +7,7 @@
 #
 # Usage: bench/rotation.sh [ROTATIONS] [REPEATS]   (defaults 200 and 5)
 # RALPH_BIN=path measures that binary instead of building this tree;
-# RALPH_OLD=path measures that one too, interleaved run by run so that the
+# BASE_BIN=path (an older build) measures that one too, interleaved run by run so that the
 # machine's load hits both alike, on a row of its own ("old").
 # Each number is the median over REPEATS runs of ROTATIONS rotations. The
 # ralph-ci figure is per rotation in steady state: the time of a run of
@@ -17,17 +17,9 @@
 set -euo pipefail
 N=${1:-200}
 R=${2:-5}
-here=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-
-if [ -n "${RALPH_BIN:-}" ]; then
-	cp "$RALPH_BIN" "$work/ralph-ci"
-else
-	(cd "$here" && go build -o "$work/ralph-ci" ./cmd/ralph-ci)
-fi
-if [ -n "${RALPH_OLD:-}" ]; then cp "$RALPH_OLD" "$work/old"; fi
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+if [ -n "${BASE_BIN:-}" ]; then cp "$BASE_BIN" "$work/old"; fi
 agent='cat >/dev/null; echo RALPH_STATUS: CONTINUE'
 
 setup() { # setup DIR FILES
@@ -57,18 +49,18 @@ run_ralph() { # DIR ROTATIONS [BIN] -> ns for the whole run
 	# so deleting it here would slow this run's history logs.
 	if [ -d "$1/.ralph" ]; then mv "$1/.ralph" "$(mktemp -d "$work/old.XXXXXX")/"; fi
 	t0=$(now)
-	"${3:-$work/ralph-ci}" -C "$1" run --max-rotations "$2" >/dev/null 2>&1 || true
+	"${3:-$bin}" -C "$1" run --max-rotations "$2" >/dev/null 2>&1 || true
 	echo $(($(now) - t0))
 }
 
 time_ralph() { # DIR -> "steady with-start" ns per rotation, and the
-	# same for $work/old in $work/old.times when RALPH_OLD is set
+	# same for $work/old in $work/old.times when BASE_BIN is set
 	: >"$work/old.times"
 	for _ in $(seq "$R"); do
 		one=$(run_ralph "$1" 1)
 		many=$(run_ralph "$1" $((N + 1)))
 		echo "$(((many - one) / N)) $((many / (N + 1)))"
-		if [ -n "${RALPH_OLD:-}" ]; then
+		if [ -n "${BASE_BIN:-}" ]; then
 			one=$(run_ralph "$1" 1 "$work/old")
 			many=$(run_ralph "$1" $((N + 1)) "$work/old")
 			echo "$(((many - one) / N)) $((many / (N + 1)))" >>"$work/old.times"
@@ -103,7 +95,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}'; }
 printf '%-30s %10s %12s %11s %7s %8s\n' "case ($N rotations, median of $R)" ralph-ci "(with start)" "shell loop" ratio target
 printf '%-30s %10s %12s %11s %7s %8s\n' "small repo, bare loop" "$(ms "$small_r")" "$(ms "$small_s")" "$(ms "$small_l")" "$(ratio "$small_r" "$small_l")" "<=1.25x"
 printf '%-30s %10s %12s %11s %7s %8s\n' "20k files, loop + git status" "$(ms "$big_r")" "$(ms "$big_s")" "$(ms "$big_l")" "$(ratio "$big_r" "$big_l")" "<=1.00x"
-if [ -n "${RALPH_OLD:-}" ]; then
+if [ -n "${BASE_BIN:-}" ]; then
 	printf '%-30s %10s %12s %11s %7s\n' "small repo, old" "$(ms "$small_or")" "$(ms "$small_os")" "$(ms "$small_l")" "$(ratio "$small_or" "$small_l")"
 	printf '%-30s %10s %12s %11s %7s\n' "20k files, old" "$(ms "$big_or")" "$(ms "$big_os")" "$(ms "$big_l")" "$(ratio "$big_or" "$big_l")"
 fi

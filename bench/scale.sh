@@ -37,16 +37,8 @@ OUT_MIB=${4:-128}
 K=${K:-20} # rotations measured per run (env K)
 SECTION=${SECTION:-rotation startup prompt output merge}
 want() { case " ${SECTION//,/ } " in *" $1 "*) return 0 ;; esac; return 1; }
-here=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-if [ -n "${RALPH_BIN:-}" ]; then
-	cp "$RALPH_BIN" "$work/ralph-ci"
-else
-	(cd "$here" && go build -o "$work/ralph-ci" ./cmd/ralph-ci)
-fi
-bin=$work/ralph-ci
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 cue=$(command -v cue || echo "$(go env GOPATH)/bin/cue")
 
 # cpu CMD...: runs CMD, prints "cpu_seconds peak_kib" (getrusage of the
