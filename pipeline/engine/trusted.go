@@ -27,17 +27,13 @@ import (
 // maxLoopCommits bounds the walk back over the loop's own commits.
 const maxLoopCommits = 1000
 
-// trustedCommit is the newest commit reachable from HEAD by first parents
-// whose message has no Ralph-Spec: trailer; "" outside git or when none
-// is found within maxLoopCommits.
-func trustedCommit(ctx context.Context, root string) string {
-	return trustedBase(ctx, root).commit
-}
-
 // loopBase is what one walk of HEAD's first-parent line tells about the
 // loop's trusted commit.
 type loopBase struct {
-	commit string // trustedCommit ("" when none)
+	// commit is the newest commit reachable from HEAD by first parents
+	// whose message has no Ralph-Spec: trailer ("" outside git or when
+	// none is found within maxLoopCommits).
+	commit string
 	head   bool   // the trusted commit is HEAD: the loop committed nothing on top
 	// tree is the tree of the trusted commit, else of HEAD ("" when the
 	// walk failed).

@@ -43,13 +43,13 @@ func TestTrustedHashes(t *testing.T) {
 	run("init", "-q")
 	run("add", "-A")
 	run("commit", "-qm", "a person")
-	trusted := trustedCommit(context.Background(), root)
+	trusted := trustedBase(context.Background(), root).commit
 	write("check.sh", "exit 0\n")
 	write("new_test.go", "package a\n")
 	run("rm", "-q", "a_test.go")
 	run("add", "-A")
 	run("commit", "-qm", "a rotation", "-m", "Ralph-Spec: a.spec.md")
-	if got := trustedCommit(context.Background(), root); got != trusted || got == "" {
+	if got := trustedBase(context.Background(), root).commit; got != trusted || got == "" {
 		t.Fatalf("trusted commit %q, want %q", got, trusted)
 	}
 	write("b_test.go", "package a // a person's edit\n")

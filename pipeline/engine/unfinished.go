@@ -11,7 +11,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 )
 
-// gitHeadTree is the tree of the loop's trusted commit (trustedCommit),
+// gitHeadTree is the tree of the loop's trusted commit (loopBase.commit),
 // else of HEAD: the same for the same content, whoever committed it when;
 // "" outside git or before the first commit. base is what trustedBase
 // found; only when its walk failed is git asked again.
