@@ -157,15 +157,6 @@ func (e *engine) baselineVerifier(sp plan.Spec, stage plan.Stage, ss *state.Spec
 	return false
 }
 
-// verifierNow hashes the guarded files after a rotation (nil when the
-// spec guards none).
-func (e *engine) verifierNow(ss state.SpecState) map[string]string {
-	if len(ss.VerifierHashes) == 0 {
-		return nil
-	}
-	return hashFiles(e.root, slices.Sorted(maps.Keys(ss.VerifierHashes)))
-}
-
 // guardAfter hashes, after a rotation, the baseline's items and the ones
 // guarded now (nil when the spec guards none), and finds the test files
 // the rotation added that can stop the existing ones from running.

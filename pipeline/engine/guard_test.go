@@ -41,10 +41,10 @@ func TestBaselineVerifier(t *testing.T) {
 		t.Errorf("edit between rotations: %+v", ss.VerifierGuard)
 	}
 	write("exit 0") // the rotation's own edit
-	if now := e.verifierNow(ss); now["check.sh"] != base {
+	if now, _ := e.guardAfter(sp, stage, ss); now["check.sh"] != base {
 		t.Errorf("after the rotation: %v", now)
 	}
-	if now := e.verifierNow(state.SpecState{}); now != nil {
+	if now, _ := e.guardAfter(sp, stage, state.SpecState{}); now != nil {
 		t.Errorf("nothing guarded: %v", now)
 	}
 	// An interrupted rotation's edit, seen when it runs again, stays held

@@ -34,7 +34,7 @@ type loopBase struct {
 	// whose message has no Ralph-Spec: trailer ("" outside git or when
 	// none is found within maxLoopCommits).
 	commit string
-	head   bool   // the trusted commit is HEAD: the loop committed nothing on top
+	head   bool // the trusted commit is HEAD: the loop committed nothing on top
 	// tree is the tree of the trusted commit, else of HEAD ("" when the
 	// walk failed).
 	tree string

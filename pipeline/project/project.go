@@ -138,13 +138,6 @@ func load(root, configPath string, watch bool) (*Project, error) {
 	return p, nil
 }
 
-// LoadSpecs discovers the specs under root where cfg says and resolves
-// each into a plan. Specs with problems are left out and their problems
-// returned; a missing spec set or an I/O failure is an error.
-func LoadSpecs(root string, cfg *schema.Config) ([]plan.Spec, schema.Problems, error) {
-	return (&Loader{Root: root, Config: cfg}).Load()
-}
-
 // Loader loads the specs again and again during a run (between
 // rotations); a spec file is hashed again only when its size or time
 // changed (see discovery.Finder), and parsed and validated again only when
@@ -172,7 +165,10 @@ type loaded struct {
 	problems schema.Problems
 }
 
-// Load discovers and resolves the specs, as LoadSpecs. While nothing
+// Load discovers the specs under the root where the config says and
+// resolves each into a plan. Specs with problems are left out and their
+// problems returned; a missing spec set or an I/O failure is an error.
+// While nothing
 // changed it returns the very slices it returned before: callers read
 // them and do not modify them.
 func (l *Loader) Load() ([]plan.Spec, schema.Problems, error) {
