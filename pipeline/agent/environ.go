@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -58,18 +57,14 @@ func currentPolicy() EnvPolicy {
 	return policy
 }
 
-// Environ is the environment of every process ralph-ci starts (agents,
-// judges, reviewers and verification commands): ralph-ci's own
-// environment without the job's credentials and files and what the
-// config's environment.remove names, then extra (KEY=VALUE, later entries
-// win). It is the one place that decides what a started process inherits.
-func Environ(extra []string) []string {
-	return BuildEnv(os.Environ(), currentPolicy(), extra)
-}
-
-// BuildEnv is Environ's rule, pure: base without what p removes, then
-// extra. The caller's extra entries (RALPH_* and the agent's configured
-// env) are set as given: the config names them explicitly.
+// BuildEnv is the environment of every process ralph-ci starts (agents,
+// judges, reviewers and verification commands all start through Run and
+// startProcess, with ralph-ci's own environment as base): base without
+// the job's credentials and files and what p removes, then extra
+// (KEY=VALUE, later entries win). It is pure, and the one place that
+// decides what a started process inherits. The caller's extra entries
+// (RALPH_* and the agent's configured env) are set as given: the config
+// names them explicitly.
 func BuildEnv(base []string, p EnvPolicy, extra []string) []string {
 	env := make([]string, 0, len(base)+len(extra))
 	for _, kv := range base {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -30,12 +31,13 @@ func TestConfiguredEnvironmentAndPrompt(t *testing.T) {
 	}
 }
 
-// Environ is ralph-ci's environment with the extra entries after it.
+// A started process gets ralph-ci's environment with the extra entries
+// after it.
 func TestEnviron(t *testing.T) {
 	t.Setenv("RALPH_TEST_INHERITED", "yes")
-	env := Environ([]string{"X=1"})
+	env := BuildEnv(os.Environ(), currentPolicy(), []string{"X=1"})
 	if env[len(env)-1] != "X=1" || !containsEntry(env, "RALPH_TEST_INHERITED=yes") {
-		t.Errorf("Environ = %q", env)
+		t.Errorf("BuildEnv = %q", env)
 	}
 }
 
