@@ -35,7 +35,7 @@ var jsTest = regexp.MustCompile(`\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$
 // a test's fixture, or a file that configures how tests run, in the common
 // ecosystems: Go (*_test.go, testdata/), Python (test_*.py, *_test.py,
 // tests/**.py, conftest.py, pytest.ini), JS/TS (*.test.*, *.spec.*,
-// __tests__/, jest/vitest/mocha configs), Java/Kotlin (src/test/**,
+// __tests__/, test/ and tests/ at the root, jest/vitest/mocha configs), Java/Kotlin (src/test/**,
 // *Test.java, *Tests.kt, *IT.java), Rust (tests/**.rs, benches excluded),
 // Ruby (*_spec.rb, *_test.rb, spec/**.rb, test/**.rb, spec_helper.rb).
 func IsTestFile(rel string) bool {
@@ -72,7 +72,7 @@ func IsTestFile(rel string) bool {
 	case ".py":
 		return strings.HasPrefix(stem, "test_") || strings.HasSuffix(stem, "_test") || inDir("tests", "test")
 	case ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts":
-		return jsTest.MatchString(base)
+		return jsTest.MatchString(base) || dirs[0] == "test" || dirs[0] == "tests" // helpers beside the tests
 	case ".java", ".kt", ".kts", ".scala", ".groovy":
 		return strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests") || strings.HasSuffix(stem, "IT") ||
 			strings.Contains(rel, "src/test/") || strings.HasPrefix(rel, "test/")
