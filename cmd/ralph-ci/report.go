@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/reporters/jsonreport"
@@ -92,7 +92,7 @@ the status step output.`,
 // readReport reads one input report: a missing file is a failure, a file
 // that is not a valid report a usage error.
 func readReport(path string) (*reporters.Report, error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path) // a FIFO or a device never blocks the merge
 	if err != nil {
 		return nil, fmt.Errorf("report merge: %w", err)
 	}

@@ -75,7 +75,6 @@ func TestAgentFindsNoCredential(t *testing.T) {
 			own := filepath.Dir(loot) // the subtest's temporary folder: w's files are under it
 			decoy := startDecoyJob(t)
 
-
 			ctx := t.Context()
 			cmd, o, e := w.command(ctx, "run")
 			env := []string{"LOOT=" + loot, "OWN=" + own, "ANTHROPIC_API_KEY=" + apiKey, "RALPH_ACTION=1", "ACTIONS_RUNTIME_TOKEN=" + token + "-rt"}

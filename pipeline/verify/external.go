@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -81,7 +82,7 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	}
 	tests := events.run()
 	if report != "" {
-		data, err := os.ReadFile(report)
+		data, err := safefile.Read(report, safefile.ReportLimit)
 		if err != nil {
 			return Result{Reason: fmt.Sprintf("The test report %s was not written: %v", cfg.TestReport, err)}
 		}

@@ -16,8 +16,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -100,7 +100,7 @@ func Decode(rd io.Reader, name string) (*reporters.Report, error) {
 
 // ReadFile reads and decodes the JSON report at path.
 func ReadFile(path string) (*reporters.Report, error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path) // a FIFO or a device never blocks the read
 	if err != nil {
 		return nil, fmt.Errorf("read report: %w", err)
 	}
