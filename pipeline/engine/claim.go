@@ -21,8 +21,8 @@ import (
 // at once, so a crash cannot lose it) and returns the phrases the output
 // must be scanned for: the promise and the negative patterns of the
 // method. (Contradictions are read from the final message's tail.)
-func (e *engine) claimWatch(sp plan.Spec, stage plan.Stage, ss *state.SpecState) []string {
-	if e.baselineVerifier(sp, stage, ss) {
+func (e *engine) claimWatch(ctx context.Context, sp plan.Spec, stage plan.Stage, ss *state.SpecState) []string {
+	if e.baselineVerifier(ctx, sp, stage, ss) {
 		if err := state.Save(e.dir, e.st); err != nil {
 			e.log.Warn().Err(err).Msg("verifier guard: could not save the baseline")
 		}
@@ -97,7 +97,7 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 			return j, ctx.Err()
 		}
 		if ok = v.Method(method, r); ok {
-			if ok = v.TestRun(ss.VerifierTests, r.Tests); ok && r.Tests.Found {
+			if ok = v.TestRun(ss.VerifierTests, stage.Criteria.RetireTests, r.Tests); ok && r.Tests.Found {
 				j.tests = layers.PassedSince(ss.VerifierTests, r.Tests)
 			}
 		}

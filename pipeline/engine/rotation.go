@@ -230,7 +230,7 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 		"RALPH_GUARDRAILS=" + e.relToRoot(e.dir.Guardrails()),
 		"RALPH_RUN_ID=" + e.runID,
 	}
-	watch := e.claimWatch(sp, stage, ss)
+	watch := e.claimWatch(ctx, sp, stage, ss)
 	return e.runPool(ctx, stage.Agents, out, func(name string) (agent.Result, error) {
 		a := cfg.Agents[name]
 		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch})
