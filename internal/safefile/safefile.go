@@ -26,9 +26,6 @@ const (
 	// judge it: a verification script, a test file, a file the agent
 	// added. A longer one is not read (it is not prose nor a script).
 	SourceLimit = 1 << 20
-	// ReportLimit bounds a test report (JUnit XML) a verification
-	// command wrote.
-	ReportLimit = 64 << 20
 	// StatusLimit bounds .ralph/status, which holds one word.
 	StatusLimit = 4 << 10
 	// StateLimit bounds state.json and other files ralph-ci wrote itself.
