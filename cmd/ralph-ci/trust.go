@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -14,7 +15,7 @@ import (
 )
 
 // The agent is untrusted code running as the same user as ralph-ci (see
-// the README's security section). At the door ralph-ci:
+// docs/security.md). At the door ralph-ci:
 //
 //   - takes the job's token the way the Action hands it: from the file
 //     descriptor RALPH_TOKEN_FD or the 0600 file RALPH_TOKEN_FILE (read,
@@ -89,7 +90,11 @@ func protectProcess(token string) {
 // processes (delivery), which run between rotations only.
 func guardAgents(ctx context.Context, opts *globalOptions, p *project.Project) (gitEnv []string, restore func()) {
 	agent.SetEnvPolicy(p.Config.Environment.Remove)
-	hidden, err := gitauth.Hide(ctx, p.Root)
+	root, err := filepath.Abs(p.Root) // the config files git names hold from the root, not from here (-C)
+	if err != nil {
+		root = p.Root
+	}
+	hidden, err := gitauth.Hide(ctx, root)
 	if err != nil {
 		opts.log.Warn().Err(err).Msg("could not hide the git credential actions/checkout persisted: the agent may read it (use persist-credentials: false)")
 	}

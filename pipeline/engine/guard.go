@@ -45,7 +45,7 @@ func (e *engine) guardItems(sp plan.Spec, crit schema.Criteria) []string {
 	set := map[string]bool{}
 	for _, f := range guardedFiles(e.root, crit) {
 		set[f] = true
-		b, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(f)))
+		b, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(f)), safefile.SourceLimit)
 		if err != nil || !strings.HasPrefix(string(b), "#!") && !strings.HasSuffix(f, "sh") {
 			continue
 		}
@@ -110,7 +110,7 @@ func missingOr(err error) string {
 }
 
 func hashFrontMatter(p string) string {
-	src, err := os.ReadFile(p)
+	src, err := safefile.Read(p, safefile.SpecLimit)
 	if err != nil {
 		return missingOr(err)
 	}
@@ -123,7 +123,7 @@ func hashFrontMatter(p string) string {
 // when the stage starts, and adopts the changes made to guarded items
 // between rotations (never those of an interrupted rotation run again,
 // e.resuming). It reports whether ss changed.
-func (e *engine) baselineVerifier(sp plan.Spec, stage plan.Stage, ss *state.SpecState) bool {
+func (e *engine) baselineVerifier(ctx context.Context, sp plan.Spec, stage plan.Stage, ss *state.SpecState) bool {
 	items := e.guardItems(sp, stage.Criteria)
 	now := hashFiles(e.root, union(items, ss.VerifierSeen))
 	switch layers.Rebase(stage.Name, ss.VerifierKey, e.resuming, ss.VerifierSeen, now) {
@@ -141,6 +141,7 @@ func (e *engine) baselineVerifier(sp plan.Spec, stage plan.Stage, ss *state.Spec
 			}
 		}
 		ss.VerifierTree = gitHeadTree(context.Background(), e.root, loop)
+		ss.VerifierTests = e.inventory(ctx, sp, stage)
 		if len(base) > 0 {
 			e.log.Info().Str("spec", sp.Path).Str("stage", stage.Name).Strs("files", slices.Sorted(maps.Keys(base))).Msg("verifier guard: recorded the verification files")
 		}
@@ -172,7 +173,7 @@ func (e *engine) guardAfter(sp plan.Spec, stage plan.Stage, ss state.SpecState) 
 		if _, old := ss.VerifierHashes[f]; old || h == "" || !layers.IsTestFile(f) {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(f)))
+		b, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(f)), safefile.SourceLimit)
 		if err != nil {
 			continue
 		}
