@@ -9,15 +9,15 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/spf13/cobra"
-
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/reporters/publish"
+
+	"github.com/spf13/cobra"
 )
 
 func newRunCommand(opts *globalOptions) *cobra.Command {
@@ -172,7 +172,7 @@ func engineOptions(opts *globalOptions, p *project.Project, maxRotations int) en
 // writeReports writes the run's report, with the exit code the process
 // ends with, to the configured files (the flags win) and GitHub Actions'
 // places. A failure is logged and returned.
-func writeReports(ctx context.Context, opts *globalOptions, p *project.Project, r *reporters.Report, code exitcode.Code, junitPath, jsonPath string) error {
+func writeReports(ctx context.Context, opts *globalOptions, p *project.Project, r *report.Report, code exitcode.Code, junitPath, jsonPath string) error {
 	if r == nil {
 		return nil
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // TestCapturedOutput parses the real output of each CLI, captured from the
@@ -39,7 +41,7 @@ func TestCapturedOutput(t *testing.T) {
 					_, _ = sc.Write(raw[i:min(i+chunk, len(raw))])
 				}
 				r := sc.Report()
-				if r.Status != StatusDone || !r.PromiseFound || r.Promise != "IMPLEMENTATION_COMPLETE" || len(r.Phrases) != 1 {
+				if r.Status != status.Done || !r.PromiseFound || r.Promise != "IMPLEMENTATION_COMPLETE" || len(r.Phrases) != 1 {
 					t.Errorf("chunk %d: status %q, promise %q (%v), phrases %q", chunk, r.Status, r.Promise, r.PromiseFound, r.Phrases)
 				}
 				if tc.cost && (!r.Usage.CostKnown || r.Usage.CostUSD <= 0) {
@@ -100,7 +102,7 @@ func TestCapturedRateLimit(t *testing.T) {
 					_, _ = sc.Write(raw[i:min(i+chunk, len(raw))])
 				}
 				r := sc.Report()
-				if !r.RateLimited || !strings.Contains(r.RateLimitMessage, tc.message) || r.Status != StatusNone {
+				if !r.RateLimited || !strings.Contains(r.RateLimitMessage, tc.message) || r.Status != status.None {
 					t.Errorf("chunk %d: rate limited %v (%q), status %q; want a limit saying %q and no status", chunk, r.RateLimited, r.RateLimitMessage, r.Status, tc.message)
 				}
 			}

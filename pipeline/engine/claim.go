@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -64,7 +65,7 @@ type judgement struct {
 // others), markers of unfinished work, the stage's verification method and
 // its test report, then the artifact review. It reads ss and never changes it. An error
 // only means ctx was cancelled: the rotation is then left to be run again.
-func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, status agent.Status, res agent.Result, changed []string, history string) (judgement, error) {
+func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, status status.Status, res agent.Result, changed []string, history string) (judgement, error) {
 	cfg := e.opts.Project.Config
 	var j judgement
 	if ss.TaskKey != sp.Hash {

@@ -45,7 +45,7 @@ func (e *engine) guardItems(sp plan.Spec, crit schema.Criteria) []string {
 	set := map[string]bool{}
 	for _, f := range guardedFiles(e.root, crit) {
 		set[f] = true
-		b, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(f)))
+		b, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(f)), safefile.SourceLimit)
 		if err != nil || !strings.HasPrefix(string(b), "#!") && !strings.HasSuffix(f, "sh") {
 			continue
 		}
@@ -156,7 +156,7 @@ func hashView(item, p string) string {
 }
 
 func hashFrontMatter(p string) string {
-	src, err := os.ReadFile(p)
+	src, err := safefile.Read(p, safefile.SpecLimit)
 	if err != nil {
 		return missingOr(err)
 	}
@@ -223,7 +223,7 @@ func (e *engine) guardAfter(sp plan.Spec, stage plan.Stage, ss state.SpecState) 
 		if _, old := ss.VerifierHashes[f]; old && f != item {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(f)))
+		b, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(f)), safefile.SourceLimit)
 		if err != nil {
 			continue
 		}
