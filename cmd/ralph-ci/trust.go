@@ -14,7 +14,7 @@ import (
 )
 
 // The agent is untrusted code running as the same user as ralph-ci (see
-// the README's security section). At the door ralph-ci:
+// docs/security.md). At the door ralph-ci:
 //
 //   - takes the job's token the way the Action hands it: from the file
 //     descriptor RALPH_TOKEN_FD or the 0600 file RALPH_TOKEN_FILE (read,

@@ -31,3 +31,25 @@ func Check(t testing.TB, name string, got []byte) {
 		t.Errorf("%s differs (go test -update rewrites it); got:\n%s\n--- want ---\n%s", path, got, want)
 	}
 }
+
+// CheckFile is Check for a file anywhere, such as a generated page of the
+// documentation: it fails t unless got equals the file at path; with
+// -update it first writes got there.
+func CheckFile(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go generate ./cmd/ralph-ci creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is stale: run go generate ./cmd/ralph-ci", path)
+	}
+}
+
+// Updating tells whether the tests run with -update.
+func Updating() bool { return *update }

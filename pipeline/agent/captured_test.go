@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // TestCapturedOutput parses the real output of each CLI, captured from the
@@ -40,7 +42,7 @@ func TestCapturedOutput(t *testing.T) {
 					_, _ = sc.Write(raw[i:min(i+chunk, len(raw))])
 				}
 				r := sc.Report()
-				if r.Status != StatusDone || !r.PromiseFound || r.Promise != "IMPLEMENTATION_COMPLETE" || len(r.Phrases) != 1 {
+				if r.Status != status.Done || !r.PromiseFound || r.Promise != "IMPLEMENTATION_COMPLETE" || len(r.Phrases) != 1 {
 					t.Errorf("chunk %d: status %q, promise %q (%v), phrases %q", chunk, r.Status, r.Promise, r.PromiseFound, r.Phrases)
 				}
 				if tc.cost && (!r.Usage.CostKnown || r.Usage.CostUSD <= 0) {
@@ -101,7 +103,7 @@ func TestCapturedRateLimit(t *testing.T) {
 					_, _ = sc.Write(raw[i:min(i+chunk, len(raw))])
 				}
 				r := sc.Report()
-				if !r.RateLimited || !strings.Contains(r.RateLimitMessage, tc.message) || r.Status != StatusNone {
+				if !r.RateLimited || !strings.Contains(r.RateLimitMessage, tc.message) || r.Status != status.None {
 					t.Errorf("chunk %d: rate limited %v (%q), status %q; want a limit saying %q and no status", chunk, r.RateLimited, r.RateLimitMessage, r.Status, tc.message)
 				}
 			}
@@ -143,7 +145,7 @@ func TestCapturedFailures(t *testing.T) {
 					_, _ = sc.Write(raw[i:min(i+chunk, len(raw))])
 				}
 				r := sc.Report()
-				if r.Status != StatusNone || r.RateLimited {
+				if r.Status != status.None || r.RateLimited {
 					t.Errorf("chunk %d: status %q, rate limited %v; want no status, no limit", chunk, r.Status, r.RateLimited)
 				}
 				if (tc.startup == "") != (r.StartupFailure == "") || !strings.Contains(r.StartupFailure, tc.startup) {

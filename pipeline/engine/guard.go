@@ -123,7 +123,7 @@ func hashFrontMatter(p string) string {
 // when the stage starts, and adopts the changes made to guarded items
 // between rotations (never those of an interrupted rotation run again,
 // e.resuming). It reports whether ss changed.
-func (e *engine) baselineVerifier(sp plan.Spec, stage plan.Stage, ss *state.SpecState) bool {
+func (e *engine) baselineVerifier(ctx context.Context, sp plan.Spec, stage plan.Stage, ss *state.SpecState) bool {
 	items := e.guardItems(sp, stage.Criteria)
 	now := hashFiles(e.root, union(items, ss.VerifierSeen))
 	switch layers.Rebase(stage.Name, ss.VerifierKey, e.resuming, ss.VerifierSeen, now) {
@@ -141,6 +141,7 @@ func (e *engine) baselineVerifier(sp plan.Spec, stage plan.Stage, ss *state.Spec
 			}
 		}
 		ss.VerifierTree = gitHeadTree(context.Background(), e.root, loop)
+		ss.VerifierTests = e.inventory(ctx, sp, stage)
 		if len(base) > 0 {
 			e.log.Info().Str("spec", sp.Path).Str("stage", stage.Name).Strs("files", slices.Sorted(maps.Keys(base))).Msg("verifier guard: recorded the verification files")
 		}
