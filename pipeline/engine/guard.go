@@ -45,7 +45,7 @@ func (e *engine) guardItems(sp plan.Spec, crit schema.Criteria) []string {
 	set := map[string]bool{}
 	for _, f := range guardedFiles(e.root, crit) {
 		set[f] = true
-		b, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(f)))
+		b, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(f)), safefile.SourceLimit)
 		if err != nil || !strings.HasPrefix(string(b), "#!") && !strings.HasSuffix(f, "sh") {
 			continue
 		}
@@ -110,7 +110,7 @@ func missingOr(err error) string {
 }
 
 func hashFrontMatter(p string) string {
-	src, err := os.ReadFile(p)
+	src, err := safefile.Read(p, safefile.SpecLimit)
 	if err != nil {
 		return missingOr(err)
 	}
@@ -173,7 +173,7 @@ func (e *engine) guardAfter(sp plan.Spec, stage plan.Stage, ss state.SpecState) 
 		if _, old := ss.VerifierHashes[f]; old || h == "" || !layers.IsTestFile(f) {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(f)))
+		b, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(f)), safefile.SourceLimit)
 		if err != nil {
 			continue
 		}
