@@ -74,13 +74,15 @@ func TestClaim(t *testing.T) {
 			method: verify.StringMatch, claimed: true, status2: status.Rejected, layers: "contradiction:pass signal:fail",
 			reason: "DONE without the completion promise: print <promise>CODER_DONE</promise> when the coder stage is complete"},
 		{name: "promise: another promise than the stage's", status: status.Done,
-			rep:    with(done, func(r *agent.Report) {
+			rep: with(done, func(r *agent.Report) {
 				r.Promise, r.Phrases, r.Tail = "ALL_DONE", nil, "<promise>ALL_DONE</promise>\n\nRALPH_STATUS: DONE"
 			}),
 			method: verify.StringMatch, claimed: true, status2: status.Rejected, layers: "contradiction:pass signal:pass string_match:fail",
 			reason: "Promise 'CODER_DONE' not found in output (got <promise>ALL_DONE</promise>)"},
 		{name: "promise layer is named promise before another method", status: status.Done,
-			rep:    with(done, func(r *agent.Report) { r.Promise, r.Tail = "IN_PROGRESS", "<promise>IN_PROGRESS</promise>\nRALPH_STATUS: DONE" }),
+			rep: with(done, func(r *agent.Report) {
+				r.Promise, r.Tail = "IN_PROGRESS", "<promise>IN_PROGRESS</promise>\nRALPH_STATUS: DONE"
+			}),
 			method: "external", claimed: true, status2: status.Rejected, layers: "contradiction:pass signal:pass promise:fail", reason: "not found in output"},
 		{name: "all three pass with string_match", status: status.Done, rep: done, method: verify.StringMatch,
 			ok: true, claimed: true, status2: status.Done, layers: "contradiction:pass signal:pass string_match:pass"},
