@@ -33,14 +33,24 @@ func (e *engine) claimWatch(ctx context.Context, sp plan.Spec, stage plan.Stage,
 // claimRules are what the claim layers read from the config and the
 // spec's state: the admissions heard, and the last rejection reason, which
 // the agent may quote back without admitting anything.
-func claimRules(cfg schema.Layers, ss state.SpecState) layers.Rules {
+func claimRules(cfg schema.Layers, sp plan.Spec, ss state.SpecState) layers.Rules {
 	more := layers.MoreAdmissions
 	if cfg.Admissions != nil {
 		more = *cfg.Admissions
 	}
+	headings := layers.DefaultOpenHeadings
+	if cfg.OpenWorkHeadings != nil {
+		headings = *cfg.OpenWorkHeadings
+	}
+	var criteria []string
+	if cfg.CriteriaReport {
+		criteria = layers.AcceptanceCriteria(sp)
+	}
 	return layers.Rules{
 		Admissions: append(append([]string{}, cfg.ContradictionPhrases...), more...),
 		Echoes:     []string{ss.Reason},
+		Headings:   headings,
+		Criteria:   criteria,
 	}
 }
 
@@ -77,7 +87,7 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 			e.log.Warn().Str("spec", sp.Path).Str("method", stage.Criteria.VerificationMethod).Msg("spec has no completion spec: using the default criteria of each stage")
 		}
 	}
-	v, ok := layers.Claim(status, res.Report, stage, claimRules(cfg.Layers, ss))
+	v, ok := layers.Claim(status, res.Report, stage, claimRules(cfg.Layers, sp, ss))
 	if strings.HasPrefix(v.Reason, layers.ContradictionLog) {
 		e.log.Warn().Str("spec", sp.Path).Msg(layers.ContradictionLog)
 	}
