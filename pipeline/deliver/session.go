@@ -40,6 +40,14 @@ type Session struct {
 	// wrote it, already reconciled with HEAD): Start restores nothing and
 	// binds it to HEAD.
 	Adopt bool
+	// Binder binds each pushed state commit to the work commit it
+	// describes with ralph-ci's own commit status, and Start restores
+	// only a state so bound (see IsBound); nil (off GitHub) trusts the
+	// state refs.
+	Binder Binder
+	// Warn receives what the run should know but does not stop it: a
+	// state not bound (verified again), a binding that could not be set.
+	Warn func(msg string)
 
 	base      string // origin's tip of the branch, as last seen
 	described string // the work commit the state on disk describes
@@ -100,8 +108,14 @@ func (s *Session) Start(ctx context.Context) ([]string, error) {
 	if s.continuesLocal(ctx, remote) {
 		return nil, nil
 	}
+	if remote, err = s.trusted(ctx, s.stateRef(), remote); err != nil {
+		return nil, err
+	}
 	if remote == "" && s.SeedRef != "" {
 		if remote, err = fetchState(ctx, s.Git, s.SeedRef); err != nil {
+			return nil, err
+		}
+		if remote, err = s.trusted(ctx, s.SeedRef, remote); err != nil {
 			return nil, err
 		}
 	}
@@ -120,6 +134,30 @@ func (s *Session) Start(ctx context.Context) ([]string, error) {
 		}
 	}
 	return changed, s.writeMarker()
+}
+
+// trusted is commit, the state commit found at ref, when ralph-ci bound
+// it to the work commit it describes (IsBound), else "" (no state), said
+// through Warn.
+func (s *Session) trusted(ctx context.Context, ref, commit string) (string, error) {
+	if commit == "" || s.Binder == nil {
+		return commit, nil
+	}
+	b, ok, err := checkBound(ctx, s.Git, s.Binder, ref, s.Target.Branch, commit)
+	if err != nil {
+		return "", fmt.Errorf("delivery: %w", err)
+	}
+	if !ok {
+		s.warn(Unbound(ref, b))
+		return "", nil
+	}
+	return commit, nil
+}
+
+func (s *Session) warn(msg string) {
+	if s.Warn != nil {
+		s.Warn(msg)
+	}
 }
 
 // continuesLocal tells whether the local state folder continues the
