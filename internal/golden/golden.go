@@ -51,5 +51,30 @@ func CheckFile(t testing.TB, path string, got []byte) {
 	}
 }
 
-// Updating tells whether the tests run with -update.
-func Updating() bool { return *update }
+// CheckSection is CheckFile for the part of the file at path between the
+// lines "<!-- generated: NAME -->" and "<!-- end of generated: NAME -->",
+// such as a generated table inside a page written by hand.
+func CheckSection(t testing.TB, path, name string, want []byte) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := []byte("<!-- generated: " + name + " -->\n")
+	end := []byte("<!-- end of generated: " + name + " -->")
+	i, j := bytes.Index(src, begin), bytes.Index(src, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s: no section between %q and %q", path, bytes.TrimSpace(begin), end)
+	}
+	if bytes.Equal(src[i+len(begin):j], want) {
+		return
+	}
+	if !*update {
+		t.Errorf("%s: the generated %s are stale: run go generate ./cmd/ralph-ci", path, name)
+		return
+	}
+	out := append(append(append([]byte{}, src[:i+len(begin)]...), want...), src[j:]...)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
