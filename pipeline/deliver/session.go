@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
+	"github.com/ralph-ci/ralph-ci/pipeline/gitstate"
 )
 
 // Session delivers one run: it restores the state at the start, commits
@@ -55,6 +56,9 @@ type Session struct {
 	// commits pushed meanwhile): the agent's own commits are those after it.
 	since    string
 	stateTip string // the last state commit (origin's)
+
+	gitDir    string             // the checkout's git directory, read as data
+	gitBefore *gitstate.Snapshot // its state as ralph-ci left it (see InspectGit)
 }
 
 func (s *Session) retries() int {
@@ -88,11 +92,22 @@ func (s *Session) markerPath() string { return filepath.Join(s.StateDir, "delive
 // only (a .ralph/ committed in the checkout is never read as state); when
 // it describes another commit than HEAD, the files that differ are
 // returned: the caller counts them as changed.
-func (s *Session) Start(ctx context.Context) ([]string, error) {
+func (s *Session) Start(ctx context.Context) (changed []string, err error) {
 	head, err := s.Git.Run(ctx, "rev-parse", "HEAD")
 	if err != nil {
 		return nil, fmt.Errorf("delivery: %w", err)
 	}
+	if err := s.snapGit(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.checkClean(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err == nil {
+			err = s.snapGit(ctx) // as the fetches of the state left it
+		}
+	}()
 	s.base, s.described, s.since = head, head, head
 	if !s.Push {
 		return nil, nil
@@ -119,7 +134,6 @@ func (s *Session) Start(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 	}
-	var changed []string
 	if remote == "" {
 		if err := clearState(s.StateDir); err != nil {
 			return nil, err
@@ -205,11 +219,14 @@ func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, erro
 	}
 	s.described, s.since = head, head
 	if !s.Push {
-		return nil, nil
+		return nil, s.snapGit(ctx)
 	}
 	foreign, err := s.sync(ctx, fmt.Sprintf("ralph-ci state after %s iteration %d\n", r.Spec, r.Iteration))
 	if tip, terr := s.Git.Run(ctx, "rev-parse", "HEAD"); terr == nil {
 		s.since = tip // a rebase moved the loop's commits onto the others'
+	}
+	if err == nil {
+		err = s.snapGit(ctx) // as ralph-ci's commit, fetch and push left it
 	}
 	return foreign, err
 }
