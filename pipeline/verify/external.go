@@ -26,6 +26,13 @@ const commandGrace = 5 * time.Second
 // output is scanned as it streams, never held whole in memory.
 type external struct{}
 
+var _ CommandRunner = external{}
+
+// Commands implements CommandRunner: it runs cfg's command.
+func (external) Commands(cfg schema.VerificationConfig) []schema.VerificationConfig {
+	return []schema.VerificationConfig{cfg}
+}
+
 // Verify implements Method.
 func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationConfig) Result {
 	if cfg.Command == nil || len(cfg.Command.Args()) == 0 || cfg.Command.Args()[0] == "" {
