@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters"
@@ -93,7 +93,7 @@ the status step output.`,
 // readReport reads one input report: a missing file is a failure, a file
 // that is not a valid report a usage error.
 func readReport(path string) (*report.Report, error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path) // a FIFO or a device never blocks the merge
 	if err != nil {
 		return nil, fmt.Errorf("report merge: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -89,7 +90,11 @@ func protectProcess(token string) {
 // processes (delivery), which run between rotations only.
 func guardAgents(ctx context.Context, opts *globalOptions, p *project.Project) (gitEnv []string, restore func()) {
 	agent.SetEnvPolicy(p.Config.Environment.Remove)
-	hidden, err := gitauth.Hide(ctx, p.Root)
+	root, err := filepath.Abs(p.Root) // the config files git names hold from the root, not from here (-C)
+	if err != nil {
+		root = p.Root
+	}
+	hidden, err := gitauth.Hide(ctx, root)
 	if err != nil {
 		opts.log.Warn().Err(err).Msg("could not hide the git credential actions/checkout persisted: the agent may read it (use persist-credentials: false)")
 	}

@@ -88,6 +88,12 @@ type Report struct {
 	// ResetAt is when the limit resets, if a message said so (the latest
 	// such time); zero otherwise.
 	ResetAt time.Time
+	// StartupFailure is the CLI's message when it refused to start or to
+	// work at all (running as root with permissions skipped, a refused API
+	// key, Gemini CLI's exit codes 41, 42, 44, 52 and 55): a failure every
+	// rotation would repeat, so the run ends instead of rotating. It is
+	// looked for where rate-limit messages are.
+	StartupFailure string
 }
 
 // Scanner reads an agent's raw output (stdout and stderr interleaved) in

@@ -132,6 +132,12 @@ func (e *engine) runPool(ctx context.Context, names []string, out io.Writer, run
 			continue
 		}
 		res, err := run(name)
+		if err == nil && res.StartupFailure != "" && res.Status == status.None && !res.Cancelled {
+			// Every rotation would end the same way: the run ends, and
+			// the rotation runs again once the agent is fixed.
+			e.outcome.CostUSD += spent + res.Usage.CostUSD
+			return res, name, fmt.Errorf("agent %s cannot work: %s (exit %d): fix its command or environment in the config; the rotation runs again next time", name, res.StartupFailure, res.ExitCode)
+		}
 		if err != nil || !exhausted(res) {
 			res.Usage.CostUSD += spent
 			res.Usage.CostKnown = res.Usage.CostKnown || spentKnown

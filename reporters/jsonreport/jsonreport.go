@@ -16,8 +16,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/schema"
@@ -101,7 +101,7 @@ func Decode(rd io.Reader, name string) (*report.Report, error) {
 
 // ReadFile reads and decodes the JSON report at path.
 func ReadFile(path string) (*report.Report, error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path) // a FIFO or a device never blocks the read
 	if err != nil {
 		return nil, fmt.Errorf("read report: %w", err)
 	}
