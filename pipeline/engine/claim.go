@@ -133,8 +133,8 @@ func (e *engine) verifyStage(ctx context.Context, sp plan.Spec, stage plan.Stage
 	log := e.log.With().Str("spec", sp.Path).Str("stage", stage.Name).Str("method", method).Logger()
 	in := verify.Input{
 		Root: e.root, Promise: stage.Criteria.Promise, Output: res.Report,
-		AcceptanceCriteria: layers.AcceptanceCriteria(sp), DefaultJudge: cfg.Layers.Judge, Log: log, Transcript: out,
-		Judge: verify.AgentJudge{Agents: cfg.Agents, Root: e.root, Transcript: out, Env: []string{"RALPH_SPEC=" + sp.Path, "RALPH_STAGE=" + stage.Name, "RALPH_RUN_ID=" + e.runID}},
+		AcceptanceCriteria: layers.AcceptanceCriteria(sp), DefaultJudge: cfg.Layers.Judge, Log: log, Transcript: out, Host: e.opts.Host,
+		Judge: verify.AgentJudge{Agents: cfg.Agents, Root: e.root, Transcript: out, Host: e.opts.Host, Env: []string{"RALPH_SPEC=" + sp.Path, "RALPH_STAGE=" + stage.Name, "RALPH_RUN_ID=" + e.runID}},
 	}
 	return verify.Verify(ctx, method, in, stage.Criteria.VerificationConfig)
 }

@@ -28,7 +28,7 @@ func (e *engine) runReviewer(ctx context.Context, sp plan.Spec, ss state.SpecSta
 	text := layers.ReviewPrompt(layers.ReviewInput{Spec: sp, Stage: stage, Task: ss.TaskIndex, Iteration: it, Max: max, Changed: changed, Source: string(src), Prior: ss.ReviewFindings})
 	env := []string{"RALPH_SPEC=" + sp.Path, "RALPH_STAGE=" + stage.Name, "RALPH_REVIEW_ITERATION=" + strconv.Itoa(it), "RALPH_RUN_ID=" + e.runID}
 	fmt.Fprintf(out, "\n--- reviewer %s, iteration %d ---\n", name, it)
-	start := agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out}
+	start := agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Host: e.opts.Host}
 	res, err := agent.Configured(ctx, start)
 	switch ferr := start.Failed(res, err, agent.ReportedError); {
 	case ferr != nil && res.Failure(err) == agent.NotStarted:

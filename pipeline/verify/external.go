@@ -65,7 +65,7 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	}
 	res, err := agent.Run(ctx, agent.Invocation{
 		Argv: cmd.Args(), Dir: dir, Timeout: timeout, Grace: commandGrace, Format: "text",
-		Output: multi{in.transcript(), contains, forbidden, events, harness},
+		Output: multi{in.transcript(), contains, forbidden, events, harness}, Host: in.Host,
 	})
 	switch {
 	case res.Cancelled:

@@ -101,6 +101,8 @@ type Input struct {
 	// Transcript, when set, receives the output of verification commands
 	// and judges (a log file next to the rotation's history log).
 	Transcript io.Writer
+	// Host is how verification commands are started (agent.Host).
+	Host *agent.Host
 }
 
 // Result is the verdict of a method.
