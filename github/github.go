@@ -8,7 +8,7 @@
 // the token never in it. Nothing else constructs a client.
 //
 // The callers take the small interfaces of this package for what they
-// need (PullRequests, Statuses, Contents, Comments, Dispatch); a Repo
+// need (PullRequests, Statuses, Contents, Comments, Dispatch, Users); a Repo
 // holds them for one repository.
 package github
 

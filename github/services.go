@@ -41,6 +41,11 @@ type Comments interface {
 	EditComment(ctx context.Context, owner, repo string, id int64, comment *gh.IssueComment) (*gh.IssueComment, *gh.Response, error)
 }
 
+// Users reads a user ("" for the token's own).
+type Users interface {
+	Get(ctx context.Context, user string) (*gh.User, *gh.Response, error)
+}
+
 // Dispatch starts a workflow by its file name (workflow_dispatch).
 type Dispatch interface {
 	CreateWorkflowDispatchEventByFileName(ctx context.Context, owner, repo, workflow string, event gh.CreateWorkflowDispatchEventRequest) (*gh.Response, error)
@@ -52,6 +57,7 @@ var (
 	_ Contents     = (*gh.RepositoriesService)(nil)
 	_ Comments     = (*gh.IssuesService)(nil)
 	_ Dispatch     = (*gh.ActionsService)(nil)
+	_ Users        = (*gh.UsersService)(nil)
 )
 
 // Repo is one repository and the parts of the API its callers use.
@@ -62,6 +68,7 @@ type Repo struct {
 	Contents     Contents
 	Comments     Comments
 	Dispatch     Dispatch
+	Users        Users
 }
 
 // RepoOf is the repository ("owner/name", GITHUB_REPOSITORY) through c.
@@ -71,5 +78,5 @@ func RepoOf(c *gh.Client, repository string) (Repo, error) {
 		return Repo{}, fmt.Errorf("GITHUB_REPOSITORY %q: want owner/name", repository)
 	}
 	return Repo{Owner: owner, Name: name, PullRequests: c.PullRequests, Statuses: c.Repositories,
-		Contents: c.Repositories, Comments: c.Issues, Dispatch: c.Actions}, nil
+		Contents: c.Repositories, Comments: c.Issues, Dispatch: c.Actions, Users: c.Users}, nil
 }

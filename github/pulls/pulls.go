@@ -1,7 +1,8 @@
 // Package pulls finds and opens pull requests through the GitHub REST API
-// (the github port), for CI delivery: the head branch of a pull request whose
-// event payload does not name it (issue_comment), and the pull request of
-// ralph-ci's own branch, opened or updated.
+// (the github port), for CI delivery: the head branch of a pull request
+// whose event payload does not name it (issue_comment), the pull request
+// of ralph-ci's own branch, opened or updated, and the commit statuses that
+// bind the loop's state to the commit it describes (deliver.Binder).
 package pulls
 
 import (
@@ -12,15 +13,18 @@ import (
 	"github.com/ralph-ci/ralph-ci/github"
 )
 
-// Client talks to one repository's pull requests.
+// Client talks to one repository's pull requests and commit statuses.
 type Client struct {
 	prs         github.PullRequests
+	statuses    github.Statuses
+	users       github.Users
 	owner, repo string
+	self        string // the token's login, "" until known (see login)
 }
 
 // New is the client of the pull requests of r (github.RepoOf).
 func New(r github.Repo) *Client {
-	return &Client{prs: r.PullRequests, owner: r.Owner, repo: r.Name}
+	return &Client{prs: r.PullRequests, statuses: r.Statuses, users: r.Users, owner: r.Owner, repo: r.Name}
 }
 
 // Head is a pull request's head and base, as delivery needs them.

@@ -59,10 +59,11 @@ type judgement struct {
 // verdictOf judges a rotation: it gathers the facts (layers.Facts) and
 // asks layers.Judge, which holds the order of the layers; the facts that
 // cost a process (the loop's diff, the stage's verification method, the
-// reviewer) are gathered when Judge asks for them. It reads ss and never
-// changes it. An error only means ctx was cancelled: the rotation is then
-// left to be run again.
-func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, st status.Status, res agent.Result, changed []string, history string) (judgement, error) {
+// reviewer) are gathered when Judge asks for them. gitLeft is the git
+// state the rotation left that ralph-ci does not commit through ("" none).
+// It reads ss and never changes it. An error only means ctx was
+// cancelled: the rotation is then left to be run again.
+func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, st status.Status, res agent.Result, changed []string, history, gitLeft string) (judgement, error) {
 	var j judgement
 	if ss.TaskKey != sp.Hash {
 		j.restart = true
@@ -72,7 +73,10 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 		e.log.Warn().Str("spec", sp.Path).Str("method", stage.Criteria.VerificationMethod).Msg("spec has no completion spec: using the default criteria of each stage")
 	}
 	f := e.facts(sp, ss, stage, st, res)
-	j.seen = f.Now
+	f.GitLeft = gitLeft
+	if gitLeft == "" {
+		j.seen = f.Now
+	}
 	transcript := &lazyFile{path: strings.TrimSuffix(history, ".log") + ".verify.log", e: e}
 	defer transcript.close()
 	for {

@@ -18,6 +18,10 @@ type Facts struct {
 	Output   agent.Report  // what was read from the agent's output
 	TimedOut bool          // the agent ran out of time
 	Rules    Rules         // the contradiction phrases and the echoes
+	// GitLeft is the git state the rotation left that ralph-ci does not
+	// commit through (a merge in progress, say; "" none): whatever was
+	// claimed, the rotation is rejected with it, unjudged.
+	GitLeft string
 
 	// The verifier guard: the guarded items' hashes when the stage
 	// started (none: nothing is guarded) and after the rotation, and the
@@ -104,12 +108,18 @@ var order = []layer{
 	reviewLayer, // the artifact review
 }
 
-// Judge judges one rotation from its facts: every layer in [order] until
+// Judge judges one rotation from its facts: a git state left behind
+// rejects it unjudged (Facts.GitLeft); else every layer in [order] until
 // one fails, then the acceptance, or the judgement of a failed review fix
 // ([Verdict.FixFailed]). When a layer needs a fact f lacks, the verdict
 // says which in Need and is not final: the engine gathers it and calls
 // Judge again.
 func Judge(f Facts) Verdict {
+	if f.GitLeft != "" { // whatever it claimed: nothing is committed through that state
+		v, _ := Claim(f.Status, f.Output, f.Stage, f.Rules)
+		v.Reject("git_state", f.GitLeft)
+		return v
+	}
 	var v Verdict
 	ok := true
 	for _, l := range order {

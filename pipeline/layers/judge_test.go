@@ -26,7 +26,7 @@ type judgeTest struct {
 func claimed(f *Facts) {
 	f.Stage = coder("external")
 	f.Status = status.Done
-	f.Output = agent.Report{Status: status.Done, PromiseFound: true, Promise: "CODER_DONE", Tail: "All done.\nRALPH_STATUS: DONE\n"}
+	f.Output = agent.Report{Status: status.Done, PromiseFound: true, Promise: "CODER_DONE", Tail: "All done.\n<promise>CODER_DONE</promise>\nRALPH_STATUS: DONE\n"}
 	f.Rules = Rules{Admissions: phrases}
 	f.Baseline = map[string]string{"check.sh": "aa"}
 	f.Now = map[string]string{"check.sh": "aa"}
@@ -70,6 +70,9 @@ func TestJudge(t *testing.T) {
 		{name: "no claim: no layer runs, nothing is asked", facts: with(func(f *Facts) {
 			f.Status, f.Output.Status, f.Output.PromiseFound, f.Method = status.Continue, status.Continue, false, nil
 		}), status: status.Continue},
+		{name: "a git state left behind rejects the rotation unjudged", facts: with(func(f *Facts) {
+			f.GitLeft, f.Method = "a merge is in progress", nil
+		}), status: status.Rejected, layers: "contradiction:pass signal:pass promise:pass git_state:fail", reason: "a merge is in progress"},
 		{name: "an honest claim passes every layer", facts: with(), accepted: true, status: status.Done,
 			layers: claimOK + " external:pass"},
 		{name: "string_match: the promise layer stands for the method, none is asked", facts: with(func(f *Facts) {
