@@ -159,7 +159,7 @@ func endRun(ctx context.Context, opts *globalOptions, p *project.Project, dl *de
 // echoed in folded groups on GitHub Actions, a progress line on a
 // terminal.
 func engineOptions(opts *globalOptions, p *project.Project, maxRotations int) engine.Options {
-	o := engine.Options{Project: p, MaxRotations: maxRotations, Log: opts.log, Version: versionString()}
+	o := engine.Options{Project: p, MaxRotations: maxRotations, Log: opts.log, Version: versionString(), Host: opts.host}
 	if opts.env.actions.Actions {
 		o.Echo = actionsEcho(opts.stdout)
 	}
