@@ -8,15 +8,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
+	"github.com/ralph-ci/ralph-ci/github/pulls"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
-	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
-	"github.com/ralph-ci/ralph-ci/reporters/pulls"
 	"github.com/ralph-ci/ralph-ci/schema"
+	"github.com/rs/zerolog"
 )
 
 // delivery is a run's delivery: the session the engine calls, and what
@@ -72,7 +73,12 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 		id = deliver.Identity{Name: a.Name, Email: a.Email}
 	}
 	d := &delivery{env: opts.env.pr}
-	s := &deliver.Session{Git: g, StateDir: state.At(root).Path(), Identity: id, Reports: reports}
+	bd, err := stateBinder(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &deliver.Session{Git: g, StateDir: state.At(root).Path(), Identity: id, Reports: reports,
+		Binder: bd, Warn: func(msg string) { opts.log.Warn().Msg(msg) }}
 	d.session = s
 	if mode == schema.DeliverCommit {
 		branch, _ := g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
@@ -115,6 +121,15 @@ func (d *delivery) target(ctx context.Context, opts *globalOptions, g deliver.Gi
 	return t, nil
 }
 
+// pulls is the client of the repository's pull requests.
+func (d *delivery) pulls() (*pulls.Client, error) {
+	r, err := d.env.Repo(zerolog.Nop())
+	if err != nil {
+		return nil, err
+	}
+	return pulls.New(r), nil
+}
+
 // readEvent reads the event payload; a comment's payload names no head
 // branch, the API does.
 func (d *delivery) readEvent(ctx context.Context) (deliver.Event, error) {
@@ -129,7 +144,7 @@ func (d *delivery) readEvent(ctx context.Context) (deliver.Event, error) {
 	if err != nil || ev.PR == 0 || ev.HeadRef != "" {
 		return ev, err
 	}
-	c, err := pulls.New(d.env.APIURL, d.env.Token, d.env.Repository, nil)
+	c, err := d.pulls()
 	if err != nil {
 		return ev, err
 	}
@@ -159,7 +174,7 @@ func (d *delivery) finish(ctx context.Context, opts *globalOptions, summary stri
 	var err error
 	if s.Push && s.Target.Own && s.Head() != "" && d.event.DefaultBranch != "" && d.env.Repository != "" {
 		var c *pulls.Client
-		if c, err = pulls.New(d.env.APIURL, d.env.Token, d.env.Repository, nil); err == nil {
+		if c, err = d.pulls(); err == nil {
 			var opened pulls.PR
 			opened, err = c.Ensure(ctx, s.Target.Branch, d.event.DefaultBranch, "ralph-ci: the loop's work on "+s.Target.Branch,
 				"Work of the ralph-ci loop: each commit is one rotation (see its Ralph-* trailers).\n\n"+summary)
@@ -188,6 +203,21 @@ func reportsDir(p *project.Project) string {
 	return filepath.Join(state.At(p.Root).Path(), "reports")
 }
 
+// stateBinder binds the loop's state to the commits it describes with
+// ralph-ci's own commit statuses, on GitHub (GITHUB_REPOSITORY set); nil
+// elsewhere: on a laptop the state refs are trusted as they are.
+func stateBinder(opts *globalOptions) (deliver.Binder, error) {
+	e := opts.env.pr
+	if e.Repository == "" {
+		return nil, nil
+	}
+	r, err := e.Repo(zerolog.Nop())
+	if err != nil {
+		return nil, err
+	}
+	return pulls.New(r).WithLogin(e.Login), nil
+}
+
 // checkDelivered reads what the merge gate's rule for delivery pr
 // (gate.Delivered) judges: the pull request's head, and the loop's state
 // saved in git for its head branch.
@@ -200,7 +230,7 @@ func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project
 	if err != nil || ev.PR == 0 {
 		return err
 	}
-	c, err := pulls.New(d.env.APIURL, d.env.Token, d.env.Repository, nil)
+	c, err := d.pulls()
 	if err != nil {
 		return err
 	}
@@ -213,7 +243,7 @@ func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	described, found, err := deliver.ReadState(ctx, deliver.Git{Dir: p.Root}, head.Ref, tmp)
+	r, err := deliver.ReadState(ctx, deliver.Git{Dir: p.Root}, c.WithLogin(d.env.Login), head.Ref, tmp)
 	if err != nil {
 		return err
 	}
@@ -221,7 +251,10 @@ func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project
 	if err != nil {
 		return err
 	}
-	why := gate.Delivered(p.Specs, &st, found, described, head.Ref, head.SHA)
+	why := gate.Delivered(p.Specs, &st, r.Found(), r.Described, head.Ref, head.SHA)
+	if r.State != "" && !r.Bound {
+		why = []string{deliver.Unbound(r.Ref, r.Binding)}
+	}
 	if len(why) == 0 {
 		opts.log.Info().Str("head", head.SHA).Msg("every spec is verified 3/3 at the pull request's head")
 		return nil

@@ -54,6 +54,10 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	if err != nil {
 		return err
 	}
+	left, err := e.inspectGit(ctx) // before the snapshot: the checkout is put back first
+	if err != nil {
+		return err
+	}
 	after, err := e.watch.Take(ctx)
 	if err != nil {
 		return err
@@ -64,7 +68,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	e.after, e.latest = &after, &after
 
-	j, err := e.verdictOf(ctx, sp, *ss, stage, status, res, changed, history)
+	j, err := e.verdictOf(ctx, sp, *ss, stage, status, res, changed, history, left)
 	if err != nil {
 		return err
 	}
@@ -233,7 +237,7 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 	watch := e.claimWatch(ctx, sp, stage, ss)
 	return e.runPool(ctx, stage.Agents, out, func(name string) (agent.Result, error) {
 		a := cfg.Agents[name]
-		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch})
+		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch, Host: e.opts.Host})
 		if err != nil && !res.Cancelled {
 			return res, fmt.Errorf("agent %s on %s: %w", name, sp.Path, err)
 		}
