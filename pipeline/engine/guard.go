@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
@@ -51,20 +50,25 @@ func (e *engine) guardItems(sp plan.Spec, crit schema.Criteria) []string {
 	return layers.GuardItems(tree{e}, sp.Path, config, crit)
 }
 
-// hashFiles returns the sha256 of each item ("" when missing): a file's
-// content, or a spec's front matter.
-func hashFiles(root string, files []string) map[string]string {
-	out := make(map[string]string, len(files))
-	for _, f := range files {
-		if spec, ok := strings.CutSuffix(f, frontMatterItem); ok {
-			out[f] = hashFrontMatter(filepath.Join(root, filepath.FromSlash(spec)))
+// hashFiles returns the sha256 of each item ("" when missing): a whole
+// file's content, streamed, or the part of a file the item hashes
+// (layers.ItemContent), read within bounds.
+func hashFiles(root string, items []string) map[string]string {
+	out := make(map[string]string, len(items))
+	for _, item := range items {
+		file, limit := layers.ItemFile(item)
+		p := filepath.Join(root, filepath.FromSlash(file))
+		if limit == 0 {
+			out[item] = hashFile(p)
 			continue
 		}
-		if p, ok := layers.ViewPath(f); ok {
-			out[f] = hashView(f, filepath.Join(root, filepath.FromSlash(p)))
+		b, err := safefile.Read(p, limit)
+		if err != nil {
+			out[item] = missingOr(err)
 			continue
 		}
-		out[f] = hashFile(filepath.Join(root, filepath.FromSlash(f)))
+		sum := sha256.Sum256(layers.ItemContent(item, b))
+		out[item] = hex.EncodeToString(sum[:])
 	}
 	return out
 }
@@ -89,26 +93,6 @@ func missingOr(err error) string {
 		return ""
 	}
 	return "unreadable: " + err.Error()
-}
-
-// hashView hashes the view of a file's test keys (layers.View).
-func hashView(item, p string) string {
-	b, err := safefile.Read(p, safefile.ConfigLimit)
-	if err != nil {
-		return missingOr(err)
-	}
-	sum := sha256.Sum256(layers.View(item, b))
-	return hex.EncodeToString(sum[:])
-}
-
-func hashFrontMatter(p string) string {
-	src, err := safefile.Read(p, safefile.SpecLimit)
-	if err != nil {
-		return missingOr(err)
-	}
-	fm, _, _, _ := schema.SplitFrontMatter(p, src)
-	sum := sha256.Sum256(fm)
-	return hex.EncodeToString(sum[:])
 }
 
 // baselineVerifier records the guard's baseline before a rotation runs,

@@ -124,3 +124,29 @@ func Stops(t Tree, baseline, now map[string]string, allowTestChanges bool) map[s
 	}
 	return stops
 }
+
+// ItemFile is the repo-relative file a guard item reads, and the most of
+// it that is read for a part of it (a spec's front matter, the view of a
+// runner configuration's test keys); limit is 0 for an item that is the
+// whole file, hashed as it is, however large.
+func ItemFile(item string) (file string, limit int64) {
+	if spec, ok := strings.CutSuffix(item, FrontMatterItem); ok {
+		return spec, safefile.SpecLimit
+	}
+	if p, ok := ViewPath(item); ok {
+		return p, safefile.ConfigLimit
+	}
+	return item, 0
+}
+
+// ItemContent is the part of its file's content a guard item hashes.
+func ItemContent(item string, content []byte) []byte {
+	if _, ok := strings.CutSuffix(item, FrontMatterItem); ok {
+		fm, _, _, _ := schema.SplitFrontMatter(item, content)
+		return fm
+	}
+	if _, ok := ViewPath(item); ok {
+		return View(item, content)
+	}
+	return content
+}

@@ -3,6 +3,7 @@ package layers
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ralph-ci/ralph-ci/schema"
@@ -63,5 +64,24 @@ func TestStops(t *testing.T) {
 	}
 	if got := Stops(tree, baseline, now, true); len(got) != 1 {
 		t.Errorf("with test changes allowed, a runner configuration still counts: %v", got)
+	}
+}
+
+// An item reads its file whole, or the part of it it hashes: a spec's
+// front matter, a configuration's test keys.
+func TestItemFileAndContent(t *testing.T) {
+	if f, limit := ItemFile("check.sh"); f != "check.sh" || limit != 0 {
+		t.Errorf("a script: %q %d", f, limit)
+	}
+	spec := "specs/a.spec.md" + FrontMatterItem
+	if f, limit := ItemFile(spec); f != "specs/a.spec.md" || limit == 0 {
+		t.Errorf("a front matter: %q %d", f, limit)
+	}
+	src := []byte("---\ncompletion: {outcome: x}\n---\n# A\nprose\n")
+	if got := string(ItemContent(spec, src)); !strings.Contains(got, "completion") || strings.Contains(got, "prose") {
+		t.Errorf("front matter content %q", got)
+	}
+	if got := string(ItemContent("check.sh", []byte("exit 0\n"))); got != "exit 0\n" {
+		t.Errorf("whole content %q", got)
 	}
 }
