@@ -190,3 +190,10 @@ func isServerError(err error) bool {
 	var er *gh.ErrorResponse
 	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode >= 500
 }
+
+// Unauthorized tells an error of GitHub's 401: no token, or one it does
+// not accept.
+func Unauthorized(err error) bool {
+	var er *gh.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnauthorized
+}
