@@ -11,12 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-ci/ralph-ci/github"
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 )
 
 func newCheckCommand(opts *globalOptions) *cobra.Command {
@@ -113,7 +114,7 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 		return exitcode.New(exitcode.Failure, fmt.Errorf("pull request #%d and no GitHub token: check reads the answers and posts the checkpoints through the GitHub API; %s", pr, giveToken))
 	}
 	ch, err := checkpointChannel(ctx, opts, p)
-	if prchannel.Unauthorized(err) {
+	if github.IsUnauthorized(err) {
 		return exitcode.New(exitcode.Failure, fmt.Errorf("%w\nGitHub refused the token (401): %s", err, giveToken))
 	}
 	if err != nil {
@@ -124,7 +125,7 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 		untrusted = state.Committed(ctx, p.Root)
 	}
 	defer func() {
-		if prchannel.Unauthorized(err) {
+		if github.IsUnauthorized(err) {
 			err = exitcode.New(exitcode.Failure, fmt.Errorf("%w\nGitHub refused the token (401): %s", err, giveToken))
 		}
 	}()
