@@ -23,8 +23,8 @@ var layers = [][]string{
 	{"reporters", "reporters/"},
 	{"pipeline/gate"},
 	{"pipeline/state", "pipeline/project", "pipeline/shards"},
-	{"pipeline/layers", "pipeline/tiers", "pipeline/verify", "pipeline/plan", "pipeline/scheduler"},
-	{"pipeline/agent", "pipeline/changes", "pipeline/counter", "pipeline/deliver", "pipeline/discovery", "pipeline/prompt",
+	{"pipeline/layers", "pipeline/tiers", "pipeline/verify", "pipeline/plan", "pipeline/scheduler", "pipeline/spend"},
+	{"pipeline/agent", "pipeline/breaker", "pipeline/changes", "pipeline/counter", "pipeline/deliver", "pipeline/discovery", "pipeline/prompt",
 		"pipeline/exitcode", "schema", "internal/"},
 	{"pipeline/status", "pipeline/report"},
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/pipeline/scheduler"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 
 	"github.com/rs/zerolog"
@@ -275,7 +274,7 @@ func (e *engine) finish() {
 		ss := saved[sp.Path]
 		switch {
 		case ss == nil:
-		case ss.Excluded != "" && ss.LastStatus == status.Stuck:
+		case ss.Stuck():
 			stuck = append(stuck, sp.Path)
 		case ss.Excluded != "": // with the reason: no run will continue it
 			exhausted = append(exhausted, sp.Path+": "+ss.Excluded)

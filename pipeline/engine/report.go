@@ -49,7 +49,7 @@ func (e *engine) report() *report.Report {
 				s.Stage = ss.Stage
 			}
 			switch {
-			case ss.Excluded != "" && ss.LastStatus == status.Stuck:
+			case ss.Stuck():
 				s.Outcome, s.Reason = report.SpecStuck, ss.Excluded
 			case ss.Excluded != "":
 				s.Outcome, s.Reason = report.SpecFailed, ss.Excluded

@@ -70,6 +70,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	verifying := ss.StagesDone // this rotation is a verification pass
 	apply(&e.st, sp, stage, idx, j, changed, e.opts.Project.Config.Loop.StuckAttempts)
+	tripBreaker(ss, j.Verdict, e.opts.Project.Config.Loop.SameRejections)
 	boundPasses(ss, verifying, e.opts.Project.Config.Loop.MaxVerificationPasses)
 	v := j.Verdict
 	e.settle(sp, ss, n, iteration, res)

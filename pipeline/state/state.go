@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/spend"
 )
 
 // Version is the state.json format version this package reads and writes.
@@ -30,6 +32,9 @@ type State struct {
 	// time their limit resets, so that the next run (the next CI job) does
 	// not call them again before it.
 	LimitedAgents map[string]time.Time `json:"limited_agents,omitempty"`
+	// Spend is what every run of this state spent: with delivery, one
+	// pull request's loop (budgets.per_pull_request).
+	Spend spend.Amount `json:"spend,omitzero"`
 }
 
 // CorruptError reports a state file that cannot be parsed. It is never
