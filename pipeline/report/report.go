@@ -116,11 +116,11 @@ type Spec struct {
 	Stage     string     `json:"stage"`
 	Rotations []Rotation `json:"rotations"` // run by this invocation
 	// TotalRotations counts every rotation of the spec, all runs included.
-	TotalRotations  int     `json:"total_rotations"`
-	CostUSD         float64 `json:"cost_usd"`
+	TotalRotations int     `json:"total_rotations"`
+	CostUSD        float64 `json:"cost_usd"`
 	// Spend is the spec's spend, all runs included (absent from older
 	// versions).
-	Spend *Amount `json:"spend,omitempty"`
+	Spend           *Amount `json:"spend,omitempty"`
 	DurationSeconds float64 `json:"duration_seconds"`
 	// Checkpoint is the human checkpoint of a verify-tier spec, once
 	// presented.

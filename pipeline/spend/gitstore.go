@@ -29,7 +29,9 @@ type GitRef struct {
 var _ Store = GitRef{}
 
 // local is where the fetched ledger is kept in the local repository.
-func (g GitRef) local() string { return "refs/ralph-ci/fetched/" + strings.TrimPrefix(g.Ref, "refs/ralph-ci/") }
+func (g GitRef) local() string {
+	return "refs/ralph-ci/fetched/" + strings.TrimPrefix(g.Ref, "refs/ralph-ci/")
+}
 
 // Load fetches the ref; an absent ref is an empty ledger.
 func (g GitRef) Load(ctx context.Context) ([]byte, string, error) {
