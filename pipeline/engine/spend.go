@@ -175,6 +175,9 @@ func (e *engine) settleSpend(ctx context.Context, ss *state.SpecState, m *spend.
 		return amount, nil
 	}
 	stop := *m.Hit
+	if stop.Scope == spend.Day && e.spend.day != nil { // the day's cap and spend, not this job's share
+		stop.Limit, stop.Spent = e.spend.ledger.Cap.LimitText(stop.Measure), *e.spend.day
+	}
 	stop.Saved = fmt.Sprintf("the agent was stopped %s into the rotation, with %s of its %s timeout left", res.Duration.Round(time.Second), (a.Timeout.Std() - res.Duration).Round(time.Second), a.Timeout.Std())
 	switch stop.Scope {
 	case spend.Spec:

@@ -77,8 +77,8 @@ func (s Stop) Message() string {
 	return msg
 }
 
-// limitText is a cap's value in the measure that was reached.
-func (c Cap) limitText(measure string) string {
+// LimitText is a cap's value in the measure that was reached.
+func (c Cap) LimitText(measure string) string {
 	if measure == "tokens" {
 		return strconv.FormatInt(c.Tokens, 10)
 	}
@@ -87,7 +87,7 @@ func (c Cap) limitText(measure string) string {
 
 // StopAt is the stop of cap c, reached in measure with spent.
 func (c Cap) StopAt(measure string, spent Amount) *Stop {
-	return &Stop{Scope: c.Scope, Key: c.Key, Measure: measure, Limit: c.limitText(measure), Spent: spent}
+	return &Stop{Scope: c.Scope, Key: c.Key, Measure: measure, Limit: c.LimitText(measure), Spent: spent}
 }
 
 // Meter checks one rotation's spend, as the agent streams it, against the

@@ -128,7 +128,8 @@ func Save(dir Dir, s State) error {
 	if err := validate(s); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w (this is a bug in ralph-ci)", err)
 	}
-	out := State{Version: Version, Iteration: s.Iteration, Specs: s.Specs, Current: s.Current, Pending: s.Pending, LimitedAgents: s.LimitedAgents}
+	out := s
+	out.Version = Version
 	if !sorted(s.Specs) || slices.ContainsFunc(s.Specs, func(sp SpecState) bool { return sp.ChangedFiles == nil }) {
 		out.Specs = slices.Clone(s.Specs) // the caller's State is not modified
 		for i := range out.Specs {
