@@ -52,6 +52,9 @@ type Invocation struct {
 	// Result.Stopped is set. It runs on the goroutine reading the output:
 	// it must be quick, or the agent waits on its pipe meanwhile.
 	Meter func(Usage) (stop bool)
+	// Host masks the output's secrets, says what of the environment the
+	// process does not inherit, and names the shepherd; nil for none.
+	Host *Host
 }
 
 // Result is the outcome of Run.
@@ -88,7 +91,7 @@ type Result struct {
 // agent that exits with a non-zero status is not an error: see
 // Result.ExitCode.
 func Run(ctx context.Context, inv Invocation) (Result, error) {
-	return runWith(ctx, inv, currentShepherd())
+	return runWith(ctx, inv, inv.Host.shepherd())
 }
 
 // runWith is Run, under the shepherd exe ("" for none).

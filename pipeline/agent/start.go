@@ -30,6 +30,8 @@ type Start struct {
 	Watch []string
 	// Meter is Invocation.Meter: it may stop the agent on what it spent.
 	Meter func(Usage) (stop bool)
+	// Host is how the agent is started (see [Host]).
+	Host *Host
 }
 
 // Configured runs the configured agent s describes: its command, format
@@ -45,7 +47,7 @@ func Configured(ctx context.Context, s Start) (Result, error) {
 	return Run(ctx, Invocation{
 		Argv: a.Command, Dir: s.Dir, Env: env, Prompt: s.Prompt,
 		Timeout: a.Timeout.Std(), Format: a.Format, Output: s.Output, Watch: s.Watch,
-		Pass: a.EnvPass, Remove: a.EnvRemove, Meter: s.Meter,
+		Pass: a.EnvPass, Remove: a.EnvRemove, Host: s.Host, Meter: s.Meter,
 	})
 }
 

@@ -245,7 +245,7 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 			e.spend.halt = pre
 			return agent.Result{Cancelled: true}, nil
 		}
-		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch, Meter: m.Check})
+		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch, Meter: m.Check, Host: e.opts.Host})
 		if err == nil || res.PID != 0 {
 			amount, stop := e.settleSpend(ctx, ss, m, res, a, iteration, sp.Path)
 			e.lastSpend = e.lastSpend.Add(amount)

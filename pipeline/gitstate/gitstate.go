@@ -99,10 +99,24 @@ func Read(gitDir string) (Snapshot, error) {
 	if _, err := os.Lstat(filepath.Join(gitDir, "index.lock")); err == nil {
 		s.Lock = true
 	}
-	if s.Refs, err = readRefs(gitDir); err != nil {
+	if s.Refs, err = readRefs(commonDir(gitDir)); err != nil {
 		return s, err
 	}
 	return s, nil
+}
+
+// commonDir is where the refs of gitDir live: gitDir itself, or for a
+// linked worktree the folder its commondir file names.
+func commonDir(gitDir string) string {
+	raw, err := safefile.Read(filepath.Join(gitDir, "commondir"), refLimit)
+	if err != nil {
+		return gitDir
+	}
+	dir := strings.TrimSpace(string(raw))
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(gitDir, dir)
+	}
+	return filepath.Clean(dir)
 }
 
 // readRefs reads packed-refs, then the loose refs under refs/ (which win).

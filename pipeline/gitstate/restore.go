@@ -51,10 +51,10 @@ func Restore(gitDir string, before, after Snapshot, descends Descends) (resetTre
 	}
 	if before.Symbolic && movedFrom(before, Snapshot{Head: before.Head, Symbolic: true, Refs: after.Refs}, descends) != "" {
 		resetTree = true
-		errs = append(errs, setRef(gitDir, before.Head, before.Tip()))
+		errs = append(errs, setRef(commonDir(gitDir), before.Head, before.Tip()))
 	}
 	for _, r := range changedRefs(before, after) {
-		errs = append(errs, setRef(gitDir, r, before.Refs[r]))
+		errs = append(errs, setRef(commonDir(gitDir), r, before.Refs[r]))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return resetTree, fmt.Errorf("restore the checkout's .git: %w", err)

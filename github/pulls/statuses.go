@@ -32,7 +32,7 @@ func (c *Client) WithLogin(login string) *Client {
 func (c *Client) login(ctx context.Context) string {
 	if c.self == "" {
 		c.self = ActionsLogin
-		if u, _, err := c.gh.Users.Get(ctx, ""); err == nil && u.GetLogin() != "" {
+		if u, _, err := c.users.Get(ctx, ""); err == nil && u.GetLogin() != "" {
 			c.self = u.GetLogin()
 		}
 	}
@@ -43,7 +43,7 @@ func (c *Client) login(ctx context.Context) string {
 // ctxName with description desc on commit.
 func (c *Client) SetStatus(ctx context.Context, commit, ctxName, desc string) error {
 	st := &gh.RepoStatus{State: gh.String("success"), Context: gh.String(ctxName), Description: gh.String(desc)}
-	if _, _, err := c.gh.Repositories.CreateStatus(ctx, c.owner, c.repo, commit, st); err != nil {
+	if _, _, err := c.statuses.CreateStatus(ctx, c.owner, c.repo, commit, st); err != nil {
 		return fmt.Errorf("set the status %s on %.12s: %w", ctxName, commit, err)
 	}
 	return nil
@@ -58,7 +58,7 @@ func (c *Client) OwnStatuses(ctx context.Context, commit, ctxName string) ([]str
 	opts := &gh.ListOptions{PerPage: 100}
 	var out []string
 	for {
-		page, resp, err := c.gh.Repositories.ListStatuses(ctx, c.owner, c.repo, commit, opts)
+		page, resp, err := c.statuses.ListStatuses(ctx, c.owner, c.repo, commit, opts)
 		if err != nil {
 			return nil, fmt.Errorf("statuses of %.12s: %w", commit, err)
 		}
