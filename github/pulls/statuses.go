@@ -7,14 +7,11 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 )
 
 var _ deliver.Binder = (*Client)(nil)
-
-// ActionsLogin is who a GITHUB_TOKEN writes as; such a token may not
-// read /user.
-const ActionsLogin = "github-actions[bot]"
 
 // maxStatusPages bounds the pages of statuses read for one commit
 // (GitHub keeps at most 1000 per context and commit).
@@ -22,7 +19,7 @@ const maxStatusPages = 100
 
 // WithLogin names the login the token writes as (the Action's
 // github-login input, a GitHub App's "name[bot]"); without it the client
-// asks /user, else takes ActionsLogin.
+// asks /user, else takes github.ActionsLogin (github.Self).
 func (c *Client) WithLogin(login string) *Client {
 	c.self = strings.TrimPrefix(strings.TrimSpace(login), "@")
 	return c
@@ -31,10 +28,7 @@ func (c *Client) WithLogin(login string) *Client {
 // login is who the token writes as (see WithLogin).
 func (c *Client) login(ctx context.Context) string {
 	if c.self == "" {
-		c.self = ActionsLogin
-		if u, _, err := c.users.Get(ctx, ""); err == nil && u.GetLogin() != "" {
-			c.self = u.GetLogin()
-		}
+		c.self = github.Self(ctx, c.users, "")
 	}
 	return c.self
 }
