@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/ralph-ci/ralph-ci/pipeline/spend"
 	"maps"
 	"reflect"
 	"slices"
@@ -125,6 +126,14 @@ func (e *encoder) encode(out State) ([]byte, error) {
 		b.WriteString(",\n  \"limited_agents\": ")
 		b.Write(raw)
 	}
+	if out.Spend != (spend.Amount{}) {
+		raw, err := indented(out.Spend, "  ")
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(",\n  \"spend\": ")
+		b.Write(raw)
+	}
 	b.WriteString("\n}\n")
 	return b.Bytes(), nil
 }
@@ -134,7 +143,7 @@ func (e *encoder) encode(out State) ([]byte, error) {
 // fails it.
 func sameSpec(a, b *SpecState) bool {
 	ca, cb := &a.Counting, &b.Counting
-	return a.Path == b.Path && a.Sharding == b.Sharding && a.Staging == b.Staging && a.Tasks == b.Tasks && a.ReviewLoop == b.ReviewLoop &&
+	return a.Path == b.Path && a.Sharding == b.Sharding && a.Spending == b.Spending && a.Staging == b.Staging && a.Tasks == b.Tasks && a.ReviewLoop == b.ReviewLoop &&
 		ca.DoneCount == cb.DoneCount && ca.LastStatus == cb.LastStatus && ca.LastHash == cb.LastHash &&
 		ca.ModifiedFiles == cb.ModifiedFiles && ca.Rotations == cb.Rotations && ca.StuckCount == cb.StuckCount &&
 		(ca.ChangedFiles == nil) == (cb.ChangedFiles == nil) && slices.Equal(ca.ChangedFiles, cb.ChangedFiles) &&
