@@ -37,6 +37,11 @@ type messagesServer struct {
 	// empty, when set, makes every turn of the agent's conversation
 	// answer with no content at all (an empty result).
 	empty bool
+	// usageIn, when set, is the input tokens every reply reports, and
+	// endless makes every turn of the agent's conversation a new Write,
+	// so that the conversation spends usageIn per turn without end.
+	usageIn int
+	endless bool
 
 	requestLog
 
@@ -229,6 +234,12 @@ func (s *messagesServer) messages(w http.ResponseWriter, r *http.Request, body [
 	s.mu.Unlock()
 
 	switch {
+	case s.endless:
+		s.note(r, "tool_use Write (endless)", false)
+		s.reply(w, req, body, []any{
+			textBlock("Writing it once more."),
+			map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_endless%04d", s.turns), "name": "Write", "input": map[string]any{"file_path": s.path, "content": s.content}},
+		}, "tool_use")
 	case s.empty:
 		s.note(r, "no content (empty)", false)
 		s.reply(w, req, body, []any{}, "end_turn")
@@ -280,6 +291,9 @@ func (s *messagesServer) reply(w http.ResponseWriter, req messagesRequest, body 
 		model = "claude-sonnet-4-5"
 	}
 	in := estimateTokens(len(body))
+	if s.usageIn > 0 {
+		in = s.usageIn
+	}
 	outBytes, _ := json.Marshal(content)
 	out := estimateTokens(len(outBytes))
 	s.mu.Lock()
