@@ -203,6 +203,7 @@ func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	defer useGitCredential(ctx, opts, p.Root)()
 	described, found, err := deliver.ReadState(ctx, deliver.Git{Dir: p.Root}, head.Ref, tmp)
 	if err != nil {
 		return err

@@ -115,6 +115,7 @@ func planState(ctx context.Context, opts *globalOptions, p *project.Project, mod
 		return state.State{}, err
 	}
 	defer os.RemoveAll(tmp)
+	defer useGitCredential(ctx, opts, p.Root)()
 	if _, _, err := deliver.ReadState(ctx, g, t.Branch, tmp); err != nil {
 		return state.State{}, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
@@ -73,6 +74,8 @@ the same commit; the checkpoints are presented there, once per spec.`,
 				return err
 			}
 			ctx, sig := signalContext(cmd.Context())
+			restore := useGitCredential(ctx, opts, p.Root)
+			defer restore()
 			p, dl, err := setupDelivery(ctx, opts, p, mode)
 			if err != nil {
 				return err
@@ -83,15 +86,13 @@ the same commit; the checkpoints are presented there, once per spec.`,
 					return err
 				}
 			}
-			gitEnv, restore := guardAgents(ctx, opts, p)
-			defer restore()
+			agent.SetEnvPolicy(p.Config.Environment.Remove)
 			o := engineOptions(opts, p, maxRotations)
 			o.Shard, o.Integration = matrix.shard, matrix.integrate
 			if dl == nil { // a delivered state comes from its own ref, never from the checkout
 				o.UntrustedState = state.Committed(ctx, p.Root)
 			}
 			if dl != nil {
-				dl.session.Git.Env = append(dl.session.Git.Env, gitEnv...)
 				o.Deliverer = dl.session
 			}
 			if matrix.shard == "" { // a shard's checkpoints wait for the integration

@@ -12,6 +12,10 @@
 //	leaves                            agent, changes, counter, discovery, prompt,
 //	                                  exitcode, schema, internal/*
 //
+// A second rule: no package but internal/git (the git doorway) starts
+// git; test helpers that build fixtures are listed with their reason
+// (gitdoor_test.go).
+//
 // A new package gets its place in the table of layering_test.go; until it
 // has one the test names it.
 package layering

@@ -8,10 +8,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os/exec"
 	"strconv"
 	"strings"
 
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -121,19 +121,13 @@ func (e *engine) trustedHashes(ctx context.Context, base loopBase, crit schema.C
 // hashes the working tree ("" for an item commit lacks), with one git
 // cat-file process.
 func contentHashes(ctx context.Context, root, commit string, items []string) (map[string]string, error) {
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
-	cmd.Dir = root
 	var in bytes.Buffer
 	for _, item := range items {
 		path, _ := strings.CutSuffix(item, frontMatterItem)
 		fmt.Fprintf(&in, "%s:%s\n", commit, path)
 	}
-	cmd.Stdin = &in
-	out, err := cmd.StdoutPipe()
+	out, wait, err := igit.Command{Dir: root, Args: []string{"cat-file", "--batch"}, Stdin: &in}.Start(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	r := bufio.NewReader(out)
@@ -141,7 +135,7 @@ func contentHashes(ctx context.Context, root, commit string, items []string) (ma
 	for _, item := range items {
 		header, err := r.ReadString('\n')
 		if err != nil {
-			_ = cmd.Wait()
+			_ = wait()
 			return nil, fmt.Errorf("git cat-file: %w", err)
 		}
 		fields := strings.Fields(header)
@@ -151,12 +145,12 @@ func contentHashes(ctx context.Context, root, commit string, items []string) (ma
 		}
 		size, err := strconv.Atoi(fields[2])
 		if err != nil {
-			_ = cmd.Wait()
+			_ = wait()
 			return nil, fmt.Errorf("git cat-file: %q", header)
 		}
 		content := make([]byte, size+1) // and the newline after it
 		if _, err := io.ReadFull(r, content); err != nil {
-			_ = cmd.Wait()
+			_ = wait()
 			return nil, fmt.Errorf("git cat-file: %w", err)
 		}
 		content = content[:size]
@@ -166,5 +160,5 @@ func contentHashes(ctx context.Context, root, commit string, items []string) (ma
 		sum := sha256.Sum256(content)
 		hashes[item] = hex.EncodeToString(sum[:])
 	}
-	return hashes, cmd.Wait()
+	return hashes, wait()
 }
