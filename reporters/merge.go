@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 )
 
 // ExitSeverity lists the exit classes from the least to the most severe.
@@ -42,7 +44,7 @@ func severity(class string) int {
 
 // WorseExit reports whether a is a more severe exit than b (see
 // ExitSeverity).
-func WorseExit(a, b Exit) bool { return severity(a.Class) > severity(b.Class) }
+func WorseExit(a, b report.Exit) bool { return severity(a.Class) > severity(b.Class) }
 
 // Merge combines the reports of several jobs (the shards of a CI matrix)
 // into one:
@@ -59,9 +61,9 @@ func WorseExit(a, b Exit) bool { return severity(a.Class) > severity(b.Class) }
 //   - started_at is the earliest start, finished_at the latest finish;
 //     tool and command come from the first report.
 //
-// Every report must have the current ReportVersion and the same command.
+// Every report must have the current report.Version and the same command.
 // The inputs are not modified.
-func Merge(reports ...*Report) (*Report, error) {
+func Merge(reports ...*report.Report) (*report.Report, error) {
 	if len(reports) == 0 {
 		return nil, errors.New("merge reports: no report to merge")
 	}
@@ -69,21 +71,21 @@ func Merge(reports ...*Report) (*Report, error) {
 		if r == nil {
 			return nil, fmt.Errorf("merge reports: report %d is missing", i+1)
 		}
-		if r.Version != ReportVersion {
-			return nil, fmt.Errorf("merge reports: report %d has version %d; this ralph-ci reads version %d", i+1, r.Version, ReportVersion)
+		if r.Version != report.Version {
+			return nil, fmt.Errorf("merge reports: report %d has version %d; this ralph-ci reads version %d", i+1, r.Version, report.Version)
 		}
 		if r.Command != reports[0].Command {
 			return nil, fmt.Errorf("merge reports: report %d is of %q, report 1 of %q; merge reports of one command", i+1, r.Command, reports[0].Command)
 		}
 	}
 	first := reports[0]
-	out := &Report{
-		Version: ReportVersion, Tool: first.Tool, Command: first.Command,
+	out := &report.Report{
+		Version: report.Version, Tool: first.Tool, Command: first.Command,
 		StartedAt: first.StartedAt, FinishedAt: first.FinishedAt, Exit: first.Exit,
-		Specs: []Spec{},
+		Specs: []report.Spec{},
 	}
-	index := map[string]int{}    // spec path -> position in out.Specs
-	from := map[string]*Report{} // spec path -> the report it was taken from
+	index := map[string]int{}           // spec path -> position in out.Specs
+	from := map[string]*report.Report{} // spec path -> the report it was taken from
 	for _, r := range reports {
 		if !r.StartedAt.IsZero() && (out.StartedAt.IsZero() || r.StartedAt.Before(out.StartedAt)) {
 			out.StartedAt = r.StartedAt
@@ -118,14 +120,14 @@ func Merge(reports ...*Report) (*Report, error) {
 		}
 		out.Exit.Message = msg
 	}
-	out.Totals = ComputeTotals(out.Specs)
+	out.Totals = report.ComputeTotals(out.Specs)
 	return out, nil
 }
 
 // addUp is the merged spec kept (the later report's) with the rotations,
 // cost, duration and shards of both reports a and b, a first.
-func addUp(kept, a, b Spec) Spec {
-	kept.Rotations = append(append([]Rotation{}, a.Rotations...), b.Rotations...)
+func addUp(kept, a, b report.Spec) report.Spec {
+	kept.Rotations = append(append([]report.Rotation{}, a.Rotations...), b.Rotations...)
 	kept.CostUSD = a.CostUSD + b.CostUSD
 	kept.DurationSeconds = a.DurationSeconds + b.DurationSeconds
 	kept.TotalRotations = max(a.TotalRotations, b.TotalRotations)

@@ -6,22 +6,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/reporters/reportstest"
 )
 
 // shard is a report of the given specs (path:outcome), finished at
 // minute end, exiting with class.
-func shard(end int, class string, specs ...string) *reporters.Report {
-	r := &reporters.Report{
-		Version: reporters.ReportVersion, Command: "run", Tool: reporters.Tool{Name: "ralph-ci", Version: "v1"},
+func shard(end int, class string, specs ...string) *report.Report {
+	r := &report.Report{
+		Version: report.Version, Command: "run", Tool: report.Tool{Name: "ralph-ci", Version: "v1"},
 		StartedAt:  reportstest.Start.Add(time.Duration(end-5) * time.Minute),
 		FinishedAt: reportstest.Start.Add(time.Duration(end) * time.Minute),
-		Exit:       reporters.Exit{Class: class, Message: class + " here"},
+		Exit:       report.Exit{Class: class, Message: class + " here"},
 	}
 	for _, s := range specs {
 		path, outcome, _ := strings.Cut(s, ":")
-		r.Specs = append(r.Specs, reporters.Spec{Path: path, Outcome: outcome, Rotations: make([]reporters.Rotation, end), CostUSD: 1})
+		r.Specs = append(r.Specs, report.Spec{Path: path, Outcome: outcome, Rotations: make([]report.Rotation, end), CostUSD: 1})
 	}
 	return r
 }
@@ -29,38 +30,38 @@ func shard(end int, class string, specs ...string) *reporters.Report {
 func TestMerge(t *testing.T) {
 	tests := []struct {
 		name      string
-		in        []*reporters.Report
+		in        []*report.Report
 		specs     string // path:outcome:rotations, in order
 		exit      string
 		message   string
 		start     int // minutes after reportstest.Start
-		totalsKey reporters.Totals
+		totalsKey report.Totals
 	}{
 		{
 			name:  "disjoint shards",
-			in:    []*reporters.Report{shard(10, "done", "a:verified"), shard(20, "limits", "b:pending", "c:verified")},
+			in:    []*report.Report{shard(10, "done", "a:verified"), shard(20, "limits", "b:pending", "c:verified")},
 			specs: "a:verified:10 b:pending:20 c:verified:20", exit: "limits", message: "2 reports merged; limits here", start: 5,
-			totalsKey: reporters.Totals{Specs: 3, Verified: 2, Pending: 1, Rotations: 50, CostUSD: 3},
+			totalsKey: report.Totals{Specs: 3, Verified: 2, Pending: 1, Rotations: 50, CostUSD: 3},
 		},
 		{
 			// Issue 14: a shared spec's rotations and cost add up (no
 			// undercount); the latest report says where it stands.
 			name:  "a shared spec adds up, the latest report says where it stands",
-			in:    []*reporters.Report{shard(30, "stuck", "PROMPT.md:verified", "a:stuck"), shard(20, "done", "PROMPT.md:pending", "b:verified")},
+			in:    []*report.Report{shard(30, "stuck", "PROMPT.md:verified", "a:stuck"), shard(20, "done", "PROMPT.md:pending", "b:verified")},
 			specs: "PROMPT.md:verified:50 a:stuck:30 b:verified:20", exit: "stuck", message: "2 reports merged; stuck here", start: 15,
-			totalsKey: reporters.Totals{Specs: 3, Verified: 2, Stuck: 1, Rotations: 100, CostUSD: 4},
+			totalsKey: report.Totals{Specs: 3, Verified: 2, Stuck: 1, Rotations: 100, CostUSD: 4},
 		},
 		{
 			name:  "a tie goes to the later input",
-			in:    []*reporters.Report{shard(10, "done", "a:pending"), shard(10, "done", "a:verified")},
+			in:    []*report.Report{shard(10, "done", "a:pending"), shard(10, "done", "a:verified")},
 			specs: "a:verified:20", exit: "done", message: "2 reports merged; done here", start: 5,
-			totalsKey: reporters.Totals{Specs: 1, Verified: 1, Rotations: 20, CostUSD: 2},
+			totalsKey: report.Totals{Specs: 1, Verified: 1, Rotations: 20, CostUSD: 2},
 		},
 		{
 			name:  "one report is kept as it is",
-			in:    []*reporters.Report{shard(10, "awaiting_human", "a:awaiting")},
+			in:    []*report.Report{shard(10, "awaiting_human", "a:awaiting")},
 			specs: "a:awaiting:10", exit: "awaiting_human", message: "awaiting_human here", start: 5,
-			totalsKey: reporters.Totals{Specs: 1, Awaiting: 1, Rotations: 10, CostUSD: 1},
+			totalsKey: report.Totals{Specs: 1, Awaiting: 1, Rotations: 10, CostUSD: 1},
 		},
 	}
 	for _, tc := range tests {
@@ -116,7 +117,7 @@ func TestWorseExit(t *testing.T) {
 	// An unknown class ranks between usage and failure.
 	order = append(order[:len(order)-1], "exit_42", "failure")
 	for i := 1; i < len(order); i++ {
-		worse, better := reporters.Exit{Class: order[i]}, reporters.Exit{Class: order[i-1]}
+		worse, better := report.Exit{Class: order[i]}, report.Exit{Class: order[i-1]}
 		if !reporters.WorseExit(worse, better) || reporters.WorseExit(better, worse) {
 			t.Errorf("%s should be worse than %s", order[i], order[i-1])
 		}
@@ -130,13 +131,13 @@ func TestMergeErrors(t *testing.T) {
 	check.Command = "check"
 	tests := []struct {
 		name string
-		in   []*reporters.Report
+		in   []*report.Report
 		want string
 	}{
 		{"nothing", nil, "no report to merge"},
-		{"nil", []*reporters.Report{shard(1, "done"), nil}, "report 2 is missing"},
-		{"version", []*reporters.Report{future}, "report 1 has version 2"},
-		{"commands", []*reporters.Report{shard(1, "done"), check}, `report 2 is of "check", report 1 of "run"`},
+		{"nil", []*report.Report{shard(1, "done"), nil}, "report 2 is missing"},
+		{"version", []*report.Report{future}, "report 1 has version 2"},
+		{"commands", []*report.Report{shard(1, "done"), check}, `report 2 is of "check", report 1 of "run"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 )
 
 // Multi is a Reporter that hands the report to several reporters in
@@ -17,7 +19,7 @@ type Multi []Reporter
 var _ Reporter = Multi(nil)
 
 // Report runs every reporter of m on r.
-func (m Multi) Report(ctx context.Context, r *Report) error {
+func (m Multi) Report(ctx context.Context, r *report.Report) error {
 	var errs []error
 	for _, rep := range m {
 		if err := ctx.Err(); err != nil {
@@ -68,29 +70,4 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 		return fmt.Errorf("write report %s: %w", path, err)
 	}
 	return nil
-}
-
-// ComputeTotals sums up specs: how many there are, how many have each
-// outcome, the rotations they ran and what they cost. A spec with an
-// unknown outcome counts in Specs only.
-func ComputeTotals(specs []Spec) Totals {
-	var t Totals
-	for _, s := range specs {
-		t.Specs++
-		t.Rotations += len(s.Rotations)
-		t.CostUSD += s.CostUSD
-		switch s.Outcome {
-		case SpecVerified:
-			t.Verified++
-		case SpecPending:
-			t.Pending++
-		case SpecFailed:
-			t.Failed++
-		case SpecStuck:
-			t.Stuck++
-		case SpecAwaiting:
-			t.Awaiting++
-		}
-	}
-	return t
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/reporters/reportstest"
 )
@@ -19,7 +20,7 @@ type recorder struct {
 	err   error
 }
 
-func (r recorder) Report(context.Context, *reporters.Report) error {
+func (r recorder) Report(context.Context, *report.Report) error {
 	*r.calls = append(*r.calls, r.name)
 	return r.err
 }
@@ -72,8 +73,8 @@ func TestWriteFile(t *testing.T) {
 
 func TestComputeTotals(t *testing.T) {
 	r := reportstest.Report()
-	want := reporters.Totals{Specs: 5, Verified: 1, Pending: 1, Failed: 1, Stuck: 1, Awaiting: 1, Rotations: 9, CostUSD: 0.75}
-	got := reporters.ComputeTotals(r.Specs)
+	want := report.Totals{Specs: 5, Verified: 1, Pending: 1, Failed: 1, Stuck: 1, Awaiting: 1, Rotations: 9, CostUSD: 0.75}
+	got := report.ComputeTotals(r.Specs)
 	got.CostUSD = float64(int(got.CostUSD*1e6+0.5)) / 1e6
 	if got != want {
 		t.Errorf("ComputeTotals = %+v, want %+v", got, want)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/text"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 )
 
 // MaxLogLines is how many rotations a short rotation log shows (the last
@@ -23,7 +24,7 @@ func Counter(n int) string { return fmt.Sprintf("%d/3", n) }
 //
 // agent_status appears only when it differs from status, timed_out only
 // when the agent ran out of time, reason only when there is one.
-func RotationLine(rot Rotation) string {
+func RotationLine(rot report.Rotation) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "iteration=%d stage=%s status=%s", rot.Iteration, text.OneLine(rot.Stage, 40), text.OneLine(rot.Status, 40))
 	if rot.AgentStatus != "" && rot.AgentStatus != rot.Status {
@@ -42,7 +43,7 @@ func RotationLine(rot Rotation) string {
 // RotationLog is the short rotation log of a spec: one RotationLine per
 // rotation, at most max of them (the last ones, after a line saying how
 // many earlier ones were left out). max <= 0 means MaxLogLines.
-func RotationLog(rots []Rotation, max int) []string {
+func RotationLog(rots []report.Rotation, max int) []string {
 	if max <= 0 {
 		max = MaxLogLines
 	}

@@ -4,18 +4,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
 func TestRotationLine(t *testing.T) {
 	tests := []struct {
 		name string
-		rot  reporters.Rotation
+		rot  report.Rotation
 		want string
 	}{
-		{"done", reporters.Rotation{Iteration: 3, Stage: "coder", AgentStatus: "DONE", Status: "DONE", Counter: 2, ChangedFiles: []string{"a", "b"}},
+		{"done", report.Rotation{Iteration: 3, Stage: "coder", AgentStatus: "DONE", Status: "DONE", Counter: 2, ChangedFiles: []string{"a", "b"}},
 			"iteration=3 stage=coder status=DONE counter=2/3 changed=2"},
-		{"rejected", reporters.Rotation{Iteration: 4, Stage: "qa", AgentStatus: "DONE", Status: "REJECTED", Reason: "test\nfailed", TimedOut: true},
+		{"rejected", report.Rotation{Iteration: 4, Stage: "qa", AgentStatus: "DONE", Status: "REJECTED", Reason: "test\nfailed", TimedOut: true},
 			"iteration=4 stage=qa status=REJECTED agent_status=DONE counter=0/3 changed=0 timed_out reason=test failed"},
 	}
 	for _, tc := range tests {
@@ -28,7 +29,7 @@ func TestRotationLine(t *testing.T) {
 }
 
 func TestRotationLogKeepsTheLast(t *testing.T) {
-	rots := make([]reporters.Rotation, 60)
+	rots := make([]report.Rotation, 60)
 	for i := range rots {
 		rots[i].Iteration = i + 1
 	}

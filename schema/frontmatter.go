@@ -47,6 +47,8 @@ type Criteria struct {
 	MaxIterations      *int               `json:"max_iterations,omitempty"`
 	// AllowTestChanges lets the stage change the existing test files.
 	AllowTestChanges bool `json:"allow_test_changes,omitempty"`
+	// RetireTests names the inventory's tests the stage may remove.
+	RetireTests []string `json:"retire_tests,omitempty"`
 }
 
 // VerificationConfig holds the options of every method; the schema only

@@ -8,10 +8,10 @@ import (
 	"cuelang.org/go/cue"
 )
 
-// TestREADMEReferencesEveryConfigKey keeps the README's configuration
+// TestREADMEReferencesEveryConfigKey keeps the configuration reference
 // reference in step with config.cue: every key of #Config must be named.
 func TestREADMEReferencesEveryConfigKey(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/reference/config.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestREADMEReferencesEveryConfigKey(t *testing.T) {
 	}
 	for _, k := range keys {
 		if !strings.Contains(string(readme), "`"+k+"`") {
-			t.Errorf("README does not document config key `%s`", k)
+			t.Errorf("docs/reference/config.md does not document config key `%s`", k)
 		}
 	}
 }

@@ -88,3 +88,14 @@ func (s *Schema) checked() {
 func (s *Schema) definition(name string) cue.Value {
 	return s.v.LookupPath(cue.ParsePath(name))
 }
+
+// Fresh compiles the embedded schema into a value of its own, with the doc
+// comments of every field: for readers of the schema itself, such as the
+// generated reference, which must not share the checks' cue.Context.
+func Fresh() (cue.Value, error) {
+	s, err := compile()
+	if err != nil {
+		return cue.Value{}, err
+	}
+	return s.v, nil
+}

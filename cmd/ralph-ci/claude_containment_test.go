@@ -40,7 +40,14 @@ func TestClaudeBashChildrenDieWithTheRotation(t *testing.T) {
 			hello := filepath.Join(repoDir, "hello.txt")
 			pids := filepath.Join(t.TempDir(), "pids")
 			srv := newMessagesServer(t, hello, "hello from claude\n", "IMPLEMENTATION_COMPLETE")
-			srv.bash = fmt.Sprintf(`sleep 9001 & echo $! >> %[1]q; setsid sh -c 'trap "" TERM; echo $$ >> %[1]q; exec sleep 9002' & while [ "$(wc -l < %[1]q)" -lt 2 ]; do sleep 0.05; done; printf 'hello from claude\n' > %[2]q%[3]s`, pids, hello, tc.after)
+			// In a script: Claude Code 2.1.332's Bash tool refuses a command
+			// line that chains sleeps ("Blocked: sleep 9001 followed by …").
+			script := filepath.Join(t.TempDir(), "children.sh")
+			body := fmt.Sprintf(`sleep 9001 & echo $! >> %[1]q; setsid sh -c 'trap "" TERM; echo $$ >> %[1]q; exec sleep 9002' & while [ "$(wc -l < %[1]q)" -lt 2 ]; do sleep 0.05; done; printf 'hello from claude\n' > %[2]q%[3]s`, pids, hello, tc.after)
+			if err := os.WriteFile(script, []byte(body+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			srv.bash = "sh " + script
 			config := fmt.Sprintf(`agents:
   coder:
     command: [claude, -p, --output-format, json, --permission-mode, acceptEdits, --allowedTools, Bash]

@@ -22,7 +22,7 @@ import (
 // writes hello.txt through its Write tool and reports DONE; ralph-ci must
 // record the change, the status and the cost, and take the spec to 3/3.
 //
-// What the CLI needs to run headless here (checked with 2.1.197):
+// What the CLI needs to run headless here (checked with 2.1.332):
 //   - ANTHROPIC_BASE_URL=http://127.0.0.1:PORT and any ANTHROPIC_API_KEY: in
 //     -p mode a key from the environment is used without the interactive
 //     "use this API key?" question;

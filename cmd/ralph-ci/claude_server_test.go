@@ -34,6 +34,9 @@ type messagesServer struct {
 	// bash, when set, is the command of a Bash tool_use that turn 1
 	// answers with instead of the Write (it must create the file).
 	bash string
+	// empty, when set, makes every turn of the agent's conversation
+	// answer with no content at all (an empty result).
+	empty bool
 
 	requestLog
 
@@ -226,6 +229,9 @@ func (s *messagesServer) messages(w http.ResponseWriter, r *http.Request, body [
 	s.mu.Unlock()
 
 	switch {
+	case s.empty:
+		s.note(r, "no content (empty)", false)
+		s.reply(w, req, body, []any{}, "end_turn")
 	case result != nil && result.IsError:
 		s.note(r, "text STUCK (the Write failed)", false)
 		s.reply(w, req, body, []any{textBlock("The write failed: " + blockText(result.Content) + "\n\nRALPH_STATUS: STUCK")}, "end_turn")

@@ -56,13 +56,23 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 	if mode == "" || mode == schema.DeliverNone {
 		return p, nil, nil
 	}
-	g := deliver.Git{Dir: p.Root}
+	// Absolute: git runs in the root, while -C may have named it relative
+	// to the caller; every path handed to git must hold from there.
+	root, err := filepath.Abs(p.Root)
+	if err != nil {
+		return nil, nil, err
+	}
+	reports, err := filepath.Abs(reportsDir(p))
+	if err != nil {
+		return nil, nil, err
+	}
+	g := deliver.Git{Dir: root}
 	id := deliver.DefaultIdentity
 	if a := p.Config.Delivery.Author; a != nil {
 		id = deliver.Identity{Name: a.Name, Email: a.Email}
 	}
 	d := &delivery{env: opts.env.pr}
-	s := &deliver.Session{Git: g, StateDir: state.At(p.Root).Path(), Identity: id, Reports: reportsDir(p)}
+	s := &deliver.Session{Git: g, StateDir: state.At(root).Path(), Identity: id, Reports: reports}
 	d.session = s
 	if mode == schema.DeliverCommit {
 		branch, _ := g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")

@@ -9,7 +9,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// Every example workflow that runs ralph-ci grants what the README says
+// Every example workflow that runs ralph-ci grants what docs/action.md says
 // the job needs: comments on the pull request and commit statuses (without
 // statuses: write the run's commit status gets a 403).
 func TestExampleWorkflowsGrantWhatTheREADMESays(t *testing.T) {
@@ -41,7 +41,7 @@ func TestExampleWorkflowsGrantWhatTheREADMESays(t *testing.T) {
 			}
 			for _, need := range []string{"statuses", "pull-requests"} {
 				if perms[need] != "write" {
-					t.Errorf("%s: job %s: permissions.%s = %q, want write (README, Checkpoints: Permissions)", filepath.Base(file), name, need, perms[need])
+					t.Errorf("%s: job %s: permissions.%s = %q, want write (docs/action.md, Permissions)", filepath.Base(file), name, need, perms[need])
 				}
 			}
 		}

@@ -3,15 +3,16 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
-	"github.com/spf13/cobra"
-
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/reporters/jsonreport"
 	"github.com/ralph-ci/ralph-ci/reporters/publish"
+
+	"github.com/spf13/cobra"
 )
 
 func newReportCommand(opts *globalOptions) *cobra.Command {
@@ -59,7 +60,7 @@ the status step output.`,
 			if junitOut == "" && jsonOut == "" && !gh {
 				return &usageError{errors.New("report merge: nothing to write; give --json FILE, --junit FILE or --github")}
 			}
-			var inputs []*reporters.Report
+			var inputs []*report.Report
 			for _, arg := range args {
 				r, err := readReport(inPath(opts.dir, arg))
 				if err != nil {
@@ -91,8 +92,8 @@ the status step output.`,
 
 // readReport reads one input report: a missing file is a failure, a file
 // that is not a valid report a usage error.
-func readReport(path string) (*reporters.Report, error) {
-	f, err := os.Open(path)
+func readReport(path string) (*report.Report, error) {
+	f, _, err := safefile.OpenRegular(path) // a FIFO or a device never blocks the merge
 	if err != nil {
 		return nil, fmt.Errorf("report merge: %w", err)
 	}

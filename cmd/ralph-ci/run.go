@@ -9,16 +9,16 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/spf13/cobra"
-
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/reporters/publish"
+
+	"github.com/spf13/cobra"
 )
 
 func newRunCommand(opts *globalOptions) *cobra.Command {
@@ -34,7 +34,7 @@ its completion claim, detects changed files and updates the verification
 counters (0/3 .. 3/3), saving .ralph/state.json after every rotation. It
 stops when every spec is verified 3/3, or when a limit is reached (state is
 saved: run it again to continue). The exit code says how it ended (see the
-README's exit-code table).
+the exit-code table of the README).
 
 --deliver commit makes each rotation that changed files one commit by
 ralph-ci (trailers Ralph-Spec, Ralph-Stage, Ralph-Iteration, Ralph-Status);
@@ -43,7 +43,7 @@ branch of its own, with a pull request opened for it), and pushes the
 loop's state to refs/ralph-ci/state/<branch>, so that the next CI job, from
 a fresh checkout, continues where this one stopped.
 
-In a CI matrix (see ralph-ci plan and the README's "Scaling out"), --shard
+In a CI matrix (see ralph-ci plan and the docs/delivery.md), --shard
 K-of-N --specs LIST works on the shard's specs only: its commits go to the
 same branch (rebased onto the other shards' pushes), its state to its own
 ref, refs/ralph-ci/shards/K-of-N/<branch>, and its verify-tier specs are
@@ -173,7 +173,7 @@ func engineOptions(opts *globalOptions, p *project.Project, maxRotations int) en
 // writeReports writes the run's report, with the exit code the process
 // ends with, to the configured files (the flags win) and GitHub Actions'
 // places. A failure is logged and returned.
-func writeReports(ctx context.Context, opts *globalOptions, p *project.Project, r *reporters.Report, code exitcode.Code, junitPath, jsonPath string) error {
+func writeReports(ctx context.Context, opts *globalOptions, p *project.Project, r *report.Report, code exitcode.Code, junitPath, jsonPath string) error {
 	if r == nil {
 		return nil
 	}

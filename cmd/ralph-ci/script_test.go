@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -41,6 +43,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exitcode": cmdExitcode},
+		Condition:           runnerCondition,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("RUNNER_DEBUG", "")
 			if err := os.WriteFile(filepath.Join(env.WorkDir, "agent.sh"), []byte(planAgent), 0o755); err != nil {
@@ -55,6 +58,23 @@ func TestScripts(t *testing.T) {
 			return errors.Join(os.RemoveAll(filepath.Join(qs, ".ralph")), os.RemoveAll(filepath.Join(qs, "out")))
 		},
 	})
+}
+
+// runnerCondition is the script condition [runner:NAME]: the test runner
+// NAME (pytest, jest, cargo) is on PATH. .ci/run installs them, so in CI
+// (CI=true) a missing runner fails the scenario instead of skipping it.
+func runnerCondition(cond string) (bool, error) {
+	name, ok := strings.CutPrefix(cond, "runner:")
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("CI") == "true" {
+			return false, fmt.Errorf("the test runner %s is not installed (.ci/run installs it): %v", name, err)
+		}
+		return false, nil
+	}
+	return true, nil
 }
 
 // cmdExitcode is the script command `exitcode CODE PROGRAM [ARGS...]`: it

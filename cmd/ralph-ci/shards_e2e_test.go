@@ -13,7 +13,7 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
-	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters/jsonreport"
 )
 
@@ -177,7 +177,7 @@ func TestShardsAcrossAMatrix(t *testing.T) {
 		if s.Path == specA && !slices.Equal(s.Shards, []string{shardA.Shard, "integration"}) {
 			t.Errorf("%s ran in %v by the report", s.Path, s.Shards)
 		}
-		if s.Path == "PROMPT.md" && (!slices.Equal(s.Shards, []string{shardB.Shard}) || s.Outcome != reporters.SpecVerified) {
+		if s.Path == "PROMPT.md" && (!slices.Equal(s.Shards, []string{shardB.Shard}) || s.Outcome != report.SpecVerified) {
 			t.Errorf("PROMPT.md in the report: shards %v, outcome %s", s.Shards, s.Outcome)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,7 @@ import (
 )
 
 // The agent is untrusted code running as the same user as ralph-ci (see
-// the README's security section). At the door ralph-ci:
+// docs/security.md). At the door ralph-ci:
 //
 //   - takes the job's token the way the Action hands it: from the file
 //     descriptor RALPH_TOKEN_FD or the 0600 file RALPH_TOKEN_FILE (read,
@@ -101,6 +102,9 @@ func ownCredentials(hidden []igit.Credential, serverURL, token string) []igit.Cr
 // and hands ralph-ci's own fetch and push (internal/git, nothing else it
 // starts) the credential (ownCredentials) from the first fetch on.
 func useGitCredential(ctx context.Context, opts *globalOptions, root string) (restore func()) {
+	if abs, err := filepath.Abs(root); err == nil { // the config files git names hold from the root, not from here (-C)
+		root = abs
+	}
 	if _, err := igit.Open(root); err != nil && !errors.Is(err, igit.ErrNotRepo) {
 		opts.log.Warn().Err(err).Msg("git: cannot read the checkout")
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,10 +17,13 @@ import (
 // files, and what secret it prints is masked.
 
 // hunter is the attacking agent. It copies everything it can read that
-// could hold the token into $LOOT, tries to write the job's files (named
-// in its environment or in any /proc/*/environ it can read), and prints
-// its API key inside the promise tag (a claim ralph-ci rejects, naming
-// what it got). Then it does the work.
+// could hold the token into $LOOT, lists in $LOOT/targets the job files
+// it can name (from its environment or any /proc/*/environ it can read),
+// and prints its API key inside the promise tag (a claim ralph-ci
+// rejects, naming what it got). Then it does the work. It looks
+// everywhere but writes only under $OWN, the test's own temporary
+// folder: the job files of other processes of the same user (another
+// test, a CI job on the same machine) are recorded, never written.
 const hunter = `prompt=$(cat)
 if [ -f "$LOOT/env" ]; then # hunted already: finish the work
 	printf '%s\n' "$prompt" | grep -o '^<promise>.*</promise>$' | head -n 1
@@ -37,9 +41,12 @@ for p in $PPID $ralph; do
 done > "$LOOT/parents" 2>&1
 for p in /proc/[0-9]*; do tr '\0' '\n' < $p/environ; tr '\0' ' ' < $p/cmdline; echo; done > "$LOOT/procs" 2>/dev/null
 for v in GITHUB_ENV GITHUB_PATH GITHUB_OUTPUT GITHUB_STEP_SUMMARY; do
-	eval "f=\${$v:-}"; [ -n "$f" ] && echo "PWNED=1" >> "$f"
-	grep -h "^$v=" "$LOOT/procs" | cut -d= -f2- | while read -r f; do echo "PWNED=1" >> "$f"; done
-done
+	eval "f=\${$v:-}"; [ -n "$f" ] && echo "$f"
+	grep -h "^$v=" "$LOOT/procs" | cut -d= -f2-
+done > "$LOOT/targets"
+while read -r f; do
+	case "$f" in "$OWN"/*) echo "PWNED=1" >> "$f" ;; esac
+done < "$LOOT/targets"
 echo "my key is $ANTHROPIC_API_KEY"
 echo "<promise>$ANTHROPIC_API_KEY</promise>"
 echo "RALPH_STATUS: DONE"
@@ -65,10 +72,12 @@ func TestAgentFindsNoCredential(t *testing.T) {
 			git(t, w.dir, "config", "--file", include, "http.https://github.com/.extraheader", header)
 			git(t, w.dir, "config", "--local", "include.path", include)
 			loot := t.TempDir()
+			own := filepath.Dir(loot) // the subtest's temporary folder: w's files are under it
+			decoy := startDecoyJob(t)
 
 			ctx := t.Context()
 			cmd, o, e := w.command(ctx, "run")
-			env := []string{"LOOT=" + loot, "ANTHROPIC_API_KEY=" + apiKey, "RALPH_ACTION=1", "ACTIONS_RUNTIME_TOKEN=" + token + "-rt"}
+			env := []string{"LOOT=" + loot, "OWN=" + own, "ANTHROPIC_API_KEY=" + apiKey, "RALPH_ACTION=1", "ACTIONS_RUNTIME_TOKEN=" + token + "-rt"}
 			for _, kv := range cmd.Env {
 				if !strings.HasPrefix(kv, "GITHUB_TOKEN=") {
 					env = append(env, kv)
@@ -118,12 +127,18 @@ func TestAgentFindsNoCredential(t *testing.T) {
 					}
 				}
 			}
-			// The job's files: ralph-ci wrote them, the agent did not.
+			// The job's files: ralph-ci wrote them, the agent could neither
+			// name nor write them; another process's, which the agent may
+			// reach (the control), it named and wrote.
+			targets, _ := os.ReadFile(filepath.Join(loot, "targets"))
 			for _, f := range []string{w.output, w.summary} {
 				raw, _ := os.ReadFile(f)
-				if strings.Contains(string(raw), "PWNED") {
-					t.Errorf("the agent wrote %s:\n%s", f, raw)
+				if strings.Contains(string(raw), "PWNED") || strings.Contains(string(targets), f) {
+					t.Errorf("the agent found or wrote %s:\n%s\ntargets:\n%s", f, raw, targets)
 				}
+			}
+			if raw, _ := os.ReadFile(decoy); !strings.Contains(string(targets), decoy) || !strings.Contains(string(raw), "PWNED") {
+				t.Fatalf("the hunt did not reach the decoy job's %s (targets:\n%s): it cannot tell what it reaches", decoy, targets)
 			}
 			out, _ := os.ReadFile(w.output)
 			contains(t, "GITHUB_OUTPUT", string(out), "exit-code=6")
@@ -174,4 +189,24 @@ func TestAgentFindsNoCredential(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startDecoyJob starts a process standing for another job of the same
+// user, whose GITHUB_ENV file lies in the test's own temporary folder
+// (the only place the hunter writes), and returns that file's path. It
+// is the hunt's control: the agent can reach another process's
+// environment, just not ralph-ci's.
+func startDecoyJob(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "decoy-github-env")
+	cmd := exec.Command("sleep", "600")
+	cmd.Env = append(os.Environ(), "GITHUB_ENV="+file)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return file
 }

@@ -5,7 +5,10 @@
 // repository contents of a file at a ref (the base commit's config). It
 // keeps state, fails the test on any request none of its routes (see
 // routes.go) answers, and can inject faults (429, 5xx) and refuse writes
-// (a read-only token).
+// (a read-only token). Every request it handles and every answer it gives
+// is checked against GitHub's published OpenAPI description (openapi.go):
+// a path, method, query parameter, body or answer the description does
+// not allow fails the test; answers carry every field it requires.
 package ghfake
 
 import (
@@ -139,6 +142,9 @@ func New(t testing.TB, owner, repo string, pr int, head, author string) *Server 
 		BaseSHA: BaseSHA, BaseRef: BaseRef, Files: map[string]map[string]string{},
 		Reactions: map[int64][]Reaction{}, nextID: 1000, nextReactn: 5000, commits: []string{head}}
 	s.mux = s.routes()
+	if _, err := described(); err != nil { // once per test process, before any request
+		t.Fatal(err)
+	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s

@@ -3,6 +3,7 @@ package ghfake
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,7 @@ func do(t *testing.T, s *Server, method, path string, body string) int {
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer test-token")
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -92,9 +94,48 @@ func TestRoutes(t *testing.T) {
 			t.Errorf("%s %s: got %d, want 404", u.method, u.path, got)
 		}
 		want := "fake GitHub: unexpected request " + u.method + " " + u.path
-		if len(rec.errors) != 1 || rec.errors[0] != want {
-			t.Errorf("%s %s: errors %q, want [%q]", u.method, u.path, rec.errors, want)
+		if len(rec.errors) == 0 || rec.errors[0] != want {
+			t.Errorf("%s %s: errors %q, want first %q", u.method, u.path, rec.errors, want)
 		}
+	}
+}
+
+// Every exchange is checked against GitHub's OpenAPI description: a
+// request with a query parameter, a body or a method the description
+// does not allow fails the test, and so does an answer it does not allow.
+func TestConformsToOpenAPI(t *testing.T) {
+	rec := &recorder{TB: t}
+	s := New(rec, "o", "r", 7, "abc123", "author")
+	bad := []struct{ method, path, body, why string }{
+		{"GET", "/repos/o/r/pulls?state=open&sort=sideways", "", `parameter "sort" in query`},
+		{"GET", "/repos/o/r/pulls?state=open&colour=red", "", "query parameters colour are not declared"},
+		{"POST", "/repos/o/r/statuses/abc123", `{"state":"green","context":"ralph-ci"}`, `at /state: value is not one of the allowed values`},
+		{"POST", "/repos/o/r/issues/7/comments", `{"text":"hi"}`, `property "body" is missing`},
+		{"DELETE", "/repos/o/r/pulls/7", "", "no operation of the description has this path and method"},
+	}
+	for _, b := range bad {
+		rec.errors = nil
+		do(t, s, b.method, b.path, b.body)
+		if !strings.Contains(strings.Join(rec.errors, "\n"), b.why) {
+			t.Errorf("%s %s %s: errors %q, want one saying %q", b.method, b.path, b.body, rec.errors, b.why)
+		}
+	}
+
+	// An answer missing what the description requires.
+	req := httptest.NewRequest("GET", "/repos/o/r/pulls/7", nil)
+	answer := httptest.NewRecorder()
+	answer.Header().Set("Content-Type", "application/json")
+	answer.WriteHeader(200)
+	answer.WriteString(`{"number":7,"state":"open"}`)
+	if err := conform(req, nil, answer, false); err == nil || !strings.Contains(err.Error(), `property "head" is missing`) {
+		t.Errorf("a pull request without head: %v, want it refused", err)
+	}
+	// A status the operation does not document.
+	answer = httptest.NewRecorder()
+	answer.WriteHeader(418)
+	answer.WriteString(`{"message":"teapot"}`)
+	if err := conform(req, nil, answer, false); err == nil || !strings.Contains(err.Error(), "status is not supported") {
+		t.Errorf("a 418: %v, want it refused", err)
 	}
 }
 

@@ -73,7 +73,7 @@ func (s *Server) openPullJSON(p OpenPull) map[string]any {
 	if p.Number == s.PR {
 		head, ref = s.head(), cmp.Or(s.HeadRef, "feature")
 	}
-	return map[string]any{"number": p.Number, "state": "open", "html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, p.Number),
+	return map[string]any{"number": p.Number, "state": "open", "requested_teams": []any{}, "html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, p.Number),
 		"head": map[string]any{"sha": head, "ref": ref, "repo": s.repoJSON()},
 		"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef, "repo": s.repoJSON()}, "user": User{Login: p.Author, ID: 1, Type: "User"}}
 }
@@ -111,7 +111,7 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 	if len(statuses) == 0 {
 		state = "pending"
 	}
-	s.json(w, 200, map[string]any{"state": state, "sha": sha, "total_count": len(statuses), "statuses": statuses})
+	s.json(w, 200, shape("combined-commit-status", map[string]any{"state": state, "sha": sha, "total_count": len(statuses), "statuses": statuses}))
 }
 
 // SetStatus sets a commit status on sha, as a run that presented a
@@ -158,5 +158,5 @@ func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, map[string]any{"sha": sha, "commit": map[string]any{"message": "commit " + sha}})
 	}
-	paginate(s, w, r, out)
+	paginate(s, w, r, "commit-items", out)
 }

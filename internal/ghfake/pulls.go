@@ -27,7 +27,7 @@ func (s *Server) repoJSON() map[string]any {
 }
 
 func (s *Server) pullJSON(p Pull) map[string]any {
-	return map[string]any{"number": p.Number, "state": "open", "title": p.Title, "body": p.Body,
+	return map[string]any{"number": p.Number, "state": "open", "title": p.Title, "body": p.Body, "requested_teams": []any{},
 		"html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, p.Number),
 		"head":     map[string]any{"ref": p.Head, "label": s.Owner + ":" + p.Head, "repo": s.repoJSON()},
 		"base":     map[string]any{"ref": p.Base, "repo": s.repoJSON()}}
@@ -61,7 +61,7 @@ func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
 			out = append(out, s.pullJSON(p))
 		}
 	}
-	paginate(s, w, r, out)
+	paginate(s, w, r, "pull-request-simple-items", out)
 }
 
 // createPull answers POST /repos/{owner}/{repo}/pulls; a second pull
@@ -84,7 +84,7 @@ func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
 	}
 	p := Pull{Number: s.PR + 100 + len(s.Pulls), Title: in.Title, Body: in.Body, Head: head, Base: in.Base}
 	s.Pulls = append(s.Pulls, p)
-	s.json(w, 201, s.pullJSON(p))
+	s.json(w, 201, shape("pull-request", s.pullJSON(p)))
 }
 
 // editPull answers PATCH /repos/{owner}/{repo}/pulls/{id} for one of
@@ -109,7 +109,7 @@ func (s *Server) editPull(w http.ResponseWriter, r *http.Request) {
 		if in.Body != nil {
 			s.Pulls[i].Body = *in.Body
 		}
-		s.json(w, 200, s.pullJSON(s.Pulls[i]))
+		s.json(w, 200, shape("pull-request", s.pullJSON(s.Pulls[i])))
 		return
 	}
 	s.unexpected(w, r)

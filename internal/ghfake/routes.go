@@ -1,12 +1,14 @@
 package ghfake
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha1"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -42,12 +44,38 @@ func (s *Server) routes() *http.ServeMux {
 }
 
 // serve records the request, applies an injected fault if one matches,
-// and otherwise answers as GitHub would.
+// and otherwise answers as GitHub would; then it checks the request and
+// the answer against GitHub's OpenAPI description (see conform), failing
+// the test on anything the description does not allow.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	reqBody, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		s.t.Errorf("fake GitHub: %s %s: reading the body: %v", r.Method, r.URL, err)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	rec, faulted := s.record(r)
+	if err := conform(r, reqBody, rec, faulted); err != nil {
+		s.t.Errorf("fake GitHub: %s %s does not conform to GitHub's OpenAPI description (@octokit/openapi %s): %v",
+			r.Method, r.URL, OpenAPIVersion, err)
+	}
+	if rec == nil {
+		return
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+}
+
+// record answers r into a recorder, or with an injected fault (faulted);
+// nil when the request hung until the client gave up.
+func (s *Server) record(r *http.Request) (rec *httptest.ResponseRecorder, faulted bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.Requests = append(s.Requests, r.Method+" "+r.URL.Path)
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	rec = httptest.NewRecorder()
+	rec.Header().Set("Content-Type", "application/json; charset=utf-8")
 	for i := range s.Faults {
 		f := &s.Faults[i]
 		if f.Count > 0 && f.Method == r.Method && regexp.MustCompile(f.Path).MatchString(r.URL.Path) {
@@ -56,26 +84,27 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				s.mu.Unlock() // other requests go on meanwhile
 				<-r.Context().Done()
 				s.mu.Lock()
-				return
+				return nil, true
 			}
 			if f.Done {
 				s.answer(httptest.NewRecorder(), r)
 			}
 			if f.Code == http.StatusTooManyRequests {
-				w.Header().Set("Retry-After", "0")
+				rec.Header().Set("Retry-After", "0")
 			}
 			if f.RetryAfter != "" {
-				w.Header().Set("Retry-After", f.RetryAfter)
+				rec.Header().Set("Retry-After", f.RetryAfter)
 			}
 			msg := "injected fault"
 			if f.Message != "" {
 				msg = f.Message
 			}
-			s.error(w, f.Code, msg)
-			return
+			s.error(rec, f.Code, msg)
+			return rec, true
 		}
 	}
-	s.answer(w, r)
+	s.answer(rec, r)
+	return rec, false
 }
 
 // answer checks the token and the write permission, then routes; s.mu is
@@ -124,7 +153,7 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 	if !s.ours(w, r) {
 		return
 	}
-	s.json(w, 200, s.openPullJSON(s.pull(atoi(r.PathValue("number")))))
+	s.json(w, 200, shape("pull-request", s.openPullJSON(s.pull(atoi(r.PathValue("number"))))))
 }
 
 // getContents answers GET /repos/{owner}/{repo}/contents/{path}?ref=: a
@@ -147,7 +176,7 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {
 		content, ok = s.FilesFrom(ref, p)
 	}
 	if entries := s.dirEntries(ref, p); !ok && len(entries) > 0 {
-		s.json(w, 200, entries)
+		s.json(w, 200, shape("content-file-response-if-content-is-a-directory", entries))
 		return
 	}
 	if !ok {
@@ -163,8 +192,8 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {
 		b64 = b64[n:]
 	}
 	blob := sha1.Sum(fmt.Appendf(nil, "blob %d\x00%s", len(content), content))
-	s.json(w, 200, map[string]any{"type": "file", "encoding": "base64", "size": len(content), "name": name, "path": p,
-		"sha": hex.EncodeToString(blob[:]), "content": wrapped.String()})
+	s.json(w, 200, shape("content-file-response-if-content-is-a-file", map[string]any{"type": "file", "encoding": "base64",
+		"size": len(content), "name": name, "path": p, "sha": hex.EncodeToString(blob[:]), "content": wrapped.String()}))
 }
 
 // dirEntries lists the directory dir on ref as the contents API does (an
@@ -195,7 +224,11 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 	if !s.ours(w, r) {
 		return
 	}
-	paginate(s, w, r, s.commentsOn(atoi(r.PathValue("number"))))
+	var out []map[string]any
+	for _, c := range s.commentsOn(atoi(r.PathValue("number"))) {
+		out = append(out, s.commentJSON(c))
+	}
+	paginate(s, w, r, "issue-comment", out)
 }
 
 func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
@@ -204,7 +237,7 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.add(atoi(r.PathValue("number")), s.self(), body)
-	s.json(w, 201, s.Comments[len(s.Comments)-1])
+	s.json(w, 201, shape("issue-comment", s.commentJSON(s.Comments[len(s.Comments)-1])))
 }
 
 // issuesGet routes GET .../issues/{number}/comments (a pull request's
@@ -233,12 +266,20 @@ func (s *Server) getComment(w http.ResponseWriter, r *http.Request) {
 	id := int64(atoi(r.PathValue("id")))
 	for _, c := range s.Comments {
 		if c.ID == id {
-			s.json(w, 200, map[string]any{"id": c.ID, "body": c.Body, "user": c.User, "created_at": c.CreatedAt, "updated_at": c.UpdatedAt,
-				"issue_url": fmt.Sprintf("%s/repos/%s/%s/issues/%d", s.URL, s.Owner, s.Repo, c.Issue)})
+			s.json(w, 200, shape("issue-comment", s.commentJSON(c)))
 			return
 		}
 	}
 	s.error(w, 404, "Not Found")
+}
+
+// commentJSON is c as the API shows it, with the URLs of the pull
+// request it is on (issue_url) and of itself.
+func (s *Server) commentJSON(c Comment) map[string]any {
+	issue := fmt.Sprintf("%s/repos/%s/%s/issues/%d", s.URL, s.Owner, s.Repo, c.Issue)
+	return map[string]any{"id": c.ID, "body": c.Body, "user": c.User, "created_at": c.CreatedAt, "updated_at": c.UpdatedAt,
+		"issue_url": issue, "url": fmt.Sprintf("%s/repos/%s/%s/issues/comments/%d", s.URL, s.Owner, s.Repo, c.ID),
+		"html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d#issuecomment-%d", s.Owner, s.Repo, c.Issue, c.ID)}
 }
 
 // editComment: only the token's own comments may be edited with it.
@@ -255,7 +296,7 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			s.Comments[i].Body, s.Comments[i].UpdatedAt = body, s.now()
-			s.json(w, 200, s.Comments[i])
+			s.json(w, 200, shape("issue-comment", s.commentJSON(s.Comments[i])))
 			return
 		}
 	}
@@ -281,7 +322,7 @@ func (s *Server) listReactions(w http.ResponseWriter, r *http.Request) {
 	if !s.ours(w, r) {
 		return
 	}
-	paginate(s, w, r, s.Reactions[int64(atoi(r.PathValue("id")))])
+	paginate(s, w, r, "reaction-items", s.Reactions[int64(atoi(r.PathValue("id")))])
 }
 
 // getPermission answers with the role of Perms and the legacy permission
@@ -297,7 +338,8 @@ func (s *Server) getPermission(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	legacy := map[string]string{"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read"}[role]
-	s.json(w, 200, map[string]any{"permission": legacy, "role_name": role, "user": User{Login: login, Type: "User"}})
+	s.json(w, 200, shape("repository-collaborator-permission-response-if-user-has-admin-permissions",
+		map[string]any{"permission": legacy, "role_name": role, "user": map[string]any{"login": login, "type": "User", "role_name": role}}))
 }
 
 var (
@@ -321,7 +363,7 @@ func (s *Server) createStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	st.SHA, st.CreatedAt, st.Creator = sha, s.now(), s.self()
 	s.Statuses = append(s.Statuses, st)
-	s.json(w, 201, st)
+	s.json(w, 201, shape("status", st))
 }
 
 // listStatuses answers the statuses of a commit, newest first.
@@ -335,16 +377,21 @@ func (s *Server) listStatuses(w http.ResponseWriter, r *http.Request) {
 			out = append(out, s.Statuses[i])
 		}
 	}
-	paginate(s, w, r, out)
+	paginate(s, w, r, "status-items", out)
 }
 
 // paginate answers the page of all that the query's page asks for
-// (PageSize items, the first page without one), with GitHub's Link header.
-func paginate[T any](s *Server, w http.ResponseWriter, r *http.Request, all []T) {
+// (PageSize items, the first page without one), with GitHub's Link header,
+// each item shaped by the description's example (see shape).
+func paginate[T any](s *Server, w http.ResponseWriter, r *http.Request, example string, all []T) {
 	page := max(1, atoi(r.URL.Query().Get("page")))
 	lo, hi := min((page-1)*PageSize, len(all)), min(page*PageSize, len(all))
 	s.link(w, r, page, len(all))
-	s.json(w, 200, all[lo:hi])
+	items := []any{}
+	for _, v := range all[lo:hi] {
+		items = append(items, shape(example, v))
+	}
+	s.json(w, 200, items)
 }
 
 // link writes GitHub's Link header for a page of total items.

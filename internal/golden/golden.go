@@ -31,3 +31,50 @@ func Check(t testing.TB, name string, got []byte) {
 		t.Errorf("%s differs (go test -update rewrites it); got:\n%s\n--- want ---\n%s", path, got, want)
 	}
 }
+
+// CheckFile is Check for a file anywhere, such as a generated page of the
+// documentation: it fails t unless got equals the file at path; with
+// -update it first writes got there.
+func CheckFile(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go generate ./cmd/ralph-ci creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is stale: run go generate ./cmd/ralph-ci", path)
+	}
+}
+
+// CheckSection is CheckFile for the part of the file at path between the
+// lines "<!-- generated: NAME -->" and "<!-- end of generated: NAME -->",
+// such as a generated table inside a page written by hand.
+func CheckSection(t testing.TB, path, name string, want []byte) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := []byte("<!-- generated: " + name + " -->\n")
+	end := []byte("<!-- end of generated: " + name + " -->")
+	i, j := bytes.Index(src, begin), bytes.Index(src, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s: no section between %q and %q", path, bytes.TrimSpace(begin), end)
+	}
+	if bytes.Equal(src[i+len(begin):j], want) {
+		return
+	}
+	if !*update {
+		t.Errorf("%s: the generated %s are stale: run go generate ./cmd/ralph-ci", path, name)
+		return
+	}
+	out := append(append(append([]byte{}, src[:i+len(begin)]...), want...), src[j:]...)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

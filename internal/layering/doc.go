@@ -4,13 +4,15 @@
 //
 //	cmd/ralph-ci                      wiring: flags, environment, exit codes
 //	pipeline/engine                   the loop: orchestration and I/O
-//	pipeline/layers                   the verification layers as pure rules
 //	reporters, reporters/*            outputs; reporters/prchannel, the PR checkpoint channel
 //	pipeline/gate                     checkpoint sync, merge gate, who may approve
-//	pipeline/state, pipeline/project  state.json and the loaded project
-//	pipeline/tiers, verify, plan, scheduler   rules over plain values
-//	leaves                            agent, changes, counter, discovery, prompt,
-//	                                  exitcode, schema, internal/*
+//	pipeline/state, project, shards   state.json, the loaded project, the shards
+//	pipeline/layers, tiers, verify, plan, scheduler   pure rules over plain values
+//	leaves                            agent, changes, counter, deliver, discovery,
+//	                                  prompt, exitcode, schema, internal/*
+//	leaf types                        pipeline/status, pipeline/report: the types
+//	                                  every layer shares; they import nothing of
+//	                                  the module
 //
 // A second rule: no package but internal/git (the git doorway) starts
 // git; test helpers that build fixtures are listed with their reason

@@ -20,14 +20,18 @@ import (
 var layers = [][]string{
 	{"cmd/"},
 	{"pipeline/engine"},
-	{"pipeline/layers"},
 	{"reporters", "reporters/"},
 	{"pipeline/gate"},
 	{"pipeline/state", "pipeline/project", "pipeline/shards"},
-	{"pipeline/tiers", "pipeline/verify", "pipeline/plan", "pipeline/scheduler"},
+	{"pipeline/layers", "pipeline/tiers", "pipeline/verify", "pipeline/plan", "pipeline/scheduler"},
 	{"pipeline/agent", "pipeline/changes", "pipeline/counter", "pipeline/deliver", "pipeline/discovery", "pipeline/prompt",
 		"pipeline/exitcode", "schema", "internal/"},
+	{"pipeline/status", "pipeline/report"},
 }
+
+// leafTypes is the bottom layer: types every layer shares, which import
+// nothing of the module, not even each other.
+var leafTypes = len(layers) - 1
 
 // layerOf is the layer of pkg (a path in the module), -1 when the table
 // has none.
@@ -56,6 +60,10 @@ func violations(graph map[string][]string) []string {
 			continue
 		}
 		for _, imp := range imports {
+			if from == leafTypes {
+				out = append(out, fmt.Sprintf("%s is a leaf type package and imports %s: it must import nothing of the module", pkg, imp))
+				continue
+			}
 			if to := layerOf(imp); to >= 0 && to < from {
 				out = append(out, fmt.Sprintf("%s (layer %d) imports %s (layer %d), which is above it", pkg, from, imp, to))
 			}
@@ -97,12 +105,26 @@ func TestViolationsFindsAnUpwardImport(t *testing.T) {
 	}
 	got := violations(graph)
 	want := []string{
-		"pipeline/gate (layer 4) imports pipeline/engine (layer 1), which is above it",
+		"pipeline/gate (layer 3) imports pipeline/engine (layer 1), which is above it",
 		"pipeline/nowhere has no layer: give it its place in the table of internal/layering",
-		"pipeline/tiers (layer 6) imports reporters (layer 3), which is above it",
+		"pipeline/tiers (layer 5) imports reporters (layer 2), which is above it",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestLeafTypesImportNothing: a package of the bottom layer may not even
+// import another of its own layer.
+func TestLeafTypesImportNothing(t *testing.T) {
+	got := violations(map[string][]string{
+		"pipeline/report": {"pipeline/status"},
+		"pipeline/status": nil,
+		"pipeline/state":  {"pipeline/status"},
+	})
+	want := "pipeline/report is a leaf type package and imports pipeline/status: it must import nothing of the module"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("violations: %q, want [%q]", got, want)
 	}
 }
 
@@ -111,14 +133,16 @@ func TestViolationsFindsAnUpwardImport(t *testing.T) {
 func TestLayerOf(t *testing.T) {
 	for pkg, want := range map[string]int{
 		"cmd/ralph-ci":        0,
-		"reporters":           3,
-		"reporters/prchannel": 3,
-		"pipeline/gate":       4,
-		"pipeline/state":      5,
-		"internal/text":       7,
+		"reporters":           2,
+		"reporters/prchannel": 2,
+		"pipeline/gate":       3,
+		"pipeline/state":      4,
+		"pipeline/layers":     5,
+		"internal/text":       6,
 		"pipeline/stateful":   -1,
 		"internal":            -1,
-		"internal/ghfake":     7,
+		"internal/ghfake":     6,
+		"pipeline/status":     7,
 	} {
 		if got := layerOf(pkg); got != want {
 			t.Errorf("layerOf(%q) = %d, want %d", pkg, got, want)

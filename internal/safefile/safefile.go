@@ -22,6 +22,10 @@ const (
 	SpecLimit = 4 << 20
 	// NoteLimit bounds a handoff or the guardrails file.
 	NoteLimit = 1 << 20
+	// SourceLimit bounds a working-tree file ralph-ci reads as text to
+	// judge it: a verification script, a test file, a file the agent
+	// added. A longer one is not read (it is not prose nor a script).
+	SourceLimit = 1 << 20
 	// StatusLimit bounds .ralph/status, which holds one word.
 	StatusLimit = 4 << 10
 	// StateLimit bounds state.json and other files ralph-ci wrote itself.

@@ -6,10 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // TestCapturedOutput parses the real output of each CLI, captured from the
-// end-to-end tests of cmd/ralph-ci (claude 2.1.197, codex 0.169.0,
+// end-to-end tests of cmd/ralph-ci (claude 2.1.332, codex 0.169.0,
 // gemini-cli 0.61.0 against their scripted API servers; see
 // captureHistory there): the status, the promise and what each CLI
 // reports about usage must come out as the CLI meant them.
@@ -39,7 +42,7 @@ func TestCapturedOutput(t *testing.T) {
 					_, _ = sc.Write(raw[i:min(i+chunk, len(raw))])
 				}
 				r := sc.Report()
-				if r.Status != StatusDone || !r.PromiseFound || r.Promise != "IMPLEMENTATION_COMPLETE" || len(r.Phrases) != 1 {
+				if r.Status != status.Done || !r.PromiseFound || r.Promise != "IMPLEMENTATION_COMPLETE" || len(r.Phrases) != 1 {
 					t.Errorf("chunk %d: status %q, promise %q (%v), phrases %q", chunk, r.Status, r.Promise, r.PromiseFound, r.Phrases)
 				}
 				if tc.cost && (!r.Usage.CostKnown || r.Usage.CostUSD <= 0) {
@@ -56,7 +59,7 @@ func TestCapturedOutput(t *testing.T) {
 	}
 }
 
-// TestCapturedRateLimit reads what claude 2.1.197 really prints when the
+// TestCapturedRateLimit reads what claude 2.1.332 really prints when the
 // API answers 429 rate_limit_error to every call (CLAUDE_CODE_MAX_RETRIES
 // shortening its retries), in each output format: a rate limit without a
 // status, so that the pool moves on. The stream cut after the CLI's
@@ -81,7 +84,7 @@ func TestCapturedRateLimit(t *testing.T) {
 		{"claude-stream-json-429.log", "claude", nil, "API Error: Request rejected (429)"},
 		{"claude-json-429.log", "claude", nil, "API Error: Request rejected (429)"},
 		{"claude-text-429.log", "text", nil, "API Error: Request rejected (429)"},
-		{"stream cut while retrying", "claude", retries, "api_retry: error_status 429 (rate_limit), attempt 2 of 2"},
+		{"stream cut while retrying", "claude", retries, "api_retry: error_status 429 (rate_limit), attempt 1 of 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := tc.raw
@@ -100,10 +103,84 @@ func TestCapturedRateLimit(t *testing.T) {
 					_, _ = sc.Write(raw[i:min(i+chunk, len(raw))])
 				}
 				r := sc.Report()
-				if !r.RateLimited || !strings.Contains(r.RateLimitMessage, tc.message) || r.Status != StatusNone {
+				if !r.RateLimited || !strings.Contains(r.RateLimitMessage, tc.message) || r.Status != status.None {
 					t.Errorf("chunk %d: rate limited %v (%q), status %q; want a limit saying %q and no status", chunk, r.RateLimited, r.RateLimitMessage, r.Status, tc.message)
 				}
 			}
 		})
+	}
+}
+
+// TestCapturedFailures reads what claude 2.1.332 prints when it cannot
+// start (root with permissions skipped), when its own --max-budget-usd
+// stops it (the result's usage is all zeros: the tokens are only in
+// modelUsage), when the API's stream is cut mid-message, and when the
+// model answers with nothing (captured by TestCaptureClaudeFixtures in
+// cmd/ralph-ci). None has a status; only the first is a start-up failure.
+func TestCapturedFailures(t *testing.T) {
+	for _, tc := range []struct {
+		file    string
+		startup string // in StartupFailure
+		isError bool
+		message string // in Usage.ErrorMessage
+		tokens  bool   // tokens and a cost were reported
+	}{
+		{"claude-stream-json-root.log", "cannot be used with root/sudo privileges", false, "", false},
+		{"claude-json-root.log", "cannot be used with root/sudo privileges", false, "", false},
+		{"claude-stream-json-budget.log", "", true, "error_max_budget_usd: Reached maximum budget ($0.01)", true},
+		{"claude-stream-json-truncated.log", "", true, "Connection to the API was lost (ECONNRESET)", false},
+		{"claude-stream-json-empty.log", "", false, "", true},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join("testdata", "captured", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, chunk := range []int{len(raw), 7} {
+				sc, err := NewScanner("claude", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < len(raw); i += chunk {
+					_, _ = sc.Write(raw[i:min(i+chunk, len(raw))])
+				}
+				r := sc.Report()
+				if r.Status != status.None || r.RateLimited {
+					t.Errorf("chunk %d: status %q, rate limited %v; want no status, no limit", chunk, r.Status, r.RateLimited)
+				}
+				if (tc.startup == "") != (r.StartupFailure == "") || !strings.Contains(r.StartupFailure, tc.startup) {
+					t.Errorf("chunk %d: start-up failure %q, want %q", chunk, r.StartupFailure, tc.startup)
+				}
+				if r.Usage.IsError != tc.isError || !strings.Contains(r.Usage.ErrorMessage, tc.message) {
+					t.Errorf("chunk %d: error %v %q, want %v %q", chunk, r.Usage.IsError, r.Usage.ErrorMessage, tc.isError, tc.message)
+				}
+				if got := r.Usage.Tokens.Input > 0 && r.Usage.CostUSD > 0; got != tc.tokens {
+					t.Errorf("chunk %d: tokens %+v, cost %v; want reported: %v", chunk, r.Usage.Tokens, r.Usage.CostUSD, tc.tokens)
+				}
+			}
+		})
+	}
+}
+
+// A subscription's refusal comes as a rate_limit_event (its shape is
+// Claude Code 2.1.332's SDK schema: status allowed, allowed_warning or
+// rejected, resetsAt in Unix seconds): a rejection is a rate limit with
+// that reset time; an allowed event, warning or not, is not.
+func TestClaudeRateLimitEvent(t *testing.T) {
+	for _, tc := range []struct {
+		status  string
+		limited bool
+	}{{"rejected", true}, {"allowed_warning", false}, {"allowed", false}} {
+		raw := `{"type":"system","subtype":"init","session_id":"s"}
+{"type":"rate_limit_event","rate_limit_info":{"status":"` + tc.status + `","resetsAt":1795276800,"rateLimitType":"five_hour","isUsingOverage":false},"uuid":"u","session_id":"s"}
+{"type":"result","subtype":"success","is_error":false,"result":"Stopped.","total_cost_usd":0}
+`
+		sc, _ := NewScanner("claude", nil)
+		_, _ = sc.Write([]byte(raw))
+		r := sc.Report()
+		reset := r.ResetAt.Equal(time.Unix(1795276800, 0))
+		if r.RateLimited != tc.limited || reset != tc.limited {
+			t.Errorf("%s: rate limited %v, reset %v (%q); want limited and the reset read: %v", tc.status, r.RateLimited, r.ResetAt, r.RateLimitMessage, tc.limited)
+		}
 	}
 }

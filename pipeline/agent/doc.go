@@ -62,7 +62,7 @@
 //
 // # Status
 //
-// [Status] is ralph-ci's one status vocabulary, spelled as state.json
+// [status.Status] (package pipeline/status) is ralph-ci's one status vocabulary, spelled as state.json
 // stores it: what the agent reported (DONE, CONTINUE, ROTATE, STUCK, or
 // NONE for nothing), REJECTED for a claim ralph-ci's layers rejected, and
 // "" before the first rotation. [ParseStatusLine] reads the output's

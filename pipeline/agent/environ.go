@@ -19,6 +19,15 @@ var neverPassed = []string{
 	"INPUT_*", TokenFDVar, TokenFileVar,
 }
 
+// waitsOutLimits are settings that make an agent CLI wait out a rate limit
+// instead of exiting: Claude Code's opt-in persistent retry
+// (CLAUDE_CODE_RETRY_WATCHDOG and its _MAX_WAIT_MS, _SCOPE, … companions)
+// keeps retrying for hours, so a limited agent would never end and the
+// pool would never move on to its next agent. ralph-ci waits for resets
+// itself (budgets.max_wait); these never reach a process, not even from
+// an agent's configured env.
+var waitsOutLimits = []string{"CLAUDE_CODE_RETRY_WATCHDOG*"}
+
 // TokenFDVar and TokenFileVar name how the Action hands ralph-ci its
 // token: a file descriptor to read, or a 0600 file outside the workspace
 // to read and delete (see cmd/ralph-ci). They are never passed on.
@@ -63,8 +72,9 @@ func currentPolicy() EnvPolicy {
 // the job's credentials and files and what p removes, then extra
 // (KEY=VALUE, later entries win). It is pure, and the one place that
 // decides what a started process inherits. The caller's extra entries
-// (RALPH_* and the agent's configured env) are set as given: the config
-// names them explicitly.
+// (RALPH_* and the agent's configured env) are set as given, the config
+// names them explicitly, except the settings that wait out a rate limit
+// (waitsOutLimits), which are dropped from both.
 func BuildEnv(base []string, p EnvPolicy, extra []string) []string {
 	env := make([]string, 0, len(base)+len(extra))
 	for _, kv := range base {
@@ -74,14 +84,19 @@ func BuildEnv(base []string, p EnvPolicy, extra []string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, extra...)
+	for _, kv := range extra {
+		if name, _, _ := strings.Cut(kv, "="); !matchAny(name, waitsOutLimits) {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // Removed tells whether the variable name is kept from a started process
 // under p.
 func Removed(name string, p EnvPolicy) bool {
 	switch {
-	case matchAny(name, neverPassed):
+	case matchAny(name, neverPassed), matchAny(name, waitsOutLimits):
 		return true
 	case matchAny(name, p.AgentRemove):
 		return true

@@ -10,7 +10,8 @@ import (
 // The job's credentials and files never reach a started process, whatever
 // the config passes; environment.remove removes more, env_pass re-admits
 // what it removed for one agent, env_remove removes more for one agent;
-// the caller's entries are set as given.
+// the caller's entries are set as given, except Claude Code's persistent
+// retry, which would keep a rate-limited agent from ever ending.
 func TestBuildEnv(t *testing.T) {
 	base := []string{
 		"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1",
@@ -18,6 +19,7 @@ func TestBuildEnv(t *testing.T) {
 		"ACTIONS_ID_TOKEN_REQUEST_TOKEN=t", "ACTIONS_CACHE_URL=c", "GITHUB_ENV=/e", "GITHUB_PATH=/p",
 		"GITHUB_OUTPUT=/o", "GITHUB_STEP_SUMMARY=/s", "INPUT_TOKEN=i", "RALPH_TOKEN_FD=3",
 		"NPM_TOKEN=n", "AWS_SECRET_ACCESS_KEY=a", "AWS_REGION=eu",
+		"CLAUDE_CODE_RETRY_WATCHDOG=1", "CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=9",
 	}
 	for _, tc := range []struct {
 		name string
@@ -28,9 +30,10 @@ func TestBuildEnv(t *testing.T) {
 		{"config removes more", EnvPolicy{Remove: []string{"NPM_TOKEN", "AWS_*"}}, []string{"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1"}},
 		{"an agent passes one back", EnvPolicy{Remove: []string{"NPM_TOKEN", "AWS_*"}, AgentPass: []string{"AWS_REGION", "GITHUB_TOKEN", "INPUT_*"}},
 			[]string{"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1", "AWS_REGION=eu"}},
+		{"the persistent retry cannot be passed", EnvPolicy{AgentPass: []string{"CLAUDE_CODE_RETRY_WATCHDOG*"}}, []string{"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1", "NPM_TOKEN=n", "AWS_SECRET_ACCESS_KEY=a", "AWS_REGION=eu"}},
 		{"an agent removes more", EnvPolicy{AgentRemove: []string{"ANTHROPIC_API_KEY"}}, []string{"PATH=/bin", "HOME=/home/u", "NPM_TOKEN=n", "AWS_SECRET_ACCESS_KEY=a", "AWS_REGION=eu"}},
 	} {
-		got := BuildEnv(base, tc.p, []string{"RALPH_SPEC=a"})
+		got := BuildEnv(base, tc.p, []string{"RALPH_SPEC=a", "CLAUDE_CODE_RETRY_WATCHDOG=1"})
 		if want := append(tc.want, "RALPH_SPEC=a"); !slices.Equal(got, want) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, want)
 		}

@@ -22,6 +22,14 @@ import (
 //
 // Error results (subtype "error_max_turns", "error_during_execution") may
 // have no "result": the final text is then the last assistant text.
+//
+// Since 2.1.2xx the result also carries modelUsage, the tokens and cost
+// per model, subagents included (usage counts the main conversation's
+// only): the tokens are read from it when present. A subscription's
+// refusal comes as {"type":"rate_limit_event","rate_limit_info":{"status":
+// "rejected","resetsAt":<unix seconds>,"rateLimitType":"five_hour",…}}; it
+// is handed to the limit scanner in the CLI's own machine form, "Claude AI
+// usage limit reached|<unix seconds>", from which the reset time is read.
 type claudeFormat struct {
 	structured
 	result    *string
@@ -48,6 +56,17 @@ type claudeMessage struct {
 	TotalCostUSD *float64        `json:"total_cost_usd"`
 	Usage        *claudeUsage    `json:"usage"`
 	Message      json.RawMessage `json:"message"`
+	// ModelUsage is the result's per-model usage, subagents included.
+	ModelUsage map[string]claudeModelUsage `json:"modelUsage"`
+	// Errors are an error result's messages ("Reached maximum budget
+	// ($0.01)").
+	Errors []string `json:"errors"`
+	// RateLimitInfo is a rate_limit_event's.
+	RateLimitInfo *struct {
+		Status        string `json:"status"` // allowed, allowed_warning, rejected
+		ResetsAt      int64  `json:"resetsAt"`
+		RateLimitType string `json:"rateLimitType"`
+	} `json:"rate_limit_info"`
 	// api_retry events (stream-json): the API call failed with
 	// ErrorStatus and the CLI retries (Attempt of MaxRetries).
 	ErrorStatus int    `json:"error_status"`
@@ -61,6 +80,14 @@ type claudeUsage struct {
 	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
 	OutputTokens             int64 `json:"output_tokens"`
+}
+
+// claudeModelUsage is one model's entry in a result's modelUsage.
+type claudeModelUsage struct {
+	InputTokens              int64 `json:"inputTokens"`
+	OutputTokens             int64 `json:"outputTokens"`
+	CacheReadInputTokens     int64 `json:"cacheReadInputTokens"`
+	CacheCreationInputTokens int64 `json:"cacheCreationInputTokens"`
 }
 
 func (f *claudeFormat) handle(doc []byte) bool {
@@ -85,7 +112,7 @@ func (f *claudeFormat) read(raw []byte) bool {
 	switch {
 	case !ok || typ == "":
 		return false
-	case typ != "system" && typ != "assistant" && typ != "result":
+	case typ != "system" && typ != "assistant" && typ != "result" && typ != "rate_limit_event":
 		return true
 	}
 	var m claudeMessage
@@ -102,6 +129,14 @@ func (f *claudeFormat) read(raw []byte) bool {
 			// retries a 429 (a rotation timeout) was rate limited.
 			f.message(fmt.Sprintf("api_retry: error_status %d (%s), attempt %d of %d", m.ErrorStatus, clip(m.Error, 100), m.Attempt, m.MaxRetries))
 		}
+	case "rate_limit_event":
+		if i := m.RateLimitInfo; i != nil && i.Status == "rejected" {
+			msg := "Claude AI usage limit reached"
+			if i.ResetsAt > 0 {
+				msg += fmt.Sprintf("|%d", i.ResetsAt)
+			}
+			f.message(msg + " (rate_limit_event, " + clip(i.RateLimitType, 40) + ")")
+		}
 	case "assistant":
 		if t := assistantText(m.Message); t != "" {
 			f.assistant = t
@@ -114,7 +149,14 @@ func (f *claudeFormat) read(raw []byte) bool {
 		if m.TotalCostUSD != nil {
 			u.CostUSD, u.CostKnown = *m.TotalCostUSD, true
 		}
-		if t := m.Usage; t != nil {
+		if len(m.ModelUsage) > 0 {
+			u.Tokens = Tokens{}
+			for _, t := range m.ModelUsage {
+				u.Tokens.Input += t.InputTokens + t.CacheCreationInputTokens + t.CacheReadInputTokens
+				u.Tokens.CachedInput += t.CacheReadInputTokens
+				u.Tokens.Output += t.OutputTokens
+			}
+		} else if t := m.Usage; t != nil {
 			u.Tokens = Tokens{
 				Input:       t.InputTokens + t.CacheCreationInputTokens + t.CacheReadInputTokens,
 				CachedInput: t.CacheReadInputTokens,
@@ -124,6 +166,9 @@ func (f *claudeFormat) read(raw []byte) bool {
 		u.ErrorMessage = ""
 		if u.IsError {
 			u.ErrorMessage = m.Subtype
+			if len(m.Errors) > 0 {
+				u.ErrorMessage = clip(m.Subtype+": "+strings.Join(m.Errors, "; "), maxMessage)
+			}
 			if m.Result != nil && *m.Result != "" {
 				u.ErrorMessage = clip(*m.Result, maxMessage)
 			}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 func TestFormatNames(t *testing.T) {
@@ -30,36 +32,36 @@ func TestFormats(t *testing.T) {
 		want         Report // Tail, TextBytes and OutputBytes are not compared
 	}{
 		{"claude", "claude.json", Report{
-			Status: StatusDone, Promise: "ALL TESTS PASS", PromiseFound: true, Phrases: []string{"requires manual"},
+			Status: status.Done, Promise: "ALL TESTS PASS", PromiseFound: true, Phrases: []string{"requires manual"},
 			Usage: Usage{CostUSD: 0.1842319, CostKnown: true, Turns: 9, Subtype: "success",
 				SessionID: "7b3b5a5e-2c1f-4a57-9a0e-3f0d8c6e1b42",
 				Tokens:    Tokens{Input: 38 + 9412 + 187230, CachedInput: 187230, Output: 2904}},
 		}},
 		{"claude", "claude_stream.jsonl", Report{
-			Status: StatusContinue, // the STUCK in the tool result is not the final text
+			Status: status.Continue, // the STUCK in the tool result is not the final text
 			Usage: Usage{CostUSD: 0.0847, CostKnown: true, Turns: 4, Subtype: "success",
 				SessionID: "4f0c2d8e-91a3-4b6e-8c55-0e7d1a2b3c4d",
 				Tokens:    Tokens{Input: 12 + 6018 + 60831, CachedInput: 60831, Output: 702}},
 		}},
 		{"claude", "claude_verbose.json", Report{
-			Status: StatusContinue,
+			Status: status.Continue,
 			Usage: Usage{CostUSD: 0.0847, CostKnown: true, Turns: 4, Subtype: "success",
 				SessionID: "4f0c2d8e-91a3-4b6e-8c55-0e7d1a2b3c4d",
 				Tokens:    Tokens{Input: 12 + 6018 + 60831, CachedInput: 60831, Output: 702}},
 		}},
 		{"claude", "claude_max_turns.jsonl", Report{
-			Status: StatusContinue, // from the last assistant text: the result has none
+			Status: status.Continue, // from the last assistant text: the result has none
 			Usage: Usage{CostUSD: 0.0213, CostKnown: true, Turns: 3, Subtype: "error_max_turns", IsError: true,
 				ErrorMessage: "error_max_turns", SessionID: "9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4",
 				Tokens: Tokens{Input: 9 + 2048 + 4096, CachedInput: 4096, Output: 171}},
 		}},
 		{"codex", "codex.jsonl", Report{
-			Status: StatusRotate, Promise: "retry budget fixed", PromiseFound: true, Phrases: []string{"cannot be automated"},
+			Status: status.Rotate, Promise: "retry budget fixed", PromiseFound: true, Phrases: []string{"cannot be automated"},
 			Usage: Usage{Turns: 1, SessionID: "0199a213-81c0-7800-8aa1-bbab2a035a53",
 				Tokens: Tokens{Input: 24763, CachedInput: 24448, Output: 122}},
 		}},
 		{"codex", "codex_usage_limit.jsonl", Report{
-			Status: StatusNone,
+			Status: status.None,
 			Usage: Usage{Turns: 1, IsError: true, SessionID: "019a7c41-2b3d-7e20-9f11-5c6d7e8f9a0b",
 				ErrorMessage: "You've hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at 3:28 PM."},
 			RateLimited:      true,
@@ -67,16 +69,16 @@ func TestFormats(t *testing.T) {
 			ResetAt:          time.Date(2026, time.March, 10, 15, 28, 0, 0, time.UTC),
 		}},
 		{"gemini", "gemini.json", Report{
-			Status: StatusNone, // its last line quotes the status ("> RALPH_STATUS: DONE"): a citation, no claim
+			Status: status.None, // its last line quotes the status ("> RALPH_STATUS: DONE"): a citation, no claim
 			Usage: Usage{SessionID: "c4e1a9f2-7b3d-4e8a-9c21-5d6f7a8b9c0d",
 				Tokens: Tokens{Input: 24939 + 1200, CachedInput: 14471, Output: 1321 + 1450 + 35}},
 		}},
 		{"gemini", "gemini_stream.jsonl", Report{
-			Status: StatusDone,
+			Status: status.Done,
 			Usage:  Usage{SessionID: "abc123", Tokens: Tokens{Input: 4100, CachedInput: 2048, Output: 170}},
 		}},
 		{"gemini", "gemini_quota.json", Report{
-			Status: StatusNone,
+			Status: status.None,
 			Usage: Usage{IsError: true, SessionID: "0f1e2d3c-4b5a-4968-8776-655443322110",
 				ErrorMessage: "You have exhausted your capacity on this model. Your quota will reset after 21h53m56s."},
 			RateLimited:      true,
@@ -125,7 +127,7 @@ func TestStructuredIgnoresNoise(t *testing.T) {
 		`{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"` + strings.Repeat("y", 100) + `"}` + "\n" +
 		"<promise>noise</promise>\n"
 	r := scan(t, "claude", []byte(in))
-	if r.Status != StatusNone || r.PromiseFound || r.TextBytes != 100 || r.Usage.Turns != 1 {
+	if r.Status != status.None || r.PromiseFound || r.TextBytes != 100 || r.Usage.Turns != 1 {
 		t.Errorf("report %+v", r)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // The fuzz targets check two properties: reading never panics, and the
@@ -30,18 +32,18 @@ func FuzzStatus(f *testing.F) {
 		}
 		// The reference: the status of the last non-empty line that is
 		// not a lone promise tag, none inside a fence or past the bound.
-		want := StatusNone
+		want := status.None
 		var task, fenced bool
 		for _, line := range strings.Split(string(data), "\n") {
 			plain := stripANSI(line)
 			switch {
 			case len(line) > maxStatusLine:
-				want, task = StatusNone, false
+				want, task = status.None, false
 			case strings.TrimSpace(plain) == "" || !fenced && isPromiseLine(plain):
 			case isFence(plain):
-				fenced, want, task = !fenced, StatusNone, false
+				fenced, want, task = !fenced, status.None, false
 			default:
-				want, task = StatusNone, false
+				want, task = status.None, false
 				if st, tc, ok := ParseStatusLine(plain); ok && !fenced {
 					want, task = st, tc
 				}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // limitSlack bounds what a run may allocate besides a JSON document.
@@ -72,7 +74,7 @@ func TestHugeJSONLineMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != StatusDone || res.OutputBytes < size {
+	if res.Status != status.Done || res.OutputBytes < size {
 		t.Errorf("report %+v", res.Report)
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*MaxJSONBytes+limitSlack {

@@ -22,7 +22,7 @@ var limitRE = regexp.MustCompile(`(?i)` + strings.Join([]string{
 	`you(?:'|’)ve hit your (?:\w+ )?limit`,
 	`type\\?"\s*:\s*\\?"(?:rate_limit_error|overloaded_error)`,
 	`api error:? \(?(?:429|529)\b`,
-	// Claude Code 2.1.197 after its retries (captured against a server
+	// Claude Code 2.1.197 and 2.1.332 after its retries (captured against a server
 	// answering 429 rate_limit_error: testdata/captured/claude-*-429.log):
 	// "API Error: Request rejected (429) · This request would exceed your
 	// account's rate limit. Please try again later.", with
@@ -54,6 +54,19 @@ var limitRE = regexp.MustCompile(`(?i)` + strings.Join([]string{
 	`reached your daily quota`,
 	`code\\?"\s*:\s*429\b`,
 }, "|"))
+
+// startupRE matches the messages with which an agent CLI refuses to start
+// or to work at all: every rotation would end the same way, so the run
+// ends (see Report.StartupFailure). Claude Code 2.1.332 prints
+// "--dangerously-skip-permissions cannot be used with root/sudo privileges
+// for security reasons" and exits 1 (testdata/captured/claude-*-root.log),
+// and answers a refused key with "Invalid API key · Please run /login" or
+// "Not logged in · Please run /login".
+var startupRE = regexp.MustCompile(`(?i)cannot be used with root/sudo privileges|invalid api key|not logged in\b.{0,20}/login`)
+
+// startupKeywords prefilter lines for startupRE, as limitKeywords do for
+// limitRE.
+var startupKeywords = [][]byte{[]byte("privileges"), []byte("api key"), []byte("/login")}
 
 // limitKeywords prefilter lines: every limitRE alternative contains one.
 var limitKeywords = [][]byte{
@@ -116,12 +129,13 @@ type limitScanner struct {
 	hit      bool
 	msg      string
 	reset    time.Time
+	startup  string // the first start-up failure message
 }
 
 func newLimitScanner(now func() time.Time) *limitScanner {
-	words := make([]string, len(limitKeywords))
-	for i, k := range limitKeywords {
-		words[i] = string(k)
+	var words []string
+	for _, k := range append(limitKeywords[:len(limitKeywords):len(limitKeywords)], startupKeywords...) {
+		words = append(words, string(k))
 	}
 	return &limitScanner{now: now, keywords: newNeedleSet(words, true)}
 }
@@ -159,6 +173,9 @@ func (s *limitScanner) endLine(line []byte, _ bool) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
+	if s.startup == "" && startupRE.Match(line) {
+		s.startup = clip(strings.TrimSpace(string(line)), maxMessage)
+	}
 	var hit bool
 	hit, s.scratch = isLimitMessage(line, s.scratch)
 	if hit {
@@ -176,6 +193,9 @@ func (s *limitScanner) endLine(line []byte, _ bool) {
 func (s *limitScanner) finish(r *Report) {
 	s.lines.End(s.endLine)
 	r.RateLimited, r.RateLimitMessage, r.ResetAt = s.hit, s.msg, s.reset
+	if r.StartupFailure == "" {
+		r.StartupFailure = s.startup
+	}
 }
 
 // isLimitMessage tells whether line is a rate-limit message. scratch is

@@ -43,7 +43,7 @@ var limitMessages = []struct {
 		`Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed your account's rate limit. Please try again later."},"request_id":"req_011CSHCYzBstm5tDEsXB7mev"}`, time.Time{}},
 	{"anthropics/claude-code#7218",
 		`API Error (529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":null}) · Retrying in 4 seconds… (attempt 4/10)`, time.Time{}},
-	{"claude 2.1.197 against a server answering 429 rate_limit_error (testdata/captured/claude-text-429.log)",
+	{"claude 2.1.332 against a server answering 429 rate_limit_error (testdata/captured/claude-text-429.log)",
 		"API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later.", time.Time{}},
 	{"anthropics/claude-code#87317",
 		"API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check https://status.claude.com/.", time.Time{}},

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // Bounds on what is kept in memory while reading an agent's output.
@@ -53,11 +55,11 @@ type Usage struct {
 
 // Report is what was read from an agent's output.
 type Report struct {
-	// Status is the last status line of the final text (StatusNone if none;
-	// never StatusNever).
-	Status Status
+	// Status is the last status line of the final text (status.None if
+	// none; never status.Never).
+	Status status.Status
 	// TaskComplete tells that the winning status line was TASK_COMPLETE
-	// (Status is then StatusDone).
+	// (Status is then status.Done).
 	TaskComplete bool
 	// Promise is the text of the first <promise>…</promise>, trimmed;
 	// PromiseFound tells whether there was one (the text may be empty).
@@ -86,6 +88,12 @@ type Report struct {
 	// ResetAt is when the limit resets, if a message said so (the latest
 	// such time); zero otherwise.
 	ResetAt time.Time
+	// StartupFailure is the CLI's message when it refused to start or to
+	// work at all (running as root with permissions skipped, a refused API
+	// key, Gemini CLI's exit codes 41, 42, 44, 52 and 55): a failure every
+	// rotation would repeat, so the run ends instead of rotating. It is
+	// looked for where rate-limit messages are.
+	StartupFailure string
 }
 
 // Scanner reads an agent's raw output (stdout and stderr interleaved) in

@@ -138,6 +138,7 @@ func runWith(ctx context.Context, inv Invocation, shepherd string) (Result, erro
 	if ps := p.cmd.ProcessState; ps != nil {
 		res.ExitCode, res.Signal = ps.ExitCode(), signalName(ps)
 	}
+	classifyExit(inv.Format, &res)
 	return res, errors.Join(errs...)
 }
 

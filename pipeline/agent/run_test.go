@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // sh returns the argv of a shell script.
@@ -40,7 +42,7 @@ func TestRunPromptEnvDir(t *testing.T) {
 	if res.ExitCode != 0 || res.Signal != "" || res.TimedOut || res.Cancelled || res.PID == 0 {
 		t.Errorf("result %+v", res)
 	}
-	if res.Status != StatusDone || res.OutputBytes != int64(len(want)) || res.Tail != want {
+	if res.Status != status.Done || res.OutputBytes != int64(len(want)) || res.Tail != want {
 		t.Errorf("report %+v", res.Report)
 	}
 }
@@ -124,7 +126,7 @@ func TestRunOutputWriteError(t *testing.T) {
 		Argv:   sh("echo a; echo RALPH_STATUS: DONE"),
 		Output: failingWriter{},
 	})
-	if err == nil || !strings.Contains(err.Error(), "disk full") || res.Status != StatusDone {
+	if err == nil || !strings.Contains(err.Error(), "disk full") || res.Status != status.Done {
 		t.Errorf("%+v, %v", res.Report, err)
 	}
 }
@@ -142,7 +144,7 @@ func TestRunClaudeFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != StatusDone || res.Promise != "ALL TESTS PASS" || !res.Usage.CostKnown || res.Usage.Turns != 9 || len(res.Phrases) != 1 {
+	if res.Status != status.Done || res.Promise != "ALL TESTS PASS" || !res.Usage.CostKnown || res.Usage.Turns != 9 || len(res.Phrases) != 1 {
 		t.Errorf("report %+v", res.Report)
 	}
 }
@@ -166,7 +168,7 @@ func TestRunSlowOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 6 + 50000 + 20; out.Len() != want || res.OutputBytes != int64(want) || res.Status != StatusDone {
+	if want := 6 + 50000 + 20; out.Len() != want || res.OutputBytes != int64(want) || res.Status != status.Done {
 		t.Errorf("%d bytes written, %d read, status %q", out.Len(), res.OutputBytes, res.Status)
 	}
 }

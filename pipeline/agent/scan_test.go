@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // The scanners pass over lines they need not read (see statusScanner and
@@ -45,8 +47,8 @@ func statusOf(data []byte, seed uint64) (got, want Report) {
 	s.finish(&got)
 	lineByLine(data, maxStatusLine, ref.endLine)
 	want = Report{Status: ref.status, TaskComplete: ref.task}
-	if want.Status == StatusNever {
-		want.Status = StatusNone
+	if want.Status == status.Never {
+		want.Status = status.None
 	}
 	return got, want
 }

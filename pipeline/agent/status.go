@@ -3,63 +3,21 @@ package agent
 import (
 	"strings"
 	"unicode"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
-// Status is what became of a rotation: what the agent said about its task
-// (DONE, CONTINUE, ROTATE, STUCK, or nothing), or what ralph-ci made of a
-// claim it rejected. It is the one status vocabulary of ralph-ci: the
-// agent's output, .ralph/status, state.json's last_status and the counter
-// all use it, spelled as state.json stores it.
-type Status string
-
-// The statuses.
-const (
-	// StatusNever is the zero value: no rotation has run yet.
-	StatusNever Status = ""
-	// StatusNone: the rotation ended without any status, which is not
-	// DONE ("silent completion is not valid").
-	StatusNone     Status = "NONE"
-	StatusDone     Status = "DONE"
-	StatusContinue Status = "CONTINUE"
-	StatusRotate   Status = "ROTATE"
-	StatusStuck    Status = "STUCK"
-	// StatusRejected: the agent claimed completion and ralph-ci's layers
-	// or verification rejected the claim. No agent reports it.
-	StatusRejected Status = "REJECTED"
-)
-
-// statusKey starts a status line; taskComplete is the alias of DONE.
+// taskCompleteWord is the alias of DONE; statusKey starts a status line.
 const (
 	statusKey        = "RALPH_STATUS"
-	taskCompleteWord = "TASK_COMPLETE"
+	taskCompleteWord = status.TaskComplete
 )
-
-// word reads one status word, case-sensitively: one of the four an agent
-// reports, or TASK_COMPLETE (DONE, with task true). It is the only place
-// that knows the words and the alias.
-func word(s string) (st Status, task, ok bool) {
-	switch v := Status(s); v {
-	case StatusDone, StatusContinue, StatusRotate, StatusStuck:
-		return v, false, true
-	case taskCompleteWord:
-		return StatusDone, true, true
-	}
-	return StatusNone, false, false
-}
-
-// Done tells whether s counts as DONE for the counter: DONE, or its alias
-// TASK_COMPLETE when a caller kept the word. Every other status (none,
-// REJECTED, a lower-case "done", anything unknown) is not.
-func (s Status) Done() bool {
-	st, _, ok := word(string(s))
-	return ok && st == StatusDone
-}
 
 // ParseStatusFile reads the word an agent wrote to .ralph/status: one of
 // DONE, CONTINUE, ROTATE, STUCK or TASK_COMPLETE (as DONE), ignoring case
 // and surrounding whitespace. ok is false for anything else.
-func ParseStatusFile(content []byte) (st Status, ok bool) {
-	st, _, ok = word(strings.ToUpper(strings.TrimSpace(string(content))))
+func ParseStatusFile(content []byte) (st status.Status, ok bool) {
+	st, _, ok = status.Word(strings.ToUpper(strings.TrimSpace(string(content))))
 	return st, ok
 }
 
@@ -79,32 +37,32 @@ func ParseStatusFile(content []byte) (st Status, ok bool) {
 //     DONE, CONTINUE, ROTATE, STUCK, with nothing else on the line;
 //   - keys and words are read case-insensitively ("RALPH_STATUS: done"
 //     counts), but "RALPH_STATUS: DONE, mostly" is not a status line.
-func ParseStatusLine(line string) (st Status, taskComplete, ok bool) {
+func ParseStatusLine(line string) (st status.Status, taskComplete, ok bool) {
 	if strings.IndexByte(line, 0x1b) >= 0 {
 		line = stripANSI(line)
 	}
 	if quotedOrIndented(line) {
-		return StatusNone, false, false
+		return status.None, false, false
 	}
 	s := strings.ToUpper(trimDecoration(line))
 	if s == taskCompleteWord {
-		return word(s)
+		return status.Word(s)
 	}
 	rest, found := strings.CutPrefix(s, statusKey)
 	if !found {
-		return StatusNone, false, false
+		return status.None, false, false
 	}
 	rest = strings.TrimLeftFunc(rest, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune("*_`", r)
 	})
 	rest, found = strings.CutPrefix(rest, ":")
 	if !found {
-		return StatusNone, false, false
+		return status.None, false, false
 	}
-	if st, task, ok := word(trimDecoration(rest)); ok && !task {
+	if st, task, ok := status.Word(trimDecoration(rest)); ok && !task {
 		return st, false, true
 	}
-	return StatusNone, false, false
+	return status.None, false, false
 }
 
 // quotedOrIndented tells a line that cites text rather than says it: a

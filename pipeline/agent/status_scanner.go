@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/text"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // statusScanner finds the final status line of a text written to it in
@@ -21,7 +22,7 @@ import (
 type statusScanner struct {
 	lines  text.Lines
 	fenced bool
-	status Status
+	status status.Status
 	task   bool
 }
 
@@ -54,7 +55,7 @@ func (s *statusScanner) wholeLines(b []byte) {
 		end := off + i + bytes.IndexByte(b[off+i:], '\n')
 		if fenceLine(b[start:end]) {
 			s.fenced = !s.fenced
-			s.status, s.task = StatusNone, false
+			s.status, s.task = status.None, false
 		}
 		off = end + 1
 	}
@@ -137,7 +138,7 @@ func (s *statusScanner) counts(b []byte) bool {
 // far, with its own or with none.
 func (s *statusScanner) endLine(b []byte, long bool) {
 	if long || len(b) > 0 && plainStart[b[0]] {
-		s.status, s.task = StatusNone, false
+		s.status, s.task = status.None, false
 		return
 	}
 	line := string(b)
@@ -149,10 +150,10 @@ func (s *statusScanner) endLine(b []byte, long bool) {
 	}
 	if isFence(line) {
 		s.fenced = !s.fenced
-		s.status, s.task = StatusNone, false
+		s.status, s.task = status.None, false
 		return
 	}
-	s.status, s.task = StatusNone, false
+	s.status, s.task = status.None, false
 	if !s.fenced {
 		if st, task, ok := ParseStatusLine(line); ok {
 			s.status, s.task = st, task
@@ -164,7 +165,7 @@ func (s *statusScanner) endLine(b []byte, long bool) {
 func (s *statusScanner) finish(r *Report) {
 	s.lines.End(s.endLine)
 	r.Status, r.TaskComplete = s.status, s.task
-	if r.Status == StatusNever {
-		r.Status = StatusNone
+	if r.Status == status.Never {
+		r.Status = status.None
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // Object formats a repository can use, as git rev-parse --show-object-format
@@ -89,31 +91,30 @@ func hashPath(newH func() hash.Hash, path string) (string, error) {
 	case !fi.Mode().IsRegular():
 		return "", nil
 	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	} else if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return "", err
-	}
-	h := newH()
-	h.Write([]byte("blob " + strconv.FormatInt(fi.Size(), 10) + "\x00"))
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", err
-	}
-	if n != fi.Size() {
-		// The file changed while we read it: hash what a full read returns.
-		content, err := os.ReadFile(path)
+	// Opened non-blocking and read no further than its size: whatever
+	// replaced the file since the Lstat (a FIFO, a file that keeps
+	// growing) never blocks nor grows the read.
+	for range 3 {
+		f, fi, err := safefile.OpenRegular(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefile.ErrNotRegular):
+			return "", nil
+		case err != nil:
+			return "", err
+		}
+		h := newH()
+		h.Write([]byte("blob " + strconv.FormatInt(fi.Size(), 10) + "\x00"))
+		n, err := io.Copy(h, io.LimitReader(f, fi.Size()+1))
+		f.Close()
 		if err != nil {
 			return "", err
 		}
-		return blobID(newH, content), nil
+		if n == fi.Size() {
+			return hex.EncodeToString(h.Sum(nil)), nil
+		}
+		// The file changed while we read it: read it again.
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return "", fmt.Errorf("hash %s: it kept changing while it was read", path)
 }
 
 // hashFiles hashes the files at the slash-separated paths relative to root,

@@ -3,7 +3,7 @@ package counter
 import (
 	"strconv"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // Max is the counter value at which a spec is complete (3/3): DONE reported
@@ -14,11 +14,11 @@ const Max = 3
 const Initial = 0
 
 // IsDone reports whether an agent status counts as DONE for the counter:
-// [agent.Status.Done]. Only DONE and its alias TASK_COMPLETE do; every
+// [status.Status.Done]. Only DONE and its alias TASK_COMPLETE do; every
 // other status — CONTINUE, ROTATE, STUCK, "" (no rotation yet), NONE (the
 // agent reported nothing), REJECTED, a lower-case "done" or anything
 // unknown — is non-DONE.
-func IsDone(status agent.Status) bool { return status.Done() }
+func IsDone(st status.Status) bool { return st.Done() }
 
 // Clamp brings n into the valid range 0..[Max]: negative values become 0
 // and values above Max become Max. It exists for counters read from a state

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // testCase is one rotation of the active spec: the counter before it, the
@@ -14,7 +14,7 @@ import (
 type testCase struct {
 	name    string
 	current int
-	status  agent.Status
+	status  status.Status
 	changed bool
 	want    int
 }
@@ -118,7 +118,7 @@ func TestNextClampsOutOfRangeInput(t *testing.T) {
 // Only DONE (and its alias TASK_COMPLETE) counts as DONE; the note in the
 // brief: no status and unknown statuses are non-DONE.
 func TestIsDoneOnlyForDoneAndTaskComplete(t *testing.T) {
-	for status, want := range map[agent.Status]bool{
+	for status, want := range map[status.Status]bool{
 		"DONE": true, "TASK_COMPLETE": true,
 		"CONTINUE": false, "ROTATE": false, "STUCK": false, "": false,
 		"NONE": false, "done": false, " DONE": false, "FINISHED": false,

@@ -19,7 +19,7 @@
 //
 // Non-DONE means CONTINUE, ROTATE, STUCK, no status at all, REJECTED, or
 // any status this package does not know (see [IsDone]; statuses are
-// agent.Status values).
+// status.Status values).
 //
 // Multi-spec change propagation: when the active spec changed tracked files,
 // every other spec goes through [Propagate], which only downgrades 3/3 to

@@ -4,7 +4,7 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // Multi-Spec Change Propagation Rule: other specs at 3/3 downgrade to 2/3;
@@ -27,7 +27,7 @@ func TestApplyActiveResetsByStatusOthersOnlyDowngrade(t *testing.T) {
 	before := map[string]int{"a": 3, "b": 2, "c": 1, "d": 0, "active": 3}
 	for _, tc := range []struct {
 		name   string
-		status agent.Status
+		status status.Status
 		want   map[string]int
 	}{
 		{"DONE resets active to 1/3", "DONE", map[string]int{"a": 2, "b": 2, "c": 1, "d": 0, "active": 1}},
@@ -49,7 +49,7 @@ func TestApplyActiveResetsByStatusOthersOnlyDowngrade(t *testing.T) {
 // changes": a rotation without changes moves the active spec alone.
 func TestApplyLeavesOthersUntouchedWithoutChanges(t *testing.T) {
 	before := map[string]int{"a": 3, "b": 2, "active": 1}
-	for _, status := range []agent.Status{"DONE", "CONTINUE", "ROTATE", "STUCK", ""} {
+	for _, status := range []status.Status{"DONE", "CONTINUE", "ROTATE", "STUCK", ""} {
 		got := Apply(before, "active", IsDone(status), false)
 		want := map[string]int{"a": 3, "b": 2, "active": 1}
 		if IsDone(status) {

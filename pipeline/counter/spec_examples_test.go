@@ -5,14 +5,14 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // rotation is one scripted rotation of a single spec in the examples of
 // verification-counter.md, with the counter expected after it.
 type rotation struct {
 	note    string
-	status  agent.Status
+	status  status.Status
 	changed bool
 	want    int
 }

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // Session delivers one run: it restores the state at the start, commits
@@ -124,7 +126,7 @@ func (s *Session) Start(ctx context.Context) ([]string, error) {
 // state commit remote on this branch (a run resumed in the same checkout)
 // and is not a state committed to the repository.
 func (s *Session) continuesLocal(ctx context.Context, remote string) bool {
-	raw, err := os.ReadFile(s.markerPath())
+	raw, err := safefile.Read(s.markerPath(), safefile.StatusLimit)
 	if err != nil {
 		return false
 	}

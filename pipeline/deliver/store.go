@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // StateRefPrefix starts the ref that holds the loop's state of a branch.
@@ -71,10 +73,18 @@ func saveState(ctx context.Context, g Git, dir, described, prev, msg string) (st
 	}
 	var index bytes.Buffer
 	for _, f := range files {
-		id, err := g.Run(ctx, "hash-object", "-w", "--no-filters", "--", filepath.Join(dir, filepath.FromSlash(f)))
+		// Read here, bounded and non-blocking (.ralph is in the agent's
+		// reach), and handed to git on stdin: no path of the caller's
+		// (relative to another folder than git's) reaches git.
+		content, err := safefile.Read(filepath.Join(dir, filepath.FromSlash(f)), safefile.StateLimit)
 		if err != nil {
 			return "", fmt.Errorf("save the state file %s: %w", f, err)
 		}
+		out, err := g.RunInput(ctx, content, "hash-object", "-w", "--no-filters", "--stdin")
+		if err != nil {
+			return "", fmt.Errorf("save the state file %s: %w", f, err)
+		}
+		id := strings.TrimSpace(string(out))
 		fmt.Fprintf(&index, "100644 %s\t.ralph/%s\x00", id, f)
 	}
 	tmp, err := os.CreateTemp("", "ralph-ci-state-index-*")

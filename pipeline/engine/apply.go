@@ -3,11 +3,11 @@ package engine
 import (
 	"fmt"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // apply is the one place a rotation's judgement changes the state: the
@@ -50,7 +50,7 @@ func apply(st *state.State, sp plan.Spec, stage plan.Stage, idx int, j judgement
 	case ss.StageIterations >= stage.MaxIterations:
 		ss.Excluded = fmt.Sprintf("max iterations (%d) of stage %s reached without a verified completion", stage.MaxIterations, stage.Name)
 	}
-	if v.Status == agent.StatusStuck {
+	if v.Status == status.Stuck {
 		ss.StuckCount++
 		if ss.StuckCount >= stuckAttempts {
 			ss.Excluded = fmt.Sprintf("returned STUCK %d times in a row", ss.StuckCount)

@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // twoStages is a spec with a coder and a tester stage, 3 iterations each.
@@ -18,10 +18,10 @@ func twoStages() plan.Spec {
 }
 
 func accepted() judgement {
-	return judgement{Verdict: layers.Verdict{Status: agent.StatusDone, Claimed: true, Accepted: true}}
+	return judgement{Verdict: layers.Verdict{Status: status.Done, Claimed: true, Accepted: true}}
 }
 
-func status(s agent.Status, reason string) judgement {
+func withStatus(s status.Status, reason string) judgement {
 	return judgement{Verdict: layers.Verdict{Status: s, Reason: reason}}
 }
 
@@ -47,73 +47,73 @@ func TestApply(t *testing.T) {
 			}},
 		{"accepted claim on the last stage: every stage passed, 3/3", func(a, o *state.SpecState) { a.DoneCount, a.Stage = 2, "tester" }, 1, accepted(), nil,
 			func(t *testing.T, a, o state.SpecState) {
-				if a.Stage != "tester" || !a.StagesDone || a.DoneCount != 3 || a.LastStatus != agent.StatusDone {
+				if a.Stage != "tester" || !a.StagesDone || a.DoneCount != 3 || a.LastStatus != status.Done {
 					t.Errorf("%+v", a)
 				}
 			}},
-		{"rejected claim with changes: 0/3, reason kept", func(a, o *state.SpecState) { a.DoneCount = 2 }, 0, status(agent.StatusRejected, "no promise"), []string{"a.go"},
+		{"rejected claim with changes: 0/3, reason kept", func(a, o *state.SpecState) { a.DoneCount = 2 }, 0, withStatus(status.Rejected, "no promise"), []string{"a.go"},
 			func(t *testing.T, a, o state.SpecState) {
-				if a.DoneCount != 0 || a.Reason != "no promise" || a.LastStatus != agent.StatusRejected || !a.ModifiedFiles || a.ChangedFiles[0] != "a.go" {
+				if a.DoneCount != 0 || a.Reason != "no promise" || a.LastStatus != status.Rejected || !a.ModifiedFiles || a.ChangedFiles[0] != "a.go" {
 					t.Errorf("%+v", a)
 				}
 			}},
-		{"changed files drop another spec from 3/3 to 2/3", func(a, o *state.SpecState) { o.DoneCount = 3 }, 0, status(agent.StatusContinue, ""), []string{"a.go"},
+		{"changed files drop another spec from 3/3 to 2/3", func(a, o *state.SpecState) { o.DoneCount = 3 }, 0, withStatus(status.Continue, ""), []string{"a.go"},
 			func(t *testing.T, a, o state.SpecState) {
 				if o.DoneCount != 2 {
 					t.Errorf("other at %d", o.DoneCount)
 				}
 			}},
-		{"no change leaves the other specs alone", func(a, o *state.SpecState) { o.DoneCount = 3 }, 0, status(agent.StatusContinue, ""), nil,
+		{"no change leaves the other specs alone", func(a, o *state.SpecState) { o.DoneCount = 3 }, 0, withStatus(status.Continue, ""), nil,
 			func(t *testing.T, a, o state.SpecState) {
 				if o.DoneCount != 3 {
 					t.Errorf("other at %d", o.DoneCount)
 				}
 			}},
-		{"max iterations of a stage exclude the spec", func(a, o *state.SpecState) { a.StageIterations = 2 }, 0, status(agent.StatusContinue, ""), nil,
+		{"max iterations of a stage exclude the spec", func(a, o *state.SpecState) { a.StageIterations = 2 }, 0, withStatus(status.Continue, ""), nil,
 			func(t *testing.T, a, o state.SpecState) {
 				if a.Excluded != "max iterations (3) of stage coder reached without a verified completion" {
 					t.Errorf("excluded %q", a.Excluded)
 				}
 			}},
-		{"STUCK twice in a row excludes the spec", func(a, o *state.SpecState) { a.StuckCount = 1 }, 0, status(agent.StatusStuck, ""), nil,
+		{"STUCK twice in a row excludes the spec", func(a, o *state.SpecState) { a.StuckCount = 1 }, 0, withStatus(status.Stuck, ""), nil,
 			func(t *testing.T, a, o state.SpecState) {
 				if a.StuckCount != 2 || a.Excluded != "returned STUCK 2 times in a row" {
 					t.Errorf("stuck %d excluded %q", a.StuckCount, a.Excluded)
 				}
 			}},
-		{"another status ends a STUCK run", func(a, o *state.SpecState) { a.StuckCount = 1 }, 0, status(agent.StatusRotate, ""), nil,
+		{"another status ends a STUCK run", func(a, o *state.SpecState) { a.StuckCount = 1 }, 0, withStatus(status.Rotate, ""), nil,
 			func(t *testing.T, a, o state.SpecState) {
 				if a.StuckCount != 0 || a.Excluded != "" {
 					t.Errorf("%+v", a)
 				}
 			}},
-		{"Path A: a fix rotation is due", nil, 0, judgement{Verdict: layers.Verdict{Status: agent.StatusRejected, Loop: layers.LoopFix, FixIteration: 2, Findings: "fix a.go"}}, nil,
+		{"Path A: a fix rotation is due", nil, 0, judgement{Verdict: layers.Verdict{Status: status.Rejected, Loop: layers.LoopFix, FixIteration: 2, Findings: "fix a.go"}}, nil,
 			func(t *testing.T, a, o state.SpecState) {
 				if a.ReviewIteration != 2 || a.ReviewFindings != "fix a.go" || a.ReviewFixFailures != 0 {
 					t.Errorf("%+v", a.ReviewLoop)
 				}
 			}},
-		{"a failed fix is counted", func(a, o *state.SpecState) { a.AwaitFix(2, "fix a.go") }, 0, judgement{Verdict: layers.Verdict{Status: agent.StatusNone, Loop: layers.LoopFixFailed}}, nil,
+		{"a failed fix is counted", func(a, o *state.SpecState) { a.AwaitFix(2, "fix a.go") }, 0, judgement{Verdict: layers.Verdict{Status: status.None, Loop: layers.LoopFixFailed}}, nil,
 			func(t *testing.T, a, o state.SpecState) {
 				if a.ReviewIteration != 2 || a.ReviewFixFailures != 1 {
 					t.Errorf("%+v", a.ReviewLoop)
 				}
 			}},
-		{"a passed review ends the loop", func(a, o *state.SpecState) { a.AwaitFix(2, "fix a.go") }, 0, judgement{Verdict: layers.Verdict{Status: agent.StatusDone, Accepted: true, Loop: layers.LoopClear}}, nil,
+		{"a passed review ends the loop", func(a, o *state.SpecState) { a.AwaitFix(2, "fix a.go") }, 0, judgement{Verdict: layers.Verdict{Status: status.Done, Accepted: true, Loop: layers.LoopClear}}, nil,
 			func(t *testing.T, a, o state.SpecState) {
 				if a.ReviewLoop != (state.ReviewLoop{}) {
 					t.Errorf("%+v", a.ReviewLoop)
 				}
 			}},
 		{"a changed spec starts its tasks over", func(a, o *state.SpecState) { a.TaskKey, a.TaskIndex = "old", 4; a.AwaitFix(2, "x") }, 0,
-			judgement{restart: true, Verdict: layers.Verdict{Status: agent.StatusContinue}}, nil,
+			judgement{restart: true, Verdict: layers.Verdict{Status: status.Continue}}, nil,
 			func(t *testing.T, a, o state.SpecState) {
 				if a.Tasks != (state.Tasks{TaskKey: "h1"}) || a.ReviewIteration != 0 {
 					t.Errorf("%+v %+v", a.Tasks, a.ReviewLoop)
 				}
 			}},
 		{"the guard records what the rotation left", func(a, o *state.SpecState) { a.RecordVerifier("k", map[string]string{"check.sh": "aa"}) }, 0,
-			judgement{seen: map[string]string{"check.sh": "bb"}, Verdict: layers.Verdict{Status: agent.StatusContinue}}, nil,
+			judgement{seen: map[string]string{"check.sh": "bb"}, Verdict: layers.Verdict{Status: status.Continue}}, nil,
 			func(t *testing.T, a, o state.SpecState) {
 				if a.VerifierSeen["check.sh"] != "bb" || a.VerifierHashes["check.sh"] != "aa" {
 					t.Errorf("%+v", a.VerifierGuard)
@@ -138,7 +138,7 @@ func TestApply(t *testing.T) {
 func TestApplyNewSpec(t *testing.T) {
 	sp := twoStages()
 	var st state.State
-	apply(&st, sp, sp.Stages[0], 0, status(agent.StatusContinue, ""), []string{"x"}, 3)
+	apply(&st, sp, sp.Stages[0], 0, withStatus(status.Continue, ""), []string{"x"}, 3)
 	if ss := st.Spec(sp.Path); ss == nil || ss.StageIterations != 1 || !strings.HasPrefix(string(ss.LastStatus), "CONTINUE") {
 		t.Fatalf("%+v", st)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -20,8 +21,8 @@ import (
 // at once, so a crash cannot lose it) and returns the phrases the output
 // must be scanned for: the promise and the negative patterns of the
 // method. (Contradictions are read from the final message's tail.)
-func (e *engine) claimWatch(sp plan.Spec, stage plan.Stage, ss *state.SpecState) []string {
-	if e.baselineVerifier(sp, stage, ss) {
+func (e *engine) claimWatch(ctx context.Context, sp plan.Spec, stage plan.Stage, ss *state.SpecState) []string {
+	if e.baselineVerifier(ctx, sp, stage, ss) {
 		if err := state.Save(e.dir, e.st); err != nil {
 			e.log.Warn().Err(err).Msg("verifier guard: could not save the baseline")
 		}
@@ -64,7 +65,7 @@ type judgement struct {
 // others), markers of unfinished work, the stage's verification method and
 // its test report, then the artifact review. It reads ss and never changes it. An error
 // only means ctx was cancelled: the rotation is then left to be run again.
-func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, status agent.Status, res agent.Result, changed []string, history string) (judgement, error) {
+func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, status status.Status, res agent.Result, changed []string, history string) (judgement, error) {
 	cfg := e.opts.Project.Config
 	var j judgement
 	if ss.TaskKey != sp.Hash {
@@ -96,7 +97,7 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 			return j, ctx.Err()
 		}
 		if ok = v.Method(method, r); ok {
-			if ok = v.TestRun(ss.VerifierTests, r.Tests); ok && r.Tests.Found {
+			if ok = v.TestRun(ss.VerifierTests, stage.Criteria.RetireTests, r.Tests); ok && r.Tests.Found {
 				j.tests = layers.PassedSince(ss.VerifierTests, r.Tests)
 			}
 		}

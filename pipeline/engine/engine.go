@@ -10,19 +10,19 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/pipeline/scheduler"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	"github.com/ralph-ci/ralph-ci/reporters"
+
+	"github.com/rs/zerolog"
 )
 
 // Options configure one run.
@@ -67,7 +67,7 @@ type Outcome struct {
 	State     state.State
 	Specs     []plan.Spec
 	// Report is the run's report, for the reporters.
-	Report *reporters.Report
+	Report *report.Report
 }
 
 // engine is the state of one run.
@@ -96,7 +96,7 @@ type engine struct {
 	pool  pool
 	runID string // RALPH_RUN_ID of this run's agents
 	// rotations are this run's rotations by spec, for the report.
-	rotations map[string][]reporters.Rotation
+	rotations map[string][]report.Rotation
 	outcome   Outcome
 	maxRotns  int
 	// promptBytes is the size of the last prompt given to an agent.
@@ -275,7 +275,7 @@ func (e *engine) finish() {
 		ss := saved[sp.Path]
 		switch {
 		case ss == nil:
-		case ss.Excluded != "" && ss.LastStatus == agent.StatusStuck:
+		case ss.Excluded != "" && ss.LastStatus == status.Stuck:
 			stuck = append(stuck, sp.Path)
 		case ss.Excluded != "": // with the reason: no run will continue it
 			exhausted = append(exhausted, sp.Path+": "+ss.Excluded)

@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/schema"
+
+	"github.com/rs/zerolog"
 )
 
 func withBudgets(b schema.Budgets) *engine {
@@ -54,17 +54,17 @@ func TestNext(t *testing.T) {
 	spec := func(p string) plan.Spec { return plan.Spec{Spec: discovery.Spec{Path: p, Hash: "h"}} }
 	for _, tc := range []struct {
 		name   string
-		status agent.Status
+		status status.Status
 		want   string
 	}{
-		{"DONE without changes moves on", agent.StatusDone, "b"},
-		{"CONTINUE stays", agent.StatusContinue, "a"},
-		{"REJECTED stays", agent.StatusRejected, "a"},
+		{"DONE without changes moves on", status.Done, "b"},
+		{"CONTINUE stays", status.Continue, "a"},
+		{"REJECTED stays", status.Rejected, "a"},
 	} {
 		e := &engine{specs: []plan.Spec{spec("a"), spec("b")}, fresh: map[string]bool{}}
 		a, b := state.SpecState{Path: "a"}, state.SpecState{Path: "b"}
 		a.DoneCount, a.LastHash, a.LastStatus = 1, "h", tc.status
-		b.DoneCount, b.LastHash, b.LastStatus = 1, "h", agent.StatusContinue
+		b.DoneCount, b.LastHash, b.LastStatus = 1, "h", status.Continue
 		e.st = state.State{Current: "a", Specs: []state.SpecState{a, b}}
 		if got, ok := e.next(); !ok || got != tc.want {
 			t.Errorf("%s: next = %q, %v; want %q", tc.name, got, ok, tc.want)
@@ -79,15 +79,15 @@ func TestReadStatus(t *testing.T) {
 	e := &engine{dir: state.Dir(t.TempDir()), log: zerolog.Nop()}
 	for _, tc := range []struct {
 		file string // "" = no file
-		out  agent.Status
-		want agent.Status
+		out  status.Status
+		want status.Status
 	}{
-		{"", agent.StatusContinue, agent.StatusContinue},
-		{"done\n", agent.StatusNone, agent.StatusDone},
-		{"TASK_COMPLETE", agent.StatusDone, agent.StatusDone},
-		{"STUCK", agent.StatusNone, agent.StatusStuck},
-		{"maybe", agent.StatusContinue, agent.StatusContinue},
-		{"DONE", agent.StatusContinue, agent.StatusNone},
+		{"", status.Continue, status.Continue},
+		{"done\n", status.None, status.Done},
+		{"TASK_COMPLETE", status.Done, status.Done},
+		{"STUCK", status.None, status.Stuck},
+		{"maybe", status.Continue, status.Continue},
+		{"DONE", status.Continue, status.None},
 	} {
 		_ = os.Remove(e.dir.StatusFile())
 		if tc.file != "" {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,15 +30,15 @@ func TestBaselineVerifier(t *testing.T) {
 	stage := plan.Stage{Name: "coder", Criteria: schema.Criteria{VerificationMethod: "external",
 		VerificationConfig: schema.VerificationConfig{Command: &schema.Command{Shell: "sh check.sh"}}}}
 	var ss state.SpecState
-	if !e.baselineVerifier(sp, stage, &ss) || ss.VerifierKey != "coder@h@check.sh" || len(ss.VerifierHashes) != 1 {
+	if !e.baselineVerifier(context.Background(), sp, stage, &ss) || ss.VerifierKey != "coder@h@check.sh" || len(ss.VerifierHashes) != 1 {
 		t.Fatalf("stage start: %+v", ss.VerifierGuard)
 	}
 	base := ss.VerifierHashes["check.sh"]
-	if e.baselineVerifier(sp, stage, &ss) {
+	if e.baselineVerifier(context.Background(), sp, stage, &ss) {
 		t.Error("nothing changed, yet the baseline moved")
 	}
 	write("exit 1") // a person's edit between rotations
-	if !e.baselineVerifier(sp, stage, &ss) || ss.VerifierHashes["check.sh"] == base || ss.VerifierSeen["check.sh"] != ss.VerifierHashes["check.sh"] {
+	if !e.baselineVerifier(context.Background(), sp, stage, &ss) || ss.VerifierHashes["check.sh"] == base || ss.VerifierSeen["check.sh"] != ss.VerifierHashes["check.sh"] {
 		t.Errorf("edit between rotations: %+v", ss.VerifierGuard)
 	}
 	write("exit 0") // the rotation's own edit
@@ -53,7 +54,7 @@ func TestBaselineVerifier(t *testing.T) {
 	kept := ss.VerifierHashes["check.sh"]
 	write("exit 0 # tampered")
 	e.resuming = true
-	if e.baselineVerifier(sp, stage, &ss) || ss.VerifierHashes["check.sh"] != kept {
+	if e.baselineVerifier(context.Background(), sp, stage, &ss) || ss.VerifierHashes["check.sh"] != kept {
 		t.Errorf("resumed rotation: %+v", ss.VerifierGuard)
 	}
 }

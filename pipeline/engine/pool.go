@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // pool remembers which agents are rate limited or out of quota, and until
@@ -94,7 +95,7 @@ func (p *pool) describe(names []string) string {
 // exhausted quota: the CLI said so and produced no status (a CLI that
 // retried and finished its work is not exhausted).
 func exhausted(res agent.Result) bool {
-	return res.RateLimited && res.Status == agent.StatusNone && !res.Cancelled
+	return res.RateLimited && res.Status == status.None && !res.Cancelled
 }
 
 // runPool runs the stage's agent pool: when an agent is rate limited the
@@ -131,6 +132,12 @@ func (e *engine) runPool(ctx context.Context, names []string, out io.Writer, run
 			continue
 		}
 		res, err := run(name)
+		if err == nil && res.StartupFailure != "" && res.Status == status.None && !res.Cancelled {
+			// Every rotation would end the same way: the run ends, and
+			// the rotation runs again once the agent is fixed.
+			e.outcome.CostUSD += spent + res.Usage.CostUSD
+			return res, name, fmt.Errorf("agent %s cannot work: %s (exit %d): fix its command or environment in the config; the rotation runs again next time", name, res.StartupFailure, res.ExitCode)
+		}
 		if err != nil || !exhausted(res) {
 			res.Usage.CostUSD += spent
 			res.Usage.CostKnown = res.Usage.CostKnown || spentKnown

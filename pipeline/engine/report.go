@@ -6,16 +6,17 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // record adds one rotation to the run's report.
-func (e *engine) record(sp plan.Spec, stage plan.Stage, agentName string, iteration int, res agent.Result, raw agent.Status, v layers.Verdict, ss *state.SpecState, changed []string, history string) {
+func (e *engine) record(sp plan.Spec, stage plan.Stage, agentName string, iteration int, res agent.Result, raw status.Status, v layers.Verdict, ss *state.SpecState, changed []string, history string) {
 	if e.rotations == nil {
-		e.rotations = map[string][]reporters.Rotation{}
+		e.rotations = map[string][]report.Rotation{}
 	}
-	e.rotations[sp.Path] = append(e.rotations[sp.Path], reporters.Rotation{
+	e.rotations[sp.Path] = append(e.rotations[sp.Path], report.Rotation{
 		Iteration: iteration, Stage: stage.Name, Agent: agentName,
 		AgentStatus: string(raw), Status: string(v.Status), Claimed: v.Claimed, Accepted: v.Accepted, Reason: v.Reason,
 		Counter: ss.DoneCount, ChangedFiles: append([]string{}, changed...),
@@ -26,18 +27,18 @@ func (e *engine) record(sp plan.Spec, stage plan.Stage, agentName string, iterat
 }
 
 // report builds the run's report from the final state, the checkpoints
-// included, with its totals summed by reporters.ComputeTotals.
-func (e *engine) report() *reporters.Report {
-	r := &reporters.Report{
-		Version: reporters.ReportVersion, Tool: reporters.Tool{Name: "ralph-ci", Version: e.opts.Version},
+// included, with its totals summed by report.ComputeTotals.
+func (e *engine) report() *report.Report {
+	r := &report.Report{
+		Version: report.Version, Tool: report.Tool{Name: "ralph-ci", Version: e.opts.Version},
 		Command: "run", StartedAt: e.started.UTC(), FinishedAt: time.Now().UTC(),
-		Exit: reporters.Exit{Code: int(e.outcome.Code), Class: e.outcome.Code.Class(), Message: e.outcome.Message},
+		Exit: report.Exit{Code: int(e.outcome.Code), Class: e.outcome.Code.Class(), Message: e.outcome.Message},
 	}
 	saved := e.st.ByPath()
 	for _, sp := range e.specs {
-		s := reporters.Spec{Path: sp.Path, Key: sp.Key, Title: sp.Title, Tier: sp.Tier, Rotations: e.rotations[sp.Path], Outcome: reporters.SpecPending}
+		s := report.Spec{Path: sp.Path, Key: sp.Key, Title: sp.Title, Tier: sp.Tier, Rotations: e.rotations[sp.Path], Outcome: report.SpecPending}
 		if s.Rotations == nil {
-			s.Rotations = []reporters.Rotation{}
+			s.Rotations = []report.Rotation{}
 		}
 		if len(sp.Stages) > 0 {
 			s.Stage = sp.Stages[0].Name
@@ -48,14 +49,14 @@ func (e *engine) report() *reporters.Report {
 				s.Stage = ss.Stage
 			}
 			switch {
-			case ss.Excluded != "" && ss.LastStatus == agent.StatusStuck:
-				s.Outcome, s.Reason = reporters.SpecStuck, ss.Excluded
+			case ss.Excluded != "" && ss.LastStatus == status.Stuck:
+				s.Outcome, s.Reason = report.SpecStuck, ss.Excluded
 			case ss.Excluded != "":
-				s.Outcome, s.Reason = reporters.SpecFailed, ss.Excluded
+				s.Outcome, s.Reason = report.SpecFailed, ss.Excluded
 			case ss.Verified(sp.Hash) && sp.Tier == plan.TierVerify:
-				s.Outcome = reporters.SpecAwaiting
+				s.Outcome = report.SpecAwaiting
 			case ss.Verified(sp.Hash):
-				s.Outcome = reporters.SpecVerified
+				s.Outcome = report.SpecVerified
 			}
 		}
 		s.Shards = e.shardsOf(sp.Path, len(s.Rotations) > 0)
@@ -66,7 +67,7 @@ func (e *engine) report() *reporters.Report {
 		r.Specs = append(r.Specs, s)
 	}
 	e.reportCheckpoints(r)
-	r.Totals = reporters.ComputeTotals(r.Specs)
+	r.Totals = report.ComputeTotals(r.Specs)
 	return r
 }
 

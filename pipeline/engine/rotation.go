@@ -21,6 +21,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/prompt"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -229,7 +230,7 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 		"RALPH_GUARDRAILS=" + e.relToRoot(e.dir.Guardrails()),
 		"RALPH_RUN_ID=" + e.runID,
 	}
-	watch := e.claimWatch(sp, stage, ss)
+	watch := e.claimWatch(ctx, sp, stage, ss)
 	return e.runPool(ctx, stage.Agents, out, func(name string) (agent.Result, error) {
 		a := cfg.Agents[name]
 		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch})
@@ -281,7 +282,7 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 // there is no claim, and the handoff says why. A status file that is not
 // a small regular file (a FIFO, /dev/zero, a huge file) is the agent's
 // doing: it is ignored with a warning, never read whole or waited on.
-func (e *engine) readStatus(sp plan.Spec, fromOutput agent.Status) (agent.Status, error) {
+func (e *engine) readStatus(sp plan.Spec, fromOutput status.Status) (status.Status, error) {
 	b, err := safefile.ReadOptional(e.dir.StatusFile(), safefile.StatusLimit)
 	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) {
 		e.log.Warn().Err(err).Msg("ignoring the status file")

@@ -5,9 +5,9 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
-	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
 // The verify tier in a run. Before scheduling, the run reads the answers
@@ -69,7 +69,7 @@ func (e *engine) checkpointFeedback(sp plan.Spec, stage string) []string {
 // reportCheckpoints adds the checkpoints to the report: an approved or
 // skipped verify-tier spec counts as verified. The totals are summed
 // afterwards.
-func (e *engine) reportCheckpoints(r *reporters.Report) {
+func (e *engine) reportCheckpoints(r *report.Report) {
 	if r == nil {
 		return
 	}
@@ -84,21 +84,21 @@ func (e *engine) reportCheckpoints(r *reporters.Report) {
 			continue
 		}
 		s.Checkpoint = ReportCheckpoint(sp, rec)
-		if s.Outcome == reporters.SpecAwaiting && e.checkpointPassed(s.Path) {
-			s.Outcome = reporters.SpecVerified
+		if s.Outcome == report.SpecAwaiting && e.checkpointPassed(s.Path) {
+			s.Outcome = report.SpecVerified
 		}
 	}
 }
 
 // ReportCheckpoint is the report's view of a checkpoint record.
-func ReportCheckpoint(sp plan.Spec, rec tiers.Record) *reporters.Checkpoint {
-	c := &reporters.Checkpoint{Status: string(rec.Status), SHA: rec.SHA, RejectionCount: rec.RejectionCount,
+func ReportCheckpoint(sp plan.Spec, rec tiers.Record) *report.Checkpoint {
+	c := &report.Checkpoint{Status: string(rec.Status), SHA: rec.SHA, RejectionCount: rec.RejectionCount,
 		Text: tiers.Shown(gate.SliceOf(sp), rec), Note: tiers.Note(sp.Path, rec), Skip: rec.Skip}
 	for _, l := range rec.RejectionLog {
-		c.RejectionLog = append(c.RejectionLog, reporters.Rejection{Attempt: l.Attempt, Feedback: l.Feedback, Classification: l.Classification, ActionTaken: l.ActionTaken})
+		c.RejectionLog = append(c.RejectionLog, report.Rejection{Attempt: l.Attempt, Feedback: l.Feedback, Classification: l.Classification, ActionTaken: l.ActionTaken})
 	}
 	if c.RejectionLog == nil {
-		c.RejectionLog = []reporters.Rejection{}
+		c.RejectionLog = []report.Rejection{}
 	}
 	return c
 }

@@ -3,11 +3,11 @@ package engine
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 )
 
@@ -44,9 +44,11 @@ func loopAdded(ctx context.Context, root, tree string) layers.Added {
 		if rel == "" || strings.HasPrefix(rel, ".ralph/") {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil || bytes.IndexByte(b, 0) >= 0 || len(b) > 1<<20 {
-			continue // unreadable, binary or huge: not prose
+		// Bounded and non-blocking: the agent may leave a link to
+		// /dev/zero or a FIFO here.
+		b, err := safefile.Read(filepath.Join(root, filepath.FromSlash(rel)), safefile.SourceLimit)
+		if err != nil || bytes.IndexByte(b, 0) >= 0 {
+			continue // unreadable, special, binary or huge: not prose
 		}
 		added[rel] = strings.Split(string(b), "\n")
 	}

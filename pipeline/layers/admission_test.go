@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // Layer 1 on the agent's final message: the admissions of issue 13 are
@@ -104,11 +104,11 @@ func TestPromiseTag(t *testing.T) {
 // The output's final status line and .ralph/status: either alone is the
 // claim; both and different, no claim.
 func TestFinalStatus(t *testing.T) {
-	done, cont, none := agent.StatusDone, agent.StatusContinue, agent.StatusNone
+	done, cont, none := status.Done, status.Continue, status.None
 	for _, tc := range []struct {
-		out, file agent.Status
+		out, file status.Status
 		fileOK    bool
-		want      agent.Status
+		want      status.Status
 		conflict  bool
 	}{
 		{done, none, false, done, false},

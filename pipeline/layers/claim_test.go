@@ -6,8 +6,9 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
-	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -19,7 +20,7 @@ func coder(method string) plan.Stage {
 }
 
 // names lists the layers of a verdict as "name:passed".
-func names(ls []reporters.Layer) string {
+func names(ls []report.Layer) string {
 	var out []string
 	for _, l := range ls {
 		s := "fail"
@@ -35,54 +36,54 @@ func names(ls []reporters.Layer) string {
 // a DONE (TASK_COMPLETE) status or a promise, and the first layer that
 // fails rejects it.
 func TestClaim(t *testing.T) {
-	done := agent.Report{Status: agent.StatusDone, PromiseFound: true, Promise: "CODER_DONE", Phrases: []string{"CODER_DONE"}}
+	done := agent.Report{Status: status.Done, PromiseFound: true, Promise: "CODER_DONE", Phrases: []string{"CODER_DONE"}}
 	with := func(r agent.Report, edit func(*agent.Report)) agent.Report { edit(&r); return r }
 	for _, tc := range []struct {
 		name    string
-		status  agent.Status
+		status  status.Status
 		rep     agent.Report
 		method  string
 		ok      bool
 		claimed bool
-		status2 agent.Status // the verdict's status
+		status2 status.Status // the verdict's status
 		layers  string
 		reason  string // a part of the reason
 	}{
-		{name: "no claim: CONTINUE without a promise", status: agent.StatusContinue, rep: agent.Report{Status: agent.StatusContinue}, method: verify.StringMatch,
-			status2: agent.StatusContinue},
-		{name: "no status at all is no claim (silent completion is not valid)", status: agent.StatusNone, rep: agent.Report{Status: agent.StatusNone}, method: verify.StringMatch,
-			status2: agent.StatusNone},
-		{name: "Layer 1: contradiction phrase beside the claim rejects it", status: agent.StatusDone,
+		{name: "no claim: CONTINUE without a promise", status: status.Continue, rep: agent.Report{Status: status.Continue}, method: verify.StringMatch,
+			status2: status.Continue},
+		{name: "no status at all is no claim (silent completion is not valid)", status: status.None, rep: agent.Report{Status: status.None}, method: verify.StringMatch,
+			status2: status.None},
+		{name: "Layer 1: contradiction phrase beside the claim rejects it", status: status.Done,
 			rep: with(done, func(r *agent.Report) {
 				r.Tail = "The deploy requires manual steps and needs human review.\nRALPH_STATUS: DONE\n"
 			}),
-			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:fail",
+			method: verify.StringMatch, claimed: true, status2: status.Rejected, layers: "contradiction:fail",
 			reason: "CONTRADICTION: claimed completion while admitting failure (requires manual, needs human)"},
-		{name: "Layer 1 applies to a promise without DONE too", status: agent.StatusContinue,
+		{name: "Layer 1 applies to a promise without DONE too", status: status.Continue,
 			rep: with(done, func(r *agent.Report) {
-				r.Status = agent.StatusContinue
+				r.Status = status.Continue
 				r.Tail = "This Cannot Be Automated.\n<promise>CODER_DONE</promise>"
 			}),
-			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:fail", reason: "(cannot be automated)"},
-		{name: "Layer 2: a promise without an explicit DONE", status: agent.StatusContinue,
-			rep:    with(done, func(r *agent.Report) { r.Status = agent.StatusContinue }),
-			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:pass signal:fail",
+			method: verify.StringMatch, claimed: true, status2: status.Rejected, layers: "contradiction:fail", reason: "(cannot be automated)"},
+		{name: "Layer 2: a promise without an explicit DONE", status: status.Continue,
+			rep:    with(done, func(r *agent.Report) { r.Status = status.Continue }),
+			method: verify.StringMatch, claimed: true, status2: status.Rejected, layers: "contradiction:pass signal:fail",
 			reason: "a promise without an explicit DONE status: end with RALPH_STATUS: DONE when the coder stage is complete"},
-		{name: "Layer 2: DONE without the promise", status: agent.StatusDone,
-			rep:    agent.Report{Status: agent.StatusDone},
-			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:pass signal:fail",
+		{name: "Layer 2: DONE without the promise", status: status.Done,
+			rep:    agent.Report{Status: status.Done},
+			method: verify.StringMatch, claimed: true, status2: status.Rejected, layers: "contradiction:pass signal:fail",
 			reason: "DONE without the completion promise: print <promise>CODER_DONE</promise> when the coder stage is complete"},
-		{name: "promise: another promise than the stage's", status: agent.StatusDone,
+		{name: "promise: another promise than the stage's", status: status.Done,
 			rep:    with(done, func(r *agent.Report) { r.Promise, r.Phrases = "ALL_DONE", nil }),
-			method: verify.StringMatch, claimed: true, status2: agent.StatusRejected, layers: "contradiction:pass signal:pass string_match:fail",
+			method: verify.StringMatch, claimed: true, status2: status.Rejected, layers: "contradiction:pass signal:pass string_match:fail",
 			reason: "Promise 'CODER_DONE' not found in output (got <promise>ALL_DONE</promise>)"},
-		{name: "promise layer is named promise before another method", status: agent.StatusDone,
+		{name: "promise layer is named promise before another method", status: status.Done,
 			rep:    with(done, func(r *agent.Report) { r.Promise = "IN_PROGRESS" }),
-			method: "external", claimed: true, status2: agent.StatusRejected, layers: "contradiction:pass signal:pass promise:fail", reason: "not found in output"},
-		{name: "all three pass with string_match", status: agent.StatusDone, rep: done, method: verify.StringMatch,
-			ok: true, claimed: true, status2: agent.StatusDone, layers: "contradiction:pass signal:pass string_match:pass"},
-		{name: "all three pass before another method", status: agent.StatusDone, rep: done, method: "semantic",
-			ok: true, claimed: true, status2: agent.StatusDone, layers: "contradiction:pass signal:pass promise:pass"},
+			method: "external", claimed: true, status2: status.Rejected, layers: "contradiction:pass signal:pass promise:fail", reason: "not found in output"},
+		{name: "all three pass with string_match", status: status.Done, rep: done, method: verify.StringMatch,
+			ok: true, claimed: true, status2: status.Done, layers: "contradiction:pass signal:pass string_match:pass"},
+		{name: "all three pass before another method", status: status.Done, rep: done, method: "semantic",
+			ok: true, claimed: true, status2: status.Done, layers: "contradiction:pass signal:pass promise:pass"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, ok := Claim(tc.status, tc.rep, coder(tc.method), Rules{Admissions: phrases})
@@ -104,16 +105,16 @@ func TestClaim(t *testing.T) {
 // rejects the claim with its reason.
 func TestMethod(t *testing.T) {
 	var v Verdict
-	v.Status = agent.StatusDone
-	if !v.Method("external", verify.Result{Passed: true, Reason: "exit 0"}) || v.Status != agent.StatusDone {
+	v.Status = status.Done
+	if !v.Method("external", verify.Result{Passed: true, Reason: "exit 0"}) || v.Status != status.Done {
 		t.Fatalf("a passed method rejected the claim: %+v", v)
 	}
 	r := verify.Result{Reason: "stage lint failed", Stages: []verify.StageResult{
 		{Name: "lint", Required: true, Reason: "exit 1"}, {Name: "docs", Passed: true, Reason: "ok"}}}
-	if v.Method("multi_stage", r) || v.Status != agent.StatusRejected || v.Reason != "stage lint failed" {
+	if v.Method("multi_stage", r) || v.Status != status.Rejected || v.Reason != "stage lint failed" {
 		t.Fatalf("a failed method: %+v", v)
 	}
-	want := []reporters.Layer{{Name: "external", Passed: true, Detail: "exit 0"},
+	want := []report.Layer{{Name: "external", Passed: true, Detail: "exit 0"},
 		{Name: "multi_stage", Detail: "stage lint failed"}, {Name: "multi_stage/lint", Detail: "exit 1"},
 		{Name: "multi_stage/docs", Passed: true, Detail: "optional: ok"}}
 	if len(v.Layers) != len(want) {

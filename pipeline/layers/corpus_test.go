@@ -10,11 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/schema"
+
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // The corpus: labelled rotations (testdata/corpus/*.txtar), each a false
@@ -120,7 +121,7 @@ func judgeCase(c corpusCase) (accepted bool, why string) {
 	}
 	_, _ = sc.Write([]byte(c.output))
 	rep := sc.Report()
-	fromFile, fileOK := agent.Status(""), false
+	fromFile, fileOK := status.Status(""), false
 	if w, ok := c.header["status_file"]; ok {
 		fromFile, fileOK = agent.ParseStatusFile([]byte(w))
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -79,9 +79,9 @@ func TestGuard(t *testing.T) {
 			"the verification files changed since the coder stage started: check.sh; restore them, or set allow_verifier_changes: true in the spec if the change is intended"},
 		{"a test deleted", base, map[string]string{"check.sh": "aa", "t/a_test.go": ""}, false, "verifier_guard:fail", "started: t/a_test.go;"},
 	} {
-		v := Verdict{Status: agent.StatusDone}
+		v := Verdict{Status: status.Done}
 		ok := v.Guard("coder", tc.base, tc.now)
-		if ok != tc.ok || names(v.Layers) != tc.layers || (!ok && v.Status != agent.StatusRejected) {
+		if ok != tc.ok || names(v.Layers) != tc.layers || (!ok && v.Status != status.Rejected) {
 			t.Errorf("%s: ok %v, layers %q, status %q", tc.name, ok, names(v.Layers), v.Status)
 		}
 		if len(v.Layers) > 0 && !strings.Contains(v.Layers[0].Detail, tc.detail) {

@@ -3,7 +3,7 @@ package layers
 import (
 	"fmt"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // Layer 6, the artifact review, mapped onto ralph-ci: a task is an
@@ -152,7 +152,7 @@ const FixGaveUp = "the review fix failed twice: proceeding with the original imp
 // accepted. gaveUp tells the latter.
 func (v *Verdict) FixFailed(timedOut bool, it, failures int) (gaveUp bool) {
 	switch v.Status {
-	case agent.StatusRejected, agent.StatusStuck, agent.StatusNone:
+	case status.Rejected, status.Stuck, status.None:
 	default:
 		if !timedOut {
 			return false

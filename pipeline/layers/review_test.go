@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -111,12 +111,12 @@ func TestDecideReview(t *testing.T) {
 			if s := r.Suggestions(4); (s != "") != tc.suggested || tc.suggested && !strings.HasPrefix(s, "\n## Review Suggestions\n\n(Task 4, iteration 2)\n") {
 				t.Errorf("suggestions %q", s)
 			}
-			v := Verdict{Status: agent.StatusDone}
+			v := Verdict{Status: status.Done}
 			ok := v.Review(r, ".ralph/progress/a.md")
 			if ok != tc.ok || v.Loop != tc.loop || len(v.Layers) != 1 || v.Layers[0].Detail != tc.layer || v.Layers[0].Passed != tc.ok {
 				t.Errorf("ok %v loop %v layers %+v; want ok %v loop %v detail %q", ok, v.Loop, v.Layers, tc.ok, tc.loop, tc.layer)
 			}
-			if tc.path == ReviewPathA && (v.Status != agent.StatusRejected || v.FixIteration != tc.it+1 || v.Findings != "a.go:3 is wrong") {
+			if tc.path == ReviewPathA && (v.Status != status.Rejected || v.FixIteration != tc.it+1 || v.Findings != "a.go:3 is wrong") {
 				t.Errorf("Path A verdict %+v", v)
 			}
 		})
@@ -146,7 +146,7 @@ func TestReviewIteration(t *testing.T) {
 func TestFixFailed(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		status   agent.Status
+		status   status.Status
 		timedOut bool
 		failures int
 		gaveUp   bool
@@ -154,14 +154,14 @@ func TestFixFailed(t *testing.T) {
 		accepted bool
 		reason   string
 	}{
-		{"CONTINUE is no failure", agent.StatusContinue, false, 0, false, LoopKeep, false, ""},
-		{"first failure: retried once", agent.StatusRejected, false, 0, false, LoopFixFailed, false, "rejected; the review fix failed, retrying once (review iteration 2)"},
-		{"silent rotation fails", agent.StatusNone, false, 0, false, LoopFixFailed, false, "the review fix failed, retrying once (review iteration 2)"},
-		{"timed out fails", agent.StatusContinue, true, 0, false, LoopFixFailed, false, "the review fix failed, retrying once (review iteration 2)"},
-		{"second failure: the original implementation proceeds", agent.StatusStuck, false, 1, true, LoopClear, true, ""},
+		{"CONTINUE is no failure", status.Continue, false, 0, false, LoopKeep, false, ""},
+		{"first failure: retried once", status.Rejected, false, 0, false, LoopFixFailed, false, "rejected; the review fix failed, retrying once (review iteration 2)"},
+		{"silent rotation fails", status.None, false, 0, false, LoopFixFailed, false, "the review fix failed, retrying once (review iteration 2)"},
+		{"timed out fails", status.Continue, true, 0, false, LoopFixFailed, false, "the review fix failed, retrying once (review iteration 2)"},
+		{"second failure: the original implementation proceeds", status.Stuck, false, 1, true, LoopClear, true, ""},
 	} {
 		v := Verdict{Status: tc.status}
-		if tc.status == agent.StatusRejected {
+		if tc.status == status.Rejected {
 			v.Reason = "rejected"
 		}
 		gaveUp := v.FixFailed(tc.timedOut, 2, tc.failures)

@@ -2,48 +2,89 @@ package layers
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
+	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// TestRun holds the verification's test report against the stage's
-// baseline (layer "tests"): where the verification produced a report (go
-// test -json output, or JUnit XML), a run of no test is a failure, and so
-// is a test that passed in an earlier verification of the stage and is
-// now missing or skipped. baseline lists those tests. Without a report
+// The test inventory is the verifier (layer "tests"). When a stage starts,
+// ralph-ci runs its verification once, where it has a test report
+// (test_report), and the tests the report shows running (passed or
+// failed) are the stage's inventory ([Inventory]): what the runner itself
+// says exists, not what file names suggest. On every claim each test of
+// the inventory, and each that passed in an earlier verification of the
+// stage, must have run and passed: one missing (deselected, filtered out,
+// its file no longer collected, "no tests found"), skipped, xfailed, todo
+// or failed rejects the claim, naming it, whatever made it so (a config
+// key, a script, a plugin, a helper, a mapper), and whether or not the
+// stage may change tests. Only the tests the stage's criteria name in
+// retire_tests may go. A run of no test is a failure. Without a report
 // nothing is known and the layer is not reported.
-func (v *Verdict) TestRun(baseline []string, run verify.TestRun) bool {
+
+// Inventory lists, sorted, the tests run ran (passed or failed): the
+// stage's inventory when run is the report of its verification at its
+// start. Tests already skipped then are not owed.
+func Inventory(run verify.TestRun) []string {
+	out := append(append([]string{}, run.Passed...), run.Failed...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// TestRun holds a claim's test report against baseline, the stage's
+// inventory and the tests that passed since; retired are the names (or
+// path.Match patterns) of tests the stage may remove. It reports whether
+// the claim holds.
+func (v *Verdict) TestRun(baseline, retired []string, run verify.TestRun) bool {
 	if !run.Found {
 		return true
 	}
 	if run.Ran() == 0 {
-		v.Reject("tests", "the verification ran no test: a run of zero tests proves nothing; restore the tests it runs")
+		v.Reject("tests", "the verification ran no test (\"no tests found\" or every test skipped): a run of zero tests proves nothing; restore the tests it runs")
 		return false
 	}
-	if gone := Vanished(baseline, run); len(gone) > 0 {
-		shown := gone
+	if owed := Owed(baseline, retired, run); len(owed) > 0 {
+		shown := owed
 		if len(shown) > 10 {
-			shown = append(shown[:10:10], fmt.Sprintf("and %d more", len(gone)-10))
+			shown = append(shown[:10:10], fmt.Sprintf("and %d more", len(owed)-10))
 		}
-		v.Reject("tests", "tests that passed earlier in this stage are now missing or skipped: "+strings.Join(shown, ", ")+"; make them run and pass again")
+		v.Reject("tests", "tests that existed when the stage started (or passed since) did not run and pass: "+strings.Join(shown, ", ")+"; make them run and pass again (a stage whose work removes tests names them in retire_tests)")
 		return false
 	}
 	v.Pass("tests", fmt.Sprintf("%d passed, %d skipped", len(run.Passed), len(run.Skipped)))
 	return true
 }
 
-// Vanished lists, sorted, the baseline tests that did not pass in run.
-func Vanished(baseline []string, run verify.TestRun) []string {
+// Owed lists, sorted, the baseline tests that did not pass in run, each
+// with why ("NAME (skipped)", "(failed)" or "(missing)"), except those
+// retired names.
+func Owed(baseline, retired []string, run verify.TestRun) []string {
 	var out []string
 	for _, t := range baseline {
-		if _, ok := slices.BinarySearch(run.Passed, t); !ok {
-			out = append(out, t)
+		if _, ok := slices.BinarySearch(run.Passed, t); ok || isRetired(t, retired) {
+			continue
 		}
+		why := "missing"
+		if _, ok := slices.BinarySearch(run.Skipped, t); ok {
+			why = "skipped"
+		} else if _, ok := slices.BinarySearch(run.Failed, t); ok {
+			why = "failed"
+		}
+		out = append(out, t+" ("+why+")")
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
+}
+
+func isRetired(test string, retired []string) bool {
+	for _, r := range retired {
+		if ok, _ := path.Match(r, test); ok || r == test {
+			return true
+		}
+	}
+	return false
 }
 
 // PassedSince is the stage's new test baseline: the tests that passed
@@ -52,4 +93,24 @@ func PassedSince(baseline []string, run verify.TestRun) []string {
 	out := append(append([]string{}, baseline...), run.Passed...)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// Reporting lists the external verification configs of crit (its own, or
+// its multi_stage stages') that name a test report: those whose run when
+// the stage starts gives its inventory.
+func Reporting(crit schema.Criteria) []schema.VerificationConfig {
+	var out []schema.VerificationConfig
+	switch crit.VerificationMethod {
+	case verify.External:
+		if crit.VerificationConfig.TestReport != "" {
+			out = append(out, crit.VerificationConfig)
+		}
+	case verify.MultiStage:
+		for _, st := range crit.VerificationConfig.Stages {
+			if st.Method == verify.External && st.Config.TestReport != "" {
+				out = append(out, st.Config)
+			}
+		}
+	}
+	return out
 }

@@ -20,17 +20,36 @@ func TestTestRun(t *testing.T) {
 		{"no report: nothing known", verify.TestRun{}, true, ""},
 		{"zero tests", verify.TestRun{Found: true}, false, "ran no test"},
 		{"all skipped is zero run", verify.TestRun{Found: true, Skipped: base}, false, "ran no test"},
-		{"one missing", verify.TestRun{Found: true, Passed: []string{"calc/TestDiv"}}, false, "missing or skipped: calc/TestMul;"},
-		{"one skipped", verify.TestRun{Found: true, Passed: []string{"calc/TestMul"}, Skipped: []string{"calc/TestDiv"}}, false, "calc/TestDiv"},
+		{"one missing", verify.TestRun{Found: true, Passed: []string{"calc/TestDiv"}}, false, "did not run and pass: calc/TestMul (missing);"},
+		{"one skipped", verify.TestRun{Found: true, Passed: []string{"calc/TestMul"}, Skipped: []string{"calc/TestDiv"}}, false, "calc/TestDiv (skipped)"},
+		{"one failed", verify.TestRun{Found: true, Passed: []string{"calc/TestMul"}, Failed: []string{"calc/TestDiv"}}, false, "calc/TestDiv (failed)"},
 		{"all pass, one new", verify.TestRun{Found: true, Passed: []string{"calc/TestDiv", "calc/TestMul", "calc/TestZero"}}, true, ""},
 	} {
 		v := Verdict{}
-		if ok := v.TestRun(base, tc.run); ok != tc.ok || !strings.Contains(v.Reason, tc.reason) {
+		if ok := v.TestRun(base, nil, tc.run); ok != tc.ok || !strings.Contains(v.Reason, tc.reason) {
 			t.Errorf("%s: ok %v reason %q", tc.name, ok, v.Reason)
 		}
 	}
 	got := PassedSince(base, verify.TestRun{Passed: []string{"calc/TestZero", "calc/TestDiv"}})
 	if strings.Join(got, ",") != "calc/TestDiv,calc/TestMul,calc/TestZero" {
 		t.Errorf("PassedSince = %v", got)
+	}
+}
+
+// A test the stage's criteria retire may go; the others stay owed.
+func TestTestRunRetired(t *testing.T) {
+	base := []string{"tests.test_calc/test_div", "tests.test_calc/test_old", "tests.test_calc/test_older"}
+	run := verify.TestRun{Found: true, Passed: []string{"tests.test_calc/test_div"}}
+	v := Verdict{}
+	if v.TestRun(base, []string{"tests.test_calc/test_old*"}, run) != true {
+		t.Errorf("retired by pattern: %s", v.Reason)
+	}
+	v = Verdict{}
+	if v.TestRun(base, []string{"tests.test_calc/test_old"}, run) || !strings.Contains(v.Reason, "test_older (missing)") {
+		t.Errorf("one retired by name: %s", v.Reason)
+	}
+	inv := Inventory(verify.TestRun{Passed: []string{"b"}, Failed: []string{"a"}, Skipped: []string{"c"}})
+	if strings.Join(inv, ",") != "a,b" {
+		t.Errorf("Inventory = %v", inv)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 var markers = []string{"TODO", "FIXME", "XXX", "placeholder", "not implemented"}
@@ -33,8 +33,8 @@ func TestUnfinished(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	v := Verdict{Status: agent.StatusDone}
-	if v.Unfinished([]string{"calc.go: TODO"}) || v.Status != agent.StatusRejected || !strings.Contains(v.Reason, "work left undone: the loop added calc.go: TODO") {
+	v := Verdict{Status: status.Done}
+	if v.Unfinished([]string{"calc.go: TODO"}) || v.Status != status.Rejected || !strings.Contains(v.Reason, "work left undone: the loop added calc.go: TODO") {
 		t.Errorf("rejection: %+v", v)
 	}
 	if v := (Verdict{}); !v.Unfinished(nil) || names(v.Layers) != "unfinished:pass" {

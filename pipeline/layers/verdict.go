@@ -6,8 +6,9 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
-	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
 // ContradictionLog is logged, verbatim, when a claim admits failure.
@@ -26,12 +27,12 @@ const (
 
 // Verdict is the judgement of one rotation's output.
 type Verdict struct {
-	Status   agent.Status // the effective status for the counter
-	Claimed  bool         // the agent claimed completion
-	Accepted bool         // ... and the claim held
-	Reason   string       // why a claim was rejected
+	Status   status.Status // the effective status for the counter
+	Claimed  bool          // the agent claimed completion
+	Accepted bool          // ... and the claim held
+	Reason   string        // why a claim was rejected
 	// Layers are the verdicts of the layers and the method, in order.
-	Layers []reporters.Layer
+	Layers []report.Layer
 	// Loop is the review loop's next step; FixIteration and Findings go
 	// with LoopFix.
 	Loop         Loop
@@ -41,14 +42,14 @@ type Verdict struct {
 
 // Pass records a layer that passed.
 func (v *Verdict) Pass(layer, detail string) {
-	v.Layers = append(v.Layers, reporters.Layer{Name: layer, Passed: true, Detail: detail})
+	v.Layers = append(v.Layers, report.Layer{Name: layer, Passed: true, Detail: detail})
 }
 
 // Reject records a layer that rejected the claim: the claim counts as
 // non-DONE and reason goes to the handoff and the next prompt.
 func (v *Verdict) Reject(layer, reason string) {
-	v.Status, v.Reason, v.Accepted = agent.StatusRejected, reason, false
-	v.Layers = append(v.Layers, reporters.Layer{Name: layer, Detail: reason})
+	v.Status, v.Reason, v.Accepted = status.Rejected, reason, false
+	v.Layers = append(v.Layers, report.Layer{Name: layer, Detail: reason})
 }
 
 // Rules are what the claim layers read besides the rotation's output.
@@ -64,9 +65,9 @@ type Rules struct {
 // contradiction, signal and promise. A claim is a DONE/TASK_COMPLETE
 // status or a promise. ok tells that the claim passed so far: the
 // verifier guard, the method and the artifact review follow.
-func Claim(status agent.Status, rep agent.Report, stage plan.Stage, rules Rules) (v Verdict, ok bool) {
-	v = Verdict{Status: status}
-	v.Claimed = status == agent.StatusDone || rep.PromiseFound
+func Claim(st status.Status, rep agent.Report, stage plan.Stage, rules Rules) (v Verdict, ok bool) {
+	v = Verdict{Status: st}
+	v.Claimed = st == status.Done || rep.PromiseFound
 	if !v.Claimed {
 		return v, false
 	}
@@ -75,7 +76,7 @@ func Claim(status agent.Status, rep agent.Report, stage plan.Stage, rules Rules)
 		return v, false
 	}
 	v.Pass("contradiction", "")
-	if reason, ok := Signal(status, rep.PromiseFound, stage); !ok {
+	if reason, ok := Signal(st, rep.PromiseFound, stage); !ok {
 		v.Reject("signal", reason)
 		return v, false
 	}
@@ -104,9 +105,9 @@ func Contradiction(admitted []string) (reason string, ok bool) {
 
 // Signal is layer 2: a claim needs both an explicit DONE status and a
 // promise ("silent completion is not valid").
-func Signal(status agent.Status, promiseFound bool, stage plan.Stage) (reason string, ok bool) {
+func Signal(st status.Status, promiseFound bool, stage plan.Stage) (reason string, ok bool) {
 	switch {
-	case status != agent.StatusDone:
+	case st != status.Done:
 		return fmt.Sprintf("a promise without an explicit DONE status: end with RALPH_STATUS: DONE when the %s stage is complete", stage.Name), false
 	case !promiseFound:
 		return fmt.Sprintf("DONE without the completion promise: print <promise>%s</promise> when the %s stage is complete", stage.Criteria.Promise, stage.Name), false
@@ -131,14 +132,14 @@ func Promise(want, got string) (reason string, ok bool) {
 // output's final line, fromFile the word of .ralph/status (ok false when
 // the agent wrote none, or none ralph-ci knows). When both exist and
 // differ there is no claim: conflict says so.
-func FinalStatus(fromOutput, fromFile agent.Status, fileOK bool) (st agent.Status, conflict string) {
+func FinalStatus(fromOutput, fromFile status.Status, fileOK bool) (st status.Status, conflict string) {
 	switch {
 	case !fileOK:
 		return fromOutput, ""
-	case fromOutput == agent.StatusNone || fromOutput == agent.StatusNever || fromOutput == fromFile:
+	case fromOutput == status.None || fromOutput == status.Never || fromOutput == fromFile:
 		return fromFile, ""
 	}
-	return agent.StatusNone, fmt.Sprintf("the final status line says %s but .ralph/status says %s: no claim; give one status", fromOutput, fromFile)
+	return status.None, fmt.Sprintf("the final status line says %s but .ralph/status says %s: no claim; give one status", fromOutput, fromFile)
 }
 
 // Method records the result of the stage's verification method: one
@@ -147,21 +148,21 @@ func FinalStatus(fromOutput, fromFile agent.Status, fileOK bool) (st agent.Statu
 func (v *Verdict) Method(method string, r verify.Result) bool {
 	v.Layers = append(v.Layers, MethodLayers(method, r)...)
 	if !r.Passed {
-		v.Status, v.Reason = agent.StatusRejected, r.Reason
+		v.Status, v.Reason = status.Rejected, r.Reason
 	}
 	return r.Passed
 }
 
 // MethodLayers turns a method's result into report layers: one for the
 // method, then one per multi_stage stage ("multi_stage/NAME").
-func MethodLayers(method string, r verify.Result) []reporters.Layer {
-	out := []reporters.Layer{{Name: method, Passed: r.Passed, Detail: r.Reason}}
+func MethodLayers(method string, r verify.Result) []report.Layer {
+	out := []report.Layer{{Name: method, Passed: r.Passed, Detail: r.Reason}}
 	for _, s := range r.Stages {
 		d := s.Reason
 		if !s.Required {
 			d = "optional: " + d
 		}
-		out = append(out, reporters.Layer{Name: method + "/" + s.Name, Passed: s.Passed, Detail: d})
+		out = append(out, report.Layer{Name: method + "/" + s.Name, Passed: s.Passed, Detail: d})
 	}
 	return out
 }

@@ -67,7 +67,7 @@ func (p *Project) Restrict(paths []string) error {
 }
 
 // ErrNoConfig is returned when no config file exists.
-var ErrNoConfig = errors.New("no config found: create ralph.yaml at the repository root (see README, \"Configuration\") or pass --config")
+var ErrNoConfig = errors.New("no config found: create ralph.yaml at the repository root (see docs/getting-started.md) or pass --config")
 
 // Load reads the config (configPath, or the one at the root) and every
 // spec. A problem in the files comes back as schema.Problems listing all

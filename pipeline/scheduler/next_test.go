@@ -3,7 +3,7 @@ package scheduler
 import (
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // testCase is one call of Next: the matrix after the last rotation, the spec
@@ -63,7 +63,7 @@ func TestNextRestartPicksSameAsRuntimeOrder(t *testing.T) {
 func TestNextKeepsCurrentAfterNonDone(t *testing.T) {
 	others := []Entry{{Path: "a", Modified: true}, {Path: "b", LastStatus: "CONTINUE"}, done("c", 0)}
 	var cases []testCase
-	for _, status := range []agent.Status{"CONTINUE", "ROTATE", "STUCK", "", "WHATEVER"} {
+	for _, status := range []status.Status{"CONTINUE", "ROTATE", "STUCK", "", "WHATEVER"} {
 		clean := Entry{Path: "x", LastStatus: status, DoneCount: 2}          // counter unchanged
 		changed := Entry{Path: "x", LastStatus: status, ModifiedFiles: true} // reset to 0/3
 		cases = append(cases,

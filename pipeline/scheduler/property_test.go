@@ -5,15 +5,15 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // pool is the set of spec paths random worlds draw from.
 var pool = []string{"PROMPT.md", "specs/a.spec.md", "specs/b.spec.md", "specs/c/d.spec.md", "specs/e.spec.md", "z.spec.md"}
 
 // statuses are the statuses random agents return, DONE twice as likely.
-var statuses = []agent.Status{"DONE", "DONE", "CONTINUE", "ROTATE", "STUCK", "", "TASK_COMPLETE", "HUH"}
+var statuses = []status.Status{"DONE", "DONE", "CONTINUE", "ROTATE", "STUCK", "", "TASK_COMPLETE", "HUH"}
 
 // chaosRotations is how long random agents and random events last; after
 // that every agent returns DONE without changes, so every run must end.

@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // PromptPath is the repo-relative path of the project prompt, which sorts
@@ -33,7 +33,7 @@ type Entry struct {
 	DoneCount int
 	// LastStatus is the status of the spec's last rotation. Only
 	// counter.IsDone statuses count as DONE.
-	LastStatus agent.Status
+	LastStatus status.Status
 	// ModifiedFiles reports that the spec's last rotation changed tracked
 	// files.
 	ModifiedFiles bool

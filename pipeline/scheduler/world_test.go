@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // outcome is what a scripted agent reports for one rotation.
 type outcome struct {
-	status  agent.Status
+	status  status.Status
 	changed bool // tracked files changed during the rotation
 }
 

@@ -60,5 +60,5 @@
 // baseline). Its stage moves — [SpecState.StartOver], [SpecState.SendBack],
 // [SpecState.Advance], [SpecState.ClearReview] and the task and guard
 // moves beside them — are methods in one file, spec.go. Statuses are
-// [agent.Status] values, spelled as state.json stores them.
+// [status.Status] values (package pipeline/status), spelled as state.json stores them.
 package state

@@ -5,12 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
+
+// lockLimit bounds what is read of run.json, a few hundred bytes when
+// ralph-ci wrote it.
+const lockLimit = safefile.StatusLimit
 
 // LockInfo is the content of run.json: who holds the repository.
 type LockInfo struct {
@@ -153,20 +160,16 @@ func Acquire(dir Dir, info LockInfo) (*Lock, error) {
 // lock is held, a StaleLock (with the bytes judged) if it is stale, or
 // neither if the file vanished or may still be being written.
 func inspectLock(path, host string) ([]byte, *StaleLock, error) {
-	f, err := os.Open(path)
+	f, fi, err := safefile.OpenRegular(path) // the agent can reach .ralph: never block on what it put there
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("acquire lock: read %s: %w", path, err)
+		return nil, nil, fmt.Errorf("acquire lock: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("acquire lock: read %s: %w", path, err)
-	}
 	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(f); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(f, lockLimit)); err != nil {
 		return nil, nil, fmt.Errorf("acquire lock: read %s: %w", path, err)
 	}
 	data := buf.Bytes()
@@ -212,7 +215,7 @@ func replaceIfUnchanged(dir Dir, path string, seen, data []byte) (won bool, err 
 		}
 	}()
 	err = withRecoveryMutex(dir, func() error {
-		cur, err := os.ReadFile(path)
+		cur, err := safefile.Read(path, lockLimit)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil // released meanwhile: retry the exclusive create
 		}
@@ -280,7 +283,7 @@ func (l *Lock) Release() error {
 	if l.released {
 		return nil
 	}
-	cur, err := os.ReadFile(l.path)
+	cur, err := safefile.Read(l.path, lockLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		l.released = true
 		return nil

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // The test binary doubles as a helper process (for kill -9 and
@@ -134,7 +134,7 @@ func sampleState(i int) State {
 			files = append(files, fmt.Sprintf("internal/pkg%03d/file_%d_%d.go", k, i, j))
 		}
 		s.Specs = append(s.Specs, SpecState{
-			Path: fmt.Sprintf("specs/s%d.spec.md", j), Counting: Counting{DoneCount: i % 4, LastStatus: agent.StatusContinue,
+			Path: fmt.Sprintf("specs/s%d.spec.md", j), Counting: Counting{DoneCount: i % 4, LastStatus: status.Continue,
 				LastHash: hex.EncodeToString(sum[:]), ModifiedFiles: i%2 == 0, ChangedFiles: files,
 				Rotations: i, StuckCount: j},
 		})

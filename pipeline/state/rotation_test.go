@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 func pendingState() State {
 	return State{Version: Version, Iteration: 4, Current: "specs/a.spec.md",
-		Specs: []SpecState{{Path: "specs/a.spec.md", Counting: Counting{DoneCount: 1, LastStatus: agent.StatusDone}}},
+		Specs: []SpecState{{Path: "specs/a.spec.md", Counting: Counting{DoneCount: 1, LastStatus: status.Done}}},
 		Pending: &Rotation{Iteration: 5, Spec: "specs/a.spec.md", Stage: "coder", History: "history/a.spec-123456/003.log",
 			StartedAt: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC), Before: json.RawMessage(`{"kind":"git","head":"abc"}`)}}
 }

@@ -3,8 +3,8 @@ package state
 import (
 	"maps"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
 
@@ -43,9 +43,9 @@ type Sharding struct {
 type Counting struct {
 	// DoneCount is the verification counter (0..3).
 	DoneCount int `json:"done_count"`
-	// LastStatus is the status of the last rotation (agent.StatusNever
+	// LastStatus is the status of the last rotation (status.Never
 	// before the first).
-	LastStatus agent.Status `json:"last_status"`
+	LastStatus status.Status `json:"last_status"`
 	// LastHash is the sha256 (hex) of the spec content at the last rotation.
 	LastHash string `json:"last_hash"`
 	// ModifiedFiles tells whether the last rotation changed tracked files.

@@ -3,14 +3,14 @@ package state
 import (
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 // busy is a spec in the middle of its work: every group set.
 func busy() SpecState {
 	var s SpecState
 	s.Path = "specs/a.spec.md"
-	s.DoneCount, s.LastStatus, s.StuckCount = 2, agent.StatusDone, 1
+	s.DoneCount, s.LastStatus, s.StuckCount = 2, status.Done, 1
 	s.Stage, s.StageIterations, s.StagesDone, s.Reason = "tester", 2, true, "old reason"
 	s.TaskKey, s.TaskIndex, s.TaskStage = "h", 3, "coder"
 	s.AwaitFix(2, "fix a.go")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
 func TestSaveLoadRoundTrip(t *testing.T) {
@@ -30,7 +30,7 @@ func TestSaveSortsSpecsAndWritesPinnedFields(t *testing.T) {
 	d := newDir(t)
 	in := State{Iteration: 3, Specs: []SpecState{
 		{Path: "specs/z.spec.md"},
-		{Path: "specs/a.spec.md", Counting: Counting{DoneCount: 2, LastStatus: agent.StatusDone, ChangedFiles: []string{"a.go"}}},
+		{Path: "specs/a.spec.md", Counting: Counting{DoneCount: 2, LastStatus: status.Done, ChangedFiles: []string{"a.go"}}},
 		{Path: "specs/m.spec.md"},
 	}}
 	if err := Save(d, in); err != nil {
@@ -143,15 +143,15 @@ func TestSaveRejectsInvalidState(t *testing.T) {
 
 func TestReset(t *testing.T) {
 	in := State{Version: 1, Iteration: 12, Specs: []SpecState{
-		{Path: "a", Counting: Counting{DoneCount: 3, LastStatus: agent.StatusDone, LastHash: "h1", ModifiedFiles: true,
+		{Path: "a", Counting: Counting{DoneCount: 3, LastStatus: status.Done, LastHash: "h1", ModifiedFiles: true,
 			ChangedFiles: []string{"x.go"}, Rotations: 5, StuckCount: 2}},
-		{Path: "b", Counting: Counting{DoneCount: 1, LastStatus: agent.StatusNever, Rotations: 0}},
+		{Path: "b", Counting: Counting{DoneCount: 1, LastStatus: status.Never, Rotations: 0}},
 	}}
 	got := Reset(in)
 	want := State{Version: 1, Iteration: 0, Specs: []SpecState{
-		{Path: "a", Counting: Counting{DoneCount: 0, LastStatus: agent.StatusDone, LastHash: "h1", ModifiedFiles: true,
+		{Path: "a", Counting: Counting{DoneCount: 0, LastStatus: status.Done, LastHash: "h1", ModifiedFiles: true,
 			ChangedFiles: []string{"x.go"}, Rotations: 5, StuckCount: 0}},
-		{Path: "b", Counting: Counting{DoneCount: 0, LastStatus: agent.StatusNever}},
+		{Path: "b", Counting: Counting{DoneCount: 0, LastStatus: status.Never}},
 	}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Reset:\n got %+v\nwant %+v", got, want)
@@ -219,7 +219,7 @@ func TestEnsureAndReadOptional(t *testing.T) {
 // keeps its focus where an uninterrupted one would.
 func TestSaveKeepsCurrent(t *testing.T) {
 	dir := Dir(t.TempDir())
-	in := State{Version: Version, Iteration: 2, Current: "specs/b.spec.md", Specs: []SpecState{{Path: "specs/b.spec.md", Counting: Counting{LastStatus: agent.StatusContinue}}}}
+	in := State{Version: Version, Iteration: 2, Current: "specs/b.spec.md", Specs: []SpecState{{Path: "specs/b.spec.md", Counting: Counting{LastStatus: status.Continue}}}}
 	if err := Save(dir, in); err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,7 @@ func (multiStage) Verify(ctx context.Context, in Input, cfg schema.VerificationC
 		} else {
 			r = Verify(ctx, method, in, st.Config)
 		}
+		res.Tests = res.Tests.Merge(r.Tests)
 		res.Stages = append(res.Stages, StageResult{Name: name, Method: method, Required: st.Required, Passed: r.Passed, Reason: r.Reason})
 		if !r.Passed && !st.Required {
 			in.Log.Warn().Str("stage", name).Str("reason", r.Reason).Msg("optional verification stage failed")

@@ -15,6 +15,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
@@ -41,7 +42,7 @@ var _ reporters.Reporter = (*GitHub)(nil)
 // Report appends the job summary and the step outputs to their files
 // (when Env names them) and writes the annotations to Stdout. Each part is
 // attempted even if another fails.
-func (g *GitHub) Report(ctx context.Context, r *reporters.Report) error {
+func (g *GitHub) Report(ctx context.Context, r *report.Report) error {
 	if !g.Env.Actions {
 		return nil
 	}
@@ -89,21 +90,21 @@ func (g *GitHub) reportPath(p string) string {
 // explained by those: an error for failure, usage, agents_exhausted,
 // interrupted, escalated or an unknown class, a warning for limits or
 // rejected.
-func (g *GitHub) Annotations(r *reporters.Report) []Annotation {
+func (g *GitHub) Annotations(r *report.Report) []Annotation {
 	var out []Annotation
 	for _, s := range r.Specs {
 		a := Annotation{File: g.Env.workspacePath(filepath.Join(g.Root, filepath.FromSlash(s.Path))), Line: 1}
 		counter := reporters.Counter(s.Counter)
 		switch s.Outcome {
-		case reporters.SpecFailed, reporters.SpecStuck:
+		case report.SpecFailed, report.SpecStuck:
 			a.Level = LevelError
 			a.Title = fmt.Sprintf("ralph-ci: %s %s at %s", s.Path, s.Outcome, counter)
 			a.Message = fmt.Sprintf("%s: %s at stage %s, counter %s", s.Path, s.Outcome, s.Stage, counter)
-		case reporters.SpecPending:
+		case report.SpecPending:
 			a.Level = LevelWarning
 			a.Title = fmt.Sprintf("ralph-ci: %s unverified at %s", s.Path, counter)
 			a.Message = fmt.Sprintf("%s: not verified yet: stage %s, counter %s; run ralph-ci again to continue", s.Path, s.Stage, counter)
-		case reporters.SpecAwaiting:
+		case report.SpecAwaiting:
 			a.Level = LevelWarning
 			a.Title = fmt.Sprintf("ralph-ci: %s awaits its checkpoint", s.Path)
 			a.Message = fmt.Sprintf("%s: verified %s; its verify-tier checkpoint on the pull request awaits a human answer", s.Path, counter)

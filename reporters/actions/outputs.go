@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/text"
-	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 )
 
 // Output is one step output: a name and its value.
@@ -27,7 +27,7 @@ type Output struct {
 //	rotations  rotations run
 //	cost_usd   their reported cost in US dollars
 //	junit, json  the report files written ("" for none), relative to the workspace
-func Outputs(r *reporters.Report, junit, json string) []Output {
+func Outputs(r *report.Report, junit, json string) []Output {
 	t := r.Totals
 	return []Output{
 		{"status", r.Exit.Class},

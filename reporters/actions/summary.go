@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/internal/text"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
@@ -17,11 +18,11 @@ const maxSummary = 1000 << 10
 
 // outcomeIcons mark outcomes in the summary table.
 var outcomeIcons = map[string]string{
-	reporters.SpecVerified: "✅",
-	reporters.SpecAwaiting: "👀",
-	reporters.SpecPending:  "⏳",
-	reporters.SpecFailed:   "❌",
-	reporters.SpecStuck:    "🛑",
+	report.SpecVerified: "✅",
+	report.SpecAwaiting: "👀",
+	report.SpecPending:  "⏳",
+	report.SpecFailed:   "❌",
+	report.SpecStuck:    "🛑",
 }
 
 // Summary renders r as the Markdown of a job summary: a heading with the
@@ -29,7 +30,7 @@ var outcomeIcons = map[string]string{
 // outcome, rotations, cost, tier and checkpoint state) and, per spec, a
 // collapsible <details> with its rotation log. When that would pass
 // GitHub's 1 MiB limit the details are left out, then table rows.
-func Summary(r *reporters.Report) string {
+func Summary(r *report.Report) string {
 	s := summary(r, len(r.Specs), true)
 	for rows := len(r.Specs); len(s) > maxSummary && rows > 0; rows /= 2 {
 		s = summary(r, rows, false)
@@ -38,7 +39,7 @@ func Summary(r *reporters.Report) string {
 }
 
 // summary renders the first rows specs, with or without their details.
-func summary(r *reporters.Report, rows int, details bool) string {
+func summary(r *report.Report, rows int, details bool) string {
 	var b strings.Builder
 	t := r.Totals
 	fmt.Fprintf(&b, "### ralph-ci %s: %d of %d specs verified", mdText(r.Command), t.AllVerified(), t.Specs)
@@ -59,7 +60,7 @@ func summary(r *reporters.Report, rows int, details bool) string {
 		b.WriteString("No spec.\n")
 		return b.String()
 	}
-	sharded := slices.ContainsFunc(r.Specs, func(s reporters.Spec) bool { return len(s.Shards) > 0 })
+	sharded := slices.ContainsFunc(r.Specs, func(s report.Spec) bool { return len(s.Shards) > 0 })
 	b.WriteString("| Spec | Counter | Outcome | Rotations | Cost | Tier |")
 	if sharded {
 		b.WriteString(" Shard |")
@@ -97,20 +98,20 @@ func summary(r *reporters.Report, rows int, details bool) string {
 
 // tierState is the tier of a spec and, for the verify tier, where its
 // checkpoint stands.
-func tierState(s reporters.Spec) string {
+func tierState(s report.Spec) string {
 	switch {
 	case s.Tier != "verify":
 		return s.Tier
-	case s.Outcome == reporters.SpecAwaiting:
+	case s.Outcome == report.SpecAwaiting:
 		return "verify: checkpoint awaiting a human"
-	case s.Outcome == reporters.SpecVerified:
+	case s.Outcome == report.SpecVerified:
 		return "verify: approved"
 	}
 	return "verify"
 }
 
 // writeDetails writes the collapsible rotation log of one spec.
-func writeDetails(b *strings.Builder, s reporters.Spec) {
+func writeDetails(b *strings.Builder, s report.Spec) {
 	head := text.OneLine(s.Path, 0)
 	if s.Title != "" {
 		head += " — " + text.OneLine(s.Title, 200)

@@ -1,4 +1,4 @@
-// Package jsonreport writes and reads the JSON report: reporters.Report
+// Package jsonreport writes and reads the JSON report: report.Report
 // marshalled as is, with "version": 1. Its shape is defined by #Report in
 // schema/report.cue; Decode validates against it (in Go for a report
 // exactly as Encode writes it, with CUE otherwise), so a report another job
@@ -16,8 +16,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -34,7 +35,7 @@ type JSON struct {
 var _ reporters.Reporter = (*JSON)(nil)
 
 // Report writes r to j.Path atomically, creating its folder.
-func (j *JSON) Report(ctx context.Context, r *reporters.Report) error {
+func (j *JSON) Report(ctx context.Context, r *report.Report) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func (j *JSON) Report(ctx context.Context, r *reporters.Report) error {
 }
 
 // Encode writes r, normalised, as indented JSON to w. r is not modified.
-func Encode(w io.Writer, r *reporters.Report) error {
+func Encode(w io.Writer, r *report.Report) error {
 	if r == nil {
 		return fmt.Errorf("json report: no report")
 	}
@@ -63,7 +64,7 @@ func Encode(w io.Writer, r *reporters.Report) error {
 // be of the current version and valid against #Report. A report exactly as
 // Encode writes it is checked in Go (see trusted); any other goes through
 // the schema, whose messages name the file, line and column.
-func Decode(rd io.Reader, name string) (*reporters.Report, error) {
+func Decode(rd io.Reader, name string) (*report.Report, error) {
 	src, err := io.ReadAll(io.LimitReader(rd, maxSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -80,8 +81,8 @@ func Decode(rd io.Reader, name string) (*reporters.Report, error) {
 	switch {
 	case head.Version == nil:
 		return nil, fmt.Errorf("%s: no \"version\": not a ralph-ci JSON report", name)
-	case *head.Version != reporters.ReportVersion:
-		return nil, fmt.Errorf("%s: report version %d; this ralph-ci reads version %d", name, *head.Version, reporters.ReportVersion)
+	case *head.Version != report.Version:
+		return nil, fmt.Errorf("%s: report version %d; this ralph-ci reads version %d", name, *head.Version, report.Version)
 	}
 	if r, ok := trusted(src); ok {
 		return r, nil
@@ -91,7 +92,7 @@ func Decode(rd io.Reader, name string) (*reporters.Report, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.DisallowUnknownFields()
-	var r reporters.Report
+	var r report.Report
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -99,8 +100,8 @@ func Decode(rd io.Reader, name string) (*reporters.Report, error) {
 }
 
 // ReadFile reads and decodes the JSON report at path.
-func ReadFile(path string) (*reporters.Report, error) {
-	f, err := os.Open(path)
+func ReadFile(path string) (*report.Report, error) {
+	f, _, err := safefile.OpenRegular(path) // a FIFO or a device never blocks the read
 	if err != nil {
 		return nil, fmt.Errorf("read report: %w", err)
 	}
@@ -111,23 +112,23 @@ func ReadFile(path string) (*reporters.Report, error) {
 // Normalize returns a copy of r that the schema accepts wherever r's
 // values allow it: the version set when it is 0, nil lists made empty,
 // and negative, NaN or infinite numbers of seconds and dollars made 0.
-func Normalize(r *reporters.Report) *reporters.Report {
+func Normalize(r *report.Report) *report.Report {
 	out := *r
 	if out.Version == 0 {
-		out.Version = reporters.ReportVersion
+		out.Version = report.Version
 	}
 	out.Totals.CostUSD = finite(out.Totals.CostUSD)
-	out.Specs = make([]reporters.Spec, len(r.Specs))
+	out.Specs = make([]report.Spec, len(r.Specs))
 	for i, s := range r.Specs {
 		s.CostUSD, s.DurationSeconds = finite(s.CostUSD), finite(s.DurationSeconds)
-		s.Rotations = make([]reporters.Rotation, len(s.Rotations))
+		s.Rotations = make([]report.Rotation, len(s.Rotations))
 		for j, rot := range r.Specs[i].Rotations {
 			rot.CostUSD, rot.DurationSeconds = finite(rot.CostUSD), finite(rot.DurationSeconds)
 			if rot.ChangedFiles == nil {
 				rot.ChangedFiles = []string{}
 			}
 			if rot.Layers == nil {
-				rot.Layers = []reporters.Layer{}
+				rot.Layers = []report.Layer{}
 			}
 			s.Rotations[j] = rot
 		}

@@ -11,13 +11,13 @@ import (
 	"testing"
 
 	"github.com/ralph-ci/ralph-ci/internal/golden"
-	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters/jsonreport"
 	"github.com/ralph-ci/ralph-ci/reporters/reportstest"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-func encode(t *testing.T, r *reporters.Report) []byte {
+func encode(t *testing.T, r *report.Report) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := jsonreport.Encode(&buf, r); err != nil {
@@ -61,7 +61,7 @@ func TestSchemaCoversEveryField(t *testing.T) {
 		}
 	}
 	if err := schema.ValidateJSON("#Report", "report.json", encode(t, r)); err != nil {
-		t.Fatalf("schema/report.cue and reporters.Report disagree:\n%v", err)
+		t.Fatalf("schema/report.cue and report.Report disagree:\n%v", err)
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 
-	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 )
 
 // trusted decodes src as a report this ralph-ci wrote: src must decode
@@ -15,10 +15,10 @@ import (
 // CUE validation, the costly part of reading one (`report merge` of 50
 // shards spent 93% of its time there); anything else returns false and
 // goes through schema validation, which explains what is wrong.
-func trusted(src []byte) (*reporters.Report, bool) {
+func trusted(src []byte) (*report.Report, bool) {
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.DisallowUnknownFields()
-	var r reporters.Report
+	var r report.Report
 	if dec.Decode(&r) != nil || dec.More() || !wellFormed(&r) {
 		return nil, false
 	}
@@ -35,16 +35,16 @@ var reClass = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // wellFormed checks, in Go, the constraints of schema/report.cue that the
 // Go types do not carry (enumerations, ranges, non-empty strings). A
 // false answer only sends the report to the full check.
-func wellFormed(r *reporters.Report) bool {
+func wellFormed(r *report.Report) bool {
 	t := r.Totals
-	if r.Version != reporters.ReportVersion || r.Tool.Name == "" || !oneOf(r.Command, "run", "check") ||
+	if r.Version != report.Version || r.Tool.Name == "" || !oneOf(r.Command, "run", "check") ||
 		r.Exit.Code < 0 || r.Exit.Code > 255 || !reClass.MatchString(r.Exit.Class) ||
 		t.Specs < 0 || t.Verified < 0 || t.Pending < 0 || t.Failed < 0 || t.Stuck < 0 || t.Awaiting < 0 || t.Rotations < 0 {
 		return false
 	}
 	for _, s := range r.Specs {
 		if s.Path == "" || !oneOf(s.Tier, "auto", "verify") ||
-			!oneOf(s.Outcome, reporters.SpecVerified, reporters.SpecPending, reporters.SpecFailed, reporters.SpecStuck, reporters.SpecAwaiting) ||
+			!oneOf(s.Outcome, report.SpecVerified, report.SpecPending, report.SpecFailed, report.SpecStuck, report.SpecAwaiting) ||
 			s.Counter < 0 || s.Counter > 3 || (s.Stage != "" && !stage(s.Stage)) || s.TotalRotations < 0 {
 			return false
 		}
@@ -68,7 +68,7 @@ func wellFormed(r *reporters.Report) bool {
 	return true
 }
 
-func rotationWellFormed(rot reporters.Rotation) bool {
+func rotationWellFormed(rot report.Rotation) bool {
 	said := []string{"DONE", "CONTINUE", "ROTATE", "STUCK", "NONE"}
 	if rot.Iteration < 1 || !stage(rot.Stage) || !oneOf(rot.AgentStatus, said...) ||
 		!oneOf(rot.Status, append(said, "REJECTED")...) || rot.Counter < 0 || rot.Counter > 3 ||

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/internal/text"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
@@ -15,7 +16,7 @@ import (
 const maxMessage = 300
 
 // build turns a report into the XML document.
-func build(r *reporters.Report) testsuites {
+func build(r *report.Report) testsuites {
 	doc := testsuites{Name: "ralph-ci " + text.OneLine(r.Command, 40)}
 	var sum float64
 	for _, s := range r.Specs {
@@ -33,7 +34,7 @@ func build(r *reporters.Report) testsuites {
 }
 
 // buildSuite is the testsuite of one spec.
-func buildSuite(r *reporters.Report, s reporters.Spec) testsuite {
+func buildSuite(r *report.Report, s report.Spec) testsuite {
 	p := text.OneLine(s.Path, 0)
 	ts := testsuite{
 		Name: p, File: p, Time: formatSeconds(s.DurationSeconds),
@@ -77,11 +78,11 @@ func buildSuite(r *reporters.Report, s reporters.Spec) testsuite {
 }
 
 // specResult is the failure or skip of a spec's verification testcase.
-func specResult(s reporters.Spec) (failure, skipped *result) {
+func specResult(s report.Spec) (failure, skipped *result) {
 	switch s.Outcome {
-	case reporters.SpecVerified:
+	case report.SpecVerified:
 		return nil, nil
-	case reporters.SpecAwaiting:
+	case report.SpecAwaiting:
 		return nil, &result{Message: "verified " + reporters.Counter(s.Counter) + "; awaiting the human checkpoint (" + text.OneLine(s.Tier, 40) + " tier)"}
 	}
 	kind := text.OneLine(s.Outcome, 40)
@@ -90,7 +91,7 @@ func specResult(s reporters.Spec) (failure, skipped *result) {
 	}
 	where := fmt.Sprintf("at stage %s, counter %s", text.OneLine(s.Stage, 40), reporters.Counter(s.Counter))
 	msg := kind + ": " + where
-	if s.Outcome == reporters.SpecPending {
+	if s.Outcome == report.SpecPending {
 		msg = "unverified: " + where
 	}
 	if s.Reason != "" {
@@ -110,11 +111,11 @@ func specResult(s reporters.Spec) (failure, skipped *result) {
 
 // stageResult is the failure or skip of a stage testcase: only the spec's
 // current stage of a spec that is not done can have one.
-func stageResult(s reporters.Spec, stage string) (failure, skipped *result) {
-	if stage != s.Stage || s.Outcome == reporters.SpecVerified || s.Outcome == reporters.SpecAwaiting {
+func stageResult(s report.Spec, stage string) (failure, skipped *result) {
+	if stage != s.Stage || s.Outcome == report.SpecVerified || s.Outcome == report.SpecAwaiting {
 		return nil, nil
 	}
-	if s.Outcome == reporters.SpecPending {
+	if s.Outcome == report.SpecPending {
 		return nil, &result{Message: "unfinished: counter " + reporters.Counter(s.Counter)}
 	}
 	failure, _ = specResult(s)
@@ -124,9 +125,9 @@ func stageResult(s reporters.Spec, stage string) (failure, skipped *result) {
 
 // verificationStages are the testcases of the multi_stage verification
 // stages that ran for a stage, each with its last verdict.
-func verificationStages(rots []reporters.Rotation, stage, class string) []testcase {
+func verificationStages(rots []report.Rotation, stage, class string) []testcase {
 	var names []string
-	last := map[string]reporters.Layer{}
+	last := map[string]report.Layer{}
 	for _, rot := range rots {
 		if rot.Stage != stage {
 			continue
@@ -169,7 +170,7 @@ type stageTime struct {
 }
 
 // stages lists the stages of rots in the order they first ran.
-func stages(rots []reporters.Rotation) []stageTime {
+func stages(rots []report.Rotation) []stageTime {
 	var out []stageTime
 	for _, rot := range rots {
 		i := 0

@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters"
 )
 
@@ -49,7 +50,7 @@ type JUnit struct {
 var _ reporters.Reporter = (*JUnit)(nil)
 
 // Report writes r to j.Path atomically, creating its folder.
-func (j *JUnit) Report(ctx context.Context, r *reporters.Report) error {
+func (j *JUnit) Report(ctx context.Context, r *report.Report) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func (j *JUnit) Report(ctx context.Context, r *reporters.Report) error {
 }
 
 // Encode writes r as an indented JUnit XML document to w.
-func Encode(w io.Writer, r *reporters.Report) error {
+func Encode(w io.Writer, r *report.Report) error {
 	if r == nil {
 		return fmt.Errorf("junit: no report")
 	}

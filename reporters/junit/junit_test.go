@@ -11,12 +11,12 @@ import (
 	"testing"
 
 	"github.com/ralph-ci/ralph-ci/internal/golden"
-	"github.com/ralph-ci/ralph-ci/reporters"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters/junit"
 	"github.com/ralph-ci/ralph-ci/reporters/reportstest"
 )
 
-func encode(t *testing.T, r *reporters.Report) []byte {
+func encode(t *testing.T, r *report.Report) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := junit.Encode(&buf, r); err != nil {
@@ -48,7 +48,7 @@ func TestSchema(t *testing.T) {
 	hostile.Specs[1].Outcome = "something-new"
 	hostile.Specs[2].Reason = "end ]]> of CDATA\x1b[1m, bell \a, CR \r, NUL \x00"
 	hostile.Specs[2].Rotations[0].Reason = "]]>]]><![CDATA[ x"
-	for name, r := range map[string]*reporters.Report{"sample": reportstest.Report(), "empty": empty, "hostile": hostile} {
+	for name, r := range map[string]*report.Report{"sample": reportstest.Report(), "empty": empty, "hostile": hostile} {
 		t.Run(name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "junit.xml")
 			if err := (&junit.JUnit{Path: file}).Report(context.Background(), r); err != nil {

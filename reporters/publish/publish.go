@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/reporters/jsonreport"
@@ -101,7 +102,7 @@ func New(t Targets, env actions.Env, stdout io.Writer) (reporters.Multi, error) 
 // through a symbolic link, such as a committed .ralph/reports link) and, when t.GitHub is set and env is GitHub
 // Actions, the job summary, step outputs and annotations (on stdout).
 // Every target is attempted; the errors are joined.
-func Write(ctx context.Context, r *reporters.Report, t Targets, env actions.Env, stdout io.Writer) error {
+func Write(ctx context.Context, r *report.Report, t Targets, env actions.Env, stdout io.Writer) error {
 	if r == nil {
 		return fmt.Errorf("publish reports: no report")
 	}

@@ -1,0 +1,32 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/layers"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/verify"
+)
+
+// inventory takes the stage's test inventory when it starts: it runs once
+// each of the stage's external verification commands that name a test
+// report (layers.Reporting) and returns the tests the reports show
+// running (layers.Inventory); nil when none names a report.
+func (e *engine) inventory(ctx context.Context, sp plan.Spec, stage plan.Stage) []string {
+	cfgs := layers.Reporting(stage.Criteria)
+	if len(cfgs) == 0 {
+		return nil
+	}
+	var run verify.TestRun
+	for _, cfg := range cfgs {
+		r := verify.Verify(ctx, verify.External, verify.Input{Root: e.root, Log: e.log}, cfg)
+		run = run.Merge(r.Tests)
+	}
+	inv := layers.Inventory(run)
+	log := e.log.Info()
+	if !run.Found {
+		log = e.log.Warn()
+	}
+	log.Str("spec", sp.Path).Str("stage", stage.Name).Int("tests", len(inv)).Bool("report", run.Found).Msg("test inventory: the tests that must run and pass on every claim of the stage")
+	return inv
+}
