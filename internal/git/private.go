@@ -26,11 +26,7 @@ func privateFor(c Checkout) (*private, error) {
 	if p, ok := privates[c.Top]; ok {
 		return p, nil
 	}
-	base := baseDir
-	if base == "" {
-		base = os.TempDir()
-	}
-	dir, err := os.MkdirTemp(base, "ralph-ci-git-")
+	dir, err := makePrivateDir(c.Top)
 	if err != nil {
 		return nil, fmt.Errorf("ralph-ci's own git directory: %w", err)
 	}
@@ -62,6 +58,41 @@ func privateFor(c Checkout) (*private, error) {
 	}
 	privates[c.Top] = p
 	return p, nil
+}
+
+// makePrivateDir makes a folder for a git directory of ralph-ci's own,
+// outside the work tree top: in SetPrivateDir's folder, else the first of
+// the temporary folder, /tmp, the user's cache folder and the folder
+// above the work tree that is outside it.
+func makePrivateDir(top string) (string, error) {
+	candidates := []string{baseDir}
+	if baseDir == "" {
+		cache, _ := os.UserCacheDir()
+		candidates = []string{os.TempDir(), "/tmp", cache, filepath.Dir(top)}
+	}
+	var errs []error
+	for _, base := range candidates {
+		abs, err := filepath.Abs(base)
+		if base == "" || err != nil || within(abs, top) {
+			continue
+		}
+		if err := os.MkdirAll(abs, 0o700); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		dir, err := os.MkdirTemp(abs, "ralph-ci-git-")
+		if err == nil {
+			return dir, nil
+		}
+		errs = append(errs, err)
+	}
+	return "", fmt.Errorf("no folder outside the work tree %s to make it in: %w", top, errors.Join(errs...))
+}
+
+// within tells whether path is dir or inside it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // readConfigFile reads one config file of the checkout's as data (git

@@ -73,6 +73,9 @@ type Outcome struct {
 // engine is the state of one run.
 type engine struct {
 	opts   Options
+	// trusted is the verifier guard's trusted commit as ralph-ci recorded
+	// it (see loopTrusted).
+	trusted string
 	root   string
 	dir    state.Dir
 	st     state.State
