@@ -116,8 +116,16 @@ func planState(ctx context.Context, opts *globalOptions, p *project.Project, mod
 	}
 	defer os.RemoveAll(tmp)
 	defer useGitCredential(ctx, opts, p.Root)()
-	if _, _, err := deliver.ReadState(ctx, g, t.Branch, tmp); err != nil {
+	bd, err := stateBinder(opts)
+	if err != nil {
 		return state.State{}, err
+	}
+	r, err := deliver.ReadState(ctx, g, bd, t.Branch, tmp)
+	if err != nil {
+		return state.State{}, err
+	}
+	if r.State != "" && !r.Bound {
+		opts.log.Warn().Msg(deliver.Unbound(r.Ref, r.Binding))
 	}
 	return state.Load(state.Dir(tmp))
 }
