@@ -87,6 +87,7 @@ the same commit; the checkpoints are presented there, once per spec.`,
 				}
 			}
 			agent.SetEnvPolicy(p.Config.Environment.Remove)
+			denyGitDirs(opts)
 			o := engineOptions(opts, p, maxRotations)
 			o.Shard, o.Integration = matrix.shard, matrix.integrate
 			if dl == nil { // a delivered state comes from its own ref, never from the checkout

@@ -12,6 +12,7 @@ import (
 
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/gitauth"
+	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
@@ -119,5 +120,23 @@ func useGitCredential(ctx context.Context, opts *globalOptions, root string) (re
 		if err := hidden.Restore(context.WithoutCancel(ctx)); err != nil {
 			opts.log.Warn().Err(err).Msg("could not put back the git credential actions/checkout persisted")
 		}
+	}
+}
+
+// denyGitDirs denies the agents and verification commands write access to
+// ralph-ci's own git directories (Landlock, applied by the shepherd) where
+// the kernel has Landlock and the folder is one agents make no files in
+// (/var/tmp); one log line says which.
+func denyGitDirs(opts *globalOptions) {
+	base := igit.PrivateBase()
+	switch {
+	case base == "":
+	case shepherd.LandlockABI() == 0:
+		opts.log.Warn().Str("dir", base).Msg("landlock: not available on this kernel; agents are not denied writing ralph-ci's own git directory (ralph-ci still rewrites its configuration before each git command)")
+	case filepath.Dir(base) != "/var/tmp":
+		opts.log.Warn().Str("dir", base).Msg("landlock: ralph-ci's own git directory is not under /var/tmp, so agents are not denied writing it (ralph-ci still rewrites its configuration before each git command)")
+	default:
+		agent.DenyWrites(base)
+		opts.log.Debug().Str("dir", base).Int("abi", shepherd.LandlockABI()).Msg("landlock: agents and verification commands cannot write ralph-ci's own git directory")
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // copiedConfig are the checkout's settings ralph-ci's git directory takes
@@ -60,15 +62,31 @@ func privateFor(c Checkout) (*private, error) {
 	return p, nil
 }
 
-// makePrivateDir makes a folder for a git directory of ralph-ci's own,
-// outside the work tree top: in SetPrivateDir's folder, else the first of
-// the temporary folder, /tmp, the user's cache folder and the folder
-// above the work tree that is outside it.
+// makePrivateDir makes a git directory of ralph-ci's own, outside the
+// work tree top, in ralph-ci's folder (see PrivateBase).
 func makePrivateDir(top string) (string, error) {
+	if privBase == "" || within(privBase, top) {
+		base, err := makeBase(top)
+		if err != nil {
+			return "", err
+		}
+		privBase = base
+	}
+	return os.MkdirTemp(privBase, "git-")
+}
+
+// makeBase makes ralph-ci's folder for its git directories (one per
+// user, ralph-ci-UID, only it may enter), outside the work tree: in
+// SetPrivateDir's folder, else the first of /var/tmp (where
+// agents make no files of their own, so that Landlock can deny them the
+// folder: see internal/shepherd.DenyWrites), the temporary folder, /tmp,
+// the user's cache folder and the folder above the work tree that is
+// outside it and writable.
+func makeBase(top string) (string, error) {
 	candidates := []string{baseDir}
 	if baseDir == "" {
 		cache, _ := os.UserCacheDir()
-		candidates = []string{os.TempDir(), "/tmp", cache, filepath.Dir(top)}
+		candidates = []string{"/var/tmp", os.TempDir(), "/tmp", cache, filepath.Dir(top)}
 	}
 	var errs []error
 	for _, base := range candidates {
@@ -76,17 +94,39 @@ func makePrivateDir(top string) (string, error) {
 		if base == "" || err != nil || within(abs, top) {
 			continue
 		}
-		if err := os.MkdirAll(abs, 0o700); err != nil {
+		dir := filepath.Join(abs, "ralph-ci-"+strconv.Itoa(os.Getuid()))
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		dir, err := os.MkdirTemp(abs, "ralph-ci-git-")
-		if err == nil {
-			return dir, nil
+		if err := ownFolder(dir); err != nil {
+			errs = append(errs, err)
+			continue
 		}
-		errs = append(errs, err)
+		return dir, nil
 	}
 	return "", fmt.Errorf("no folder outside the work tree %s to make it in: %w", top, errors.Join(errs...))
+}
+
+// ownFolder checks that dir is a folder (not a link) of this user's that
+// no one else may enter.
+func ownFolder(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 || (ok && int(st.Uid) != os.Getuid()) {
+		return fmt.Errorf("%s is not a folder of this user's that only it may enter", dir)
+	}
+	return nil
+}
+
+// PrivateBase is the folder holding ralph-ci's own git directories ("" until
+// the first one is made).
+func PrivateBase() string {
+	privMu.Lock()
+	defer privMu.Unlock()
+	return privBase
 }
 
 // within tells whether path is dir or inside it.

@@ -119,8 +119,9 @@ type private struct {
 
 var (
 	privMu   sync.Mutex
-	privates = map[string]*private{} // by the checkout's GitDir
-	baseDir  string
+	privates = map[string]*private{} // by the checkout's top
+	baseDir  string                  // SetPrivateDir's
+	privBase string                  // the folder the git directories are in
 )
 
 // SetPrivateDir sets the folder where ralph-ci's own git directories are
@@ -141,4 +142,5 @@ func Cleanup() {
 		_ = os.RemoveAll(p.dir)
 		delete(privates, k)
 	}
+
 }

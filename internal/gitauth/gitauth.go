@@ -7,13 +7,16 @@
 // of the config files for as long as ralph-ci runs, and puts them back
 // when it is done (a kill -9 leaves them out, which fails closed).
 //
-// ralph-ci's own git calls (delivery: push, fetch) take the token through
-// [Env]: GIT_CONFIG_COUNT/KEY/VALUE on that one git process, never its
+// ralph-ci's own fetch and push take the token through
+// [Hidden.Credentials] or [Credential] handed to internal/git, which gives
+// it to that one git process through GIT_CONFIG_COUNT/KEY/VALUE, never its
 // argv (which any process can read in /proc/PID/cmdline) and never a
 // file. A child's environment is readable by processes of the same user
-// while it lives, so call [Env] only while no agent or verification
-// command lives; between rotations, which is when ralph-ci delivers, the
-// shepherd (pipeline/agent) has already stopped all of them.
+// while it lives; ralph-ci fetches and pushes only between rotations,
+// when the shepherd (pipeline/agent) has stopped every agent process.
+//
+// It reads and edits the checkout's config files with git config
+// (internal/git.CheckoutConfig), which runs no program.
 package gitauth
 
 import (

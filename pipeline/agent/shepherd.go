@@ -19,6 +19,7 @@ import (
 var (
 	shepherdMu  sync.RWMutex
 	shepherdExe string
+	denied      []string // see DenyWrites
 )
 
 // UseShepherd makes every later start of an agent or a command go through
@@ -30,6 +31,22 @@ func UseShepherd(exe string) {
 	shepherdMu.Lock()
 	defer shepherdMu.Unlock()
 	shepherdExe = exe
+}
+
+// DenyWrites makes every agent and command started from now on unable to
+// write in the folders dirs (ralph-ci's own git directories), through the
+// shepherd and Landlock (internal/shepherd.DenyWrites), where both work.
+func DenyWrites(dirs ...string) {
+	shepherdMu.Lock()
+	defer shepherdMu.Unlock()
+	denied = append([]string(nil), dirs...)
+}
+
+// deniedDirs are the folders of DenyWrites.
+func deniedDirs() []string {
+	shepherdMu.RLock()
+	defer shepherdMu.RUnlock()
+	return denied
 }
 
 func currentShepherd() string {
