@@ -78,12 +78,12 @@ func readSmall(f *os.File) ([]byte, error) {
 
 // protectProcess is the door's part that does not depend on the config:
 // non-dumpable, secrets to mask, the shepherd.
-func protectProcess(token string) {
+func protectProcess(host *agent.Host, token string) {
 	makeNonDumpable()
-	agent.AddSecrets(token)
-	agent.AddEnvironSecrets()
+	host.AddSecrets(token)
+	host.AddEnvironSecrets()
 	if exe, err := os.Executable(); err == nil {
-		agent.UseShepherd(exe)
+		host.Shepherd = exe
 	}
 }
 
@@ -113,7 +113,7 @@ func useGitCredential(ctx context.Context, opts *globalOptions, root string) (re
 	if err != nil {
 		opts.log.Warn().Err(err).Msg("could not hide the git credential actions/checkout persisted: the agent may read it (use persist-credentials: false)")
 	}
-	agent.AddSecrets(hidden.Values()...)
+	opts.host.AddSecrets(hidden.Values()...)
 	igit.UseCredentials(ownCredentials(hidden.Credentials(), opts.env.serverURL, opts.env.pr.Token)...)
 	return func() {
 		igit.UseCredentials()
@@ -136,7 +136,7 @@ func denyGitDirs(opts *globalOptions) {
 	case filepath.Dir(base) != "/var/tmp":
 		opts.log.Warn().Str("dir", base).Msg("landlock: ralph-ci's own git directory is not under /var/tmp, so agents are not denied writing it (ralph-ci still rewrites its configuration before each git command)")
 	default:
-		agent.DenyWrites(base)
+		opts.host.Deny = []string{base}
 		opts.log.Debug().Str("dir", base).Int("abi", shepherd.LandlockABI()).Msg("landlock: agents and verification commands cannot write ralph-ci's own git directory")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -52,6 +53,10 @@ type Options struct {
 	// Integration is true for the run that integrates a matrix's shards
 	// (see pipeline/shards): the report names it where it ran a spec.
 	Integration bool
+	// Host is how the agents and verification commands are started: the
+	// secrets masked in their output, the environment policy, the
+	// shepherd (nil: none of these).
+	Host *agent.Host
 	// UntrustedState, when set, says why the state in the checkout did
 	// not come from ralph-ci (state.Committed): the run starts from an
 	// empty state, and saves its own over it.

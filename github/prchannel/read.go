@@ -9,6 +9,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
@@ -28,10 +29,7 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 	c.forget(prev)
 	c.trust(ctx, pr)
 	if c.self == "" {
-		c.self = ActionsLogin // a GITHUB_TOKEN may not read /user
-		if u, _, err := c.gh.Users.Get(ctx, ""); err == nil && u.GetLogin() != "" {
-			c.self = u.GetLogin()
-		}
+		c.self = github.Self(ctx, c.gh.Users, "")
 	}
 	comments, err := c.comments(ctx)
 	if err != nil {
@@ -111,7 +109,7 @@ func edited(cm *gh.IssueComment) string {
 // token may not read /user, so it is who ralph-ci is until /user or a
 // comment it posts says otherwise, unless Env.Login names the login (a
 // GitHub App's installation token, which may not read /user either).
-const ActionsLogin = "github-actions[bot]"
+const ActionsLogin = github.ActionsLogin
 
 // own tells whether a comment with a marker is the tool's: posted by the
 // token's own login (never "any bot": dependabot's or another app's
