@@ -11,7 +11,7 @@ import (
 
 // repo makes a repository with one commit, with git run as a person would
 // (not through the doorway).
-func repo(t *testing.T) string {
+func repo(t testing.TB) string {
 	t.Helper()
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -23,7 +23,7 @@ func repo(t *testing.T) string {
 	return dir
 }
 
-func person(t *testing.T, dir string, args ...string) string {
+func person(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
