@@ -124,19 +124,24 @@ func useGitCredential(ctx context.Context, opts *globalOptions, root string) (re
 }
 
 // denyGitDirs denies the agents and verification commands write access to
-// ralph-ci's own git directories (Landlock, applied by the shepherd) where
-// the kernel has Landlock and the folder is one agents make no files in
-// (/var/tmp); one log line says which.
+// ralph-ci's own git directories (Landlock, applied by the shepherd) when
+// RALPH_LANDLOCK=1, the kernel has Landlock and the folder is one agents
+// make no files in (/var/tmp); a log line says which. It is off by
+// default: a Landlock-restricted process may not change its mounts, so an
+// agent that sandboxes its own commands with namespaces (Codex's
+// bubblewrap) cannot run under it.
 func denyGitDirs(opts *globalOptions) {
 	base := igit.PrivateBase()
 	switch {
 	case base == "":
+	case !opts.env.landlock:
+		opts.log.Debug().Msg("landlock: off (RALPH_LANDLOCK=1 turns it on); ralph-ci rewrites its git directory's configuration before each git command")
 	case shepherd.LandlockABI() == 0:
 		opts.log.Warn().Str("dir", base).Msg("landlock: not available on this kernel; agents are not denied writing ralph-ci's own git directory (ralph-ci still rewrites its configuration before each git command)")
 	case filepath.Dir(base) != "/var/tmp":
 		opts.log.Warn().Str("dir", base).Msg("landlock: ralph-ci's own git directory is not under /var/tmp, so agents are not denied writing it (ralph-ci still rewrites its configuration before each git command)")
 	default:
 		opts.host.Deny = []string{base}
-		opts.log.Debug().Str("dir", base).Int("abi", shepherd.LandlockABI()).Msg("landlock: agents and verification commands cannot write ralph-ci's own git directory")
+		opts.log.Info().Str("dir", base).Int("abi", shepherd.LandlockABI()).Msg("landlock: agents and verification commands cannot write ralph-ci's own git directory")
 	}
 }
