@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
@@ -64,6 +65,9 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 				return err
 			}
 			listSpecs(opts.stdout, p.Specs)
+			if mode, merr := deliveryMode(deliverMode, p.Config); merr == nil && !sweep {
+				doctorWarnings(cmd.Context(), opts, p, mode)
+			}
 			opts.log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
 			ctx, sig := signalContext(cmd.Context())
 			if sweep { // each pull request's delivered state is judged on its own events
@@ -92,6 +96,9 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 	return cmd
 }
 
+// giveToken says how to give ralph-ci the job's GitHub token.
+const giveToken = "give the job's token (the Action passes its token input; the binary reads RALPH_TOKEN_FD, RALPH_TOKEN_FILE or GITHUB_TOKEN): see docs/troubleshooting.md#no-github-token"
+
 // defaultPollInterval is how often check --wait reads the answers again.
 const defaultPollInterval = 15 * time.Second
 
@@ -99,11 +106,17 @@ const defaultPollInterval = 15 * time.Second
 // channel (which on a pull request raises the tiers a pull request tried
 // to lower, so that lowering every verify-tier spec cannot skip the gate),
 // runs the gate and maps where the checkpoints stand to the exit code.
-func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wait, every time.Duration) error {
+func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wait, every time.Duration) (err error) {
 	if every <= 0 {
 		return &usageError{fmt.Errorf("--poll-interval %v: want a positive duration", every)}
 	}
+	if pr, ok, _ := opts.env.pr.PullRequest(); ok && opts.env.pr.Token == "" {
+		return exitcode.New(exitcode.Failure, fmt.Errorf("pull request #%d and no GitHub token: check reads the answers and posts the checkpoints through the GitHub API; %s", pr, giveToken))
+	}
 	ch, err := checkpointChannel(ctx, opts, p)
+	if github.IsUnauthorized(err) {
+		return exitcode.New(exitcode.Failure, fmt.Errorf("%w\nGitHub refused the token (401): %s", err, giveToken))
+	}
 	if err != nil {
 		return err
 	}
@@ -111,6 +124,11 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 	if _, local := ch.(gate.Local); !local {
 		untrusted = state.Committed(ctx, p.Root)
 	}
+	defer func() {
+		if github.IsUnauthorized(err) {
+			err = exitcode.New(exitcode.Failure, fmt.Errorf("%w\nGitHub refused the token (401): %s", err, giveToken))
+		}
+	}()
 	res, gated, err := gate.Check{Channel: ch, Specs: p.Specs, Dir: state.At(p.Root), Lock: state.LockInfo{Command: "check", Version: versionString()},
 		Wait: wait, Every: every, Log: opts.log, Untrusted: untrusted}.Run(ctx)
 	if c, ok := ch.(*prchannel.Client); ok { // what left the gate, whatever stands

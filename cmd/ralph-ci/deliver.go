@@ -67,6 +67,9 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := belowTopLevel(ctx, root); err != nil {
+		return nil, nil, err
+	}
 	g := deliver.Git{Dir: root}
 	id := deliver.DefaultIdentity
 	if a := p.Config.Delivery.Author; a != nil {

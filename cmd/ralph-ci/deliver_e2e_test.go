@@ -30,7 +30,7 @@ import (
 // ciAgent writes work in its first two rotations (CONTINUE), then claims
 // DONE with the promise and changes nothing. It notes each rotation's
 // spec and iteration in $PROMPTS (outside the checkout).
-const ciAgent = `cat > /dev/null
+const ciAgent = `prompt=$(cat)
 if grep -qi extraheader .git/config 2>/dev/null; then echo "iteration $RALPH_ITERATION" >> "$PROMPTS.leak"; fi
 n=$(ls "$PROMPTS" | wc -l)
 echo "$RALPH_SPEC $RALPH_ITERATION" > "$PROMPTS/$((n + 1)).txt"
@@ -38,6 +38,7 @@ if [ "$RALPH_ITERATION" -le 2 ]; then
   echo "work of iteration $RALPH_ITERATION" >> work.txt
   echo "RALPH_STATUS: CONTINUE"
 else
+  printf '%s\n' "$prompt" | sed -n '/^## Acceptance Criteria$/,/^$/s/^- \[ \] /- [x] /p'
   echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
   echo "RALPH_STATUS: DONE"
 fi

@@ -195,7 +195,7 @@ func contentHashes(ctx context.Context, root, commit string, items []string) (ma
 	defer objs.Close()
 	hashes := make(map[string]string, len(items))
 	for _, item := range items {
-		path, fm := strings.CutSuffix(item, frontMatterItem)
+		path, _ := layers.ItemFile(item)
 		_, content, err := objs.Blob(commit, path)
 		switch {
 		case errors.Is(err, igit.ErrMissing):
@@ -204,10 +204,7 @@ func contentHashes(ctx context.Context, root, commit string, items []string) (ma
 		case err != nil:
 			return nil, err
 		}
-		if fm {
-			content, _, _, _ = schema.SplitFrontMatter(item, content)
-		}
-		sum := sha256.Sum256(content)
+		sum := sha256.Sum256(layers.ItemContent(item, content))
 		hashes[item] = hex.EncodeToString(sum[:])
 	}
 	return hashes, objs.Close()
