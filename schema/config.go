@@ -158,6 +158,12 @@ type Layers struct {
 	// Admissions are more wordings of an admission; nil means the
 	// built-in list of package layers, empty none.
 	Admissions *[]string `json:"admissions,omitempty"`
+	// OpenWorkHeadings are the headings of work left; nil means the
+	// built-in list of package layers, empty none.
+	OpenWorkHeadings *[]string `json:"open_work_headings,omitempty"`
+	// CriteriaReport asks for, and reads, the agent's report of the
+	// acceptance criteria, each done or not.
+	CriteriaReport bool `json:"criteria_report"`
 	// UnfinishedMarkers mark work left undone (TODO, FIXME, …).
 	UnfinishedMarkers []string `json:"unfinished_markers"`
 	// Judge is the default semantic judge agent ("" = none).

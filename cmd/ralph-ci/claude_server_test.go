@@ -216,7 +216,7 @@ func (s *messagesServer) messages(w http.ResponseWriter, r *http.Request, body [
 		}
 	}
 	_, statErr := os.Stat(s.path)
-	done := fmt.Sprintf("I wrote %s.\n\n<promise>%s</promise>\n\nRALPH_STATUS: DONE", filepath.Base(s.path), s.promise)
+	done := fmt.Sprintf("I wrote %s.\n\n%s<promise>%s</promise>\n\nRALPH_STATUS: DONE", filepath.Base(s.path), criteriaDone(userText(req)), s.promise)
 
 	s.mu.Lock()
 	s.turns++
@@ -358,4 +358,19 @@ func (s *messagesServer) reply(w http.ResponseWriter, req messagesRequest, body 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// criteriaDone is the report of a scripted agent that met every
+// acceptance criterion its prompt lists: each as "- [x] CRITERION".
+func criteriaDone(prompt string) string {
+	var b strings.Builder
+	_, list, _ := strings.Cut(prompt, "\n## Acceptance Criteria\n")
+	for _, line := range strings.Split(list, "\n") {
+		c, ok := strings.CutPrefix(line, "- [ ] ")
+		if !ok {
+			break
+		}
+		b.WriteString("- [x] " + c + "\n")
+	}
+	return b.String()
 }

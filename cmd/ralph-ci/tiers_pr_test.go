@@ -40,6 +40,7 @@ var (
 const prAgent = `prompt=$(cat)
 n=$(ls "$PROMPTS" | wc -l)
 printf 'RALPH_SPEC=%s\n%s\n' "$RALPH_SPEC" "$prompt" > "$PROMPTS/$((n + 1)).txt"
+printf '%s\n' "$prompt" | sed -n '/^## Acceptance Criteria$/,/^$/s/^- \[ \] /- [x] /p'
 echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
 echo "RALPH_STATUS: DONE"
 `

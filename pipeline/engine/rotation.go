@@ -283,7 +283,8 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 		Iteration: ss.StageIterations + 1, MaxIterations: stage.MaxIterations,
 		Criteria: sp.AcceptanceCriteria, Description: stage.Criteria.Description,
 		Promise: stage.Criteria.Promise, Method: stage.Criteria.VerificationMethod,
-		HandoffPath: e.relToRoot(e.dir.Handoff(sp.Key)), Handoff: string(handoff),
+		ReportCriteria: e.opts.Project.Config.Layers.CriteriaReport,
+		HandoffPath:    e.relToRoot(e.dir.Handoff(sp.Key)), Handoff: string(handoff),
 		GuardrailPath: e.relToRoot(e.dir.Guardrails()), Guardrails: string(guard),
 	}
 	if c := sp.Front.Completion; c != nil {

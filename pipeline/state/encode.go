@@ -21,6 +21,13 @@ import (
 // no later change made through the caller's slices, maps or pointers can
 // go unnoticed. A spec whose decoded copy differs from it (an empty rather
 // than absent map, say) is simply encoded every time.
+//
+// What it earns (BenchmarkEncode, 1,000 specs, one changed per save, on 2
+// busy cores): 0.5 ms a save against 28 ms for the whole encoding. That
+// is under 1% of a real agent's rotation, but the scale target (1,000
+// specs cost at most twice one spec per rotation, bench/scale.sh, where
+// ralph-ci's own cost is about 10 ms a rotation) does not hold without
+// it, so it stays.
 type encoder struct {
 	mu      sync.Mutex
 	entries map[string]*entry // by spec path
