@@ -71,6 +71,9 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 		return nil, nil, err
 	}
 	g := deliver.Git{Dir: root}
+	if _, err := g.Run(ctx, "remote", "get-url", "origin"); err != nil && mode == schema.DeliverPR {
+		return nil, nil, &usageError{fmt.Errorf("--deliver pr pushes the work to the remote origin, and the repository at %s has none: add it (git remote add origin URL), or use --deliver commit (commits only) or none (docs/troubleshooting.md#no-remote-origin)", root)}
+	}
 	id := deliver.DefaultIdentity
 	if a := p.Config.Delivery.Author; a != nil {
 		id = deliver.Identity{Name: a.Name, Email: a.Email}

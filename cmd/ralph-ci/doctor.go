@@ -102,7 +102,7 @@ func belowTopLevel(ctx context.Context, root string) error {
 		return nil // not a repository: delivery says so itself
 	}
 	if t := resolved(strings.TrimSpace(top)); t != resolved(root) {
-		return &usageError{fmt.Errorf("-C %s is below the top of its git repository %s: delivery commits the whole repository, files outside %s included; run ralph-ci at the repository's root (with ralph.yaml there), or use --deliver none", root, t, root)}
+		return &usageError{fmt.Errorf("-C %s is below the top of its git repository %s: delivery commits the whole repository, files outside %s included; run ralph-ci at the repository's root (with ralph.yaml there), or use --deliver none (docs/troubleshooting.md#below-the-top-of-its-git-repository)", root, t, root)}
 	}
 	return nil
 }

@@ -318,7 +318,7 @@ func (e *engine) finish() {
 	case len(stuck) > 0:
 		e.outcome.Code, e.outcome.Message = exitcode.Stuck, fmt.Sprintf("stuck: %v", stuck)
 	case len(exhausted) > 0:
-		e.outcome.Code, e.outcome.Message = exitcode.Limits, fmt.Sprintf("out of iterations: %v: taken out of the loop; a next run does not continue them: ralph-ci reset, or a change to the spec, brings them back", exhausted)
+		e.outcome.Code, e.outcome.Message = exitcode.Limits, fmt.Sprintf("out of iterations: %v: taken out of the loop; a next run does not continue them: ralph-ci reset, or a change to the spec, brings them back (docs/troubleshooting.md#out-of-iterations)", exhausted)
 	case len(escalated) > 0 || len(awaiting) > 0:
 		// The checkpoints' own mapping, the one check ends with too.
 		e.outcome.Code, e.outcome.Message = gate.Result{Escalated: escalated, Pending: awaiting}.Code()
