@@ -30,6 +30,9 @@ type environment struct {
 	// serverURL is GITHUB_SERVER_URL (https://github.com, or a GHES
 	// host): where delivery's git authenticates with the token.
 	serverURL string
+	// landlock is RALPH_LANDLOCK=1: deny agents writing ralph-ci's own
+	// git directory (see denyGitDirs).
+	landlock bool
 }
 
 // exit writes the exit-code step output when the Action asked for it,
@@ -46,5 +49,5 @@ func (e environment) exit(code exitcode.Code) exitcode.Code {
 
 // readEnvironment reads the environment through getenv (os.Getenv).
 func readEnvironment(getenv func(string) string) environment {
-	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME"), action: getenv("RALPH_ACTION") == "1", serverURL: getenv("GITHUB_SERVER_URL")}
+	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME"), action: getenv("RALPH_ACTION") == "1", serverURL: getenv("GITHUB_SERVER_URL"), landlock: getenv("RALPH_LANDLOCK") == "1"}
 }
