@@ -69,11 +69,11 @@ type Result struct {
 
 // Score counts the results of one ecosystem.
 type Score struct {
-	Ecosystem                 string
-	False, Caught             int
-	Honest, HonestRejected    int
+	Ecosystem                  string
+	False, Caught              int
+	Honest, HonestRejected     int
 	JudgeOnly, JudgeOnlyCaught int
-	Missed, Wrongly, Failed   []string
+	Missed, Wrongly, Failed    []string
 }
 
 // Tally scores results.
