@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
+	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 func newCheckCommand(opts *globalOptions) *cobra.Command {
@@ -61,6 +63,9 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 			sweep := opts.env.pr.Sweep()
 			p, err := loadProjectSpecs(opts, sweep)
 			if err != nil {
+				if !sweep { // a broken config fails the gate of the pull request
+					brokenGate(cmd.Context(), opts, err)
+				}
 				return err
 			}
 			listSpecs(opts.stdout, p.Specs)
@@ -69,13 +74,7 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 			if sweep { // each pull request's delivered state is judged on its own events
 				err = checkSweep(ctx, opts, p, wait)
 			} else {
-				err = checkGate(ctx, opts, p, wait, every)
-			}
-			if err == nil && !sweep { // the gate judges the head the loop delivered
-				mode, merr := deliveryMode(deliverMode, p.Config)
-				if err = merr; err == nil {
-					err = checkDelivered(ctx, opts, p, mode)
-				}
+				err = checkGate(ctx, opts, p, wait, every, deliverMode)
 			}
 			if exitcode.Of(err) == exitcode.Interrupted {
 				return exitcode.New(sig.code(), err)
@@ -99,9 +98,21 @@ const defaultPollInterval = 15 * time.Second
 // channel (which on a pull request raises the tiers a pull request tried
 // to lower, so that lowering every verify-tier spec cannot skip the gate),
 // runs the gate and maps where the checkpoints stand to the exit code.
-func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wait, every time.Duration) error {
+//
+// On a pull request it then sets the one merge-gate status on its head
+// (gate.Judge): the checkpoints (with the removal checkpoint of each
+// verify-tier spec of the base gone from the head), and whether every
+// spec is verified 3/3 at the head: the state delivered for it (delivery
+// pr, checkDelivered's rule), else ralph-ci's own earlier gate status on
+// the head (verifiedEarlier). The exit code is the checkpoints', then
+// delivery pr's rule.
+func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wait, every time.Duration, deliverMode string) error {
 	if every <= 0 {
 		return &usageError{fmt.Errorf("--poll-interval %v: want a positive duration", every)}
+	}
+	mode, err := deliveryMode(deliverMode, p.Config)
+	if err != nil {
+		return err
 	}
 	ch, err := checkpointChannel(ctx, opts, p)
 	if err != nil {
@@ -111,18 +122,45 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 	if _, local := ch.(gate.Local); !local {
 		untrusted = state.Committed(ctx, p.Root)
 	}
-	res, gated, err := gate.Check{Channel: ch, Specs: p.Specs, Dir: state.At(p.Root), Lock: state.LockInfo{Command: "check", Version: versionString()},
-		Wait: wait, Every: every, Log: opts.log, Untrusted: untrusted}.Run(ctx)
-	if c, ok := ch.(*prchannel.Client); ok { // what left the gate, whatever stands
+	specs := p.Specs
+	c, onPR := ch.(*prchannel.Client)
+	if onPR { // what left the gate, whatever stands
 		for _, left := range c.Left() {
 			fmt.Fprintln(opts.stdout, "warning: "+left)
 		}
+		specs = append(slices.Clip(specs), c.Removals()...)
 	}
-	if err != nil || !gated {
+	res, gated, err := gate.Check{Channel: ch, Specs: specs, Dir: state.At(p.Root), Lock: state.LockInfo{Command: "check", Version: versionString()},
+		Wait: wait, Every: every, Log: opts.log, Untrusted: untrusted}.Run(ctx)
+	if err != nil {
+		if onPR {
+			setGate(ctx, opts, p.Config, c, gate.Standing{Failed: err})
+		}
 		return err
 	}
-	code, msg := res.Code()
-	return standings(opts, res.Lines(), code, msg)
+	head, why, derr := checkDelivered(ctx, opts, p, mode)
+	if onPR {
+		s := gate.Standing{Checkpoints: res, Unverified: why, Failed: derr}
+		if mode != schema.DeliverPR && derr == nil {
+			s.Unverified, s.Failed = verifiedEarlier(ctx, c, c.Head(), gateContext(p.Config))
+		}
+		setGate(ctx, opts, p.Config, c, s)
+	}
+	if gated {
+		code, msg := res.Code()
+		if err := standings(opts, res.Lines(), code, msg); err != nil {
+			return err
+		}
+	}
+	if derr != nil {
+		return derr
+	}
+	if len(why) > 0 {
+		msg := fmt.Sprintf("not verified at the pull request's head %.7s: %s; run the loop again", head, strings.Join(why, "; "))
+		opts.log.Warn().Msg(msg)
+		return exitcode.Printed(exitcode.Limits, errors.New(msg))
+	}
+	return nil
 }
 
 // standings prints where the checkpoints stand, one line each, logs msg

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -190,43 +189,41 @@ func reportsDir(p *project.Project) string {
 
 // checkDelivered reads what the merge gate's rule for delivery pr
 // (gate.Delivered) judges: the pull request's head, and the loop's state
-// saved in git for its head branch.
-func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project, mode string) error {
+// saved in git for its head branch. It returns the head and why the rule
+// does not hold (nothing when it does, or off delivery pr).
+func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project, mode string) (string, []string, error) {
 	if mode != schema.DeliverPR {
-		return nil
+		return "", nil, nil
 	}
 	d := &delivery{env: opts.env.pr}
 	ev, err := d.readEvent(ctx)
 	if err != nil || ev.PR == 0 {
-		return err
+		return "", nil, err
 	}
 	c, err := pulls.New(d.env.APIURL, d.env.Token, d.env.Repository, nil)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	head, err := c.Head(ctx, ev.PR)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	tmp, err := os.MkdirTemp("", "ralph-ci-state-")
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	defer os.RemoveAll(tmp)
 	described, found, err := deliver.ReadState(ctx, deliver.Git{Dir: p.Root}, head.Ref, tmp)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	st, err := state.Load(state.Dir(tmp))
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	why := gate.Delivered(p.Specs, &st, found, described, head.Ref, head.SHA)
 	if len(why) == 0 {
 		opts.log.Info().Str("head", head.SHA).Msg("every spec is verified 3/3 at the pull request's head")
-		return nil
 	}
-	msg := fmt.Sprintf("not verified at the pull request's head %.7s: %s; run the loop again", head.SHA, strings.Join(why, "; "))
-	opts.log.Warn().Msg(msg)
-	return exitcode.Printed(exitcode.Limits, fmt.Errorf("%s", msg))
+	return head.SHA, why, nil
 }

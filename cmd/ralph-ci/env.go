@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
@@ -30,6 +31,16 @@ type environment struct {
 	// serverURL is GITHUB_SERVER_URL (https://github.com, or a GHES
 	// host): where delivery's git authenticates with the token.
 	serverURL string
+	// runID is GITHUB_RUN_ID: the workflow run the statuses point at.
+	runID string
+}
+
+// runURL is the web page of the workflow run ("" outside Actions).
+func (e environment) runURL() string {
+	if e.serverURL == "" || e.pr.Repository == "" || e.runID == "" {
+		return ""
+	}
+	return strings.TrimSuffix(e.serverURL, "/") + "/" + e.pr.Repository + "/actions/runs/" + e.runID
 }
 
 // exit writes the exit-code step output when the Action asked for it,
@@ -46,5 +57,5 @@ func (e environment) exit(code exitcode.Code) exitcode.Code {
 
 // readEnvironment reads the environment through getenv (os.Getenv).
 func readEnvironment(getenv func(string) string) environment {
-	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME"), action: getenv("RALPH_ACTION") == "1", serverURL: getenv("GITHUB_SERVER_URL")}
+	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME"), action: getenv("RALPH_ACTION") == "1", serverURL: getenv("GITHUB_SERVER_URL"), runID: getenv("GITHUB_RUN_ID")}
 }

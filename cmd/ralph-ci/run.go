@@ -100,7 +100,9 @@ the same commit; the checkpoints are presented there, once per spec.`,
 				}
 			}
 			out, err := engine.Run(ctx, o)
-			return endRun(ctx, opts, p, dl, &matrix, sig, out, err, junitPath, jsonPath)
+			code := endRun(ctx, opts, p, dl, &matrix, sig, out, err, junitPath, jsonPath)
+			runGate(ctx, opts, p, o.Checkpoints, dl, exitcode.Of(code), err, out.Message, &out.State)
+			return code
 		}),
 	}
 	cmd.Flags().IntVar(&maxRotations, "max-rotations", 0, "stop after `N` rotations (state saved); 0 uses budgets.max_rotations")

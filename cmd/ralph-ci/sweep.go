@@ -24,7 +24,17 @@ func checkSweep(ctx context.Context, opts *globalOptions, p *project.Project, wa
 		return err
 	}
 	out, err := gate.Sweep{Pulls: pulls, Limit: p.Config.GitHub.MaxPullRequests, Turn: opts.env.pr.RunNumber,
-		RateLimited: prchannel.RateLimited, Log: opts.log}.Run(ctx)
+		RateLimited: prchannel.RateLimited, Log: opts.log, Judged: func(ctx context.Context, pr gate.Pull, ch gate.Channel, res gate.Result, err error) {
+			g, ok := ch.(gateKeeper)
+			if !ok {
+				return
+			}
+			s := gate.Standing{Head: g.Head(), Checkpoints: res, Failed: err}
+			if err == nil {
+				s.Unverified, s.Failed = verifiedEarlier(ctx, g, s.Head, gateContext(p.Config))
+			}
+			setGate(ctx, opts, p.Config, g, s)
+		}}.Run(ctx)
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}/statuses", s.listStatuses)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls", s.createPull)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/{id}", s.editPull)
+	mux.HandleFunc("PUT /repos/{owner}/{repo}/pulls/{number}/merge", s.mergePull)
 	mux.HandleFunc("/", s.unexpected)
 	return mux
 }
@@ -201,7 +202,12 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {
 func (s *Server) dirEntries(ref, dir string) []map[string]any {
 	var out []map[string]any
 	seen := map[string]bool{}
-	for _, f := range slices.Sorted(maps.Keys(s.Files[ref])) {
+	files := slices.Collect(maps.Keys(s.Files[ref]))
+	if s.TreeFrom != nil {
+		files = append(files, s.TreeFrom(ref)...)
+	}
+	slices.Sort(files)
+	for _, f := range slices.Compact(files) {
 		rest, ok := strings.CutPrefix(f, dir+"/")
 		if !ok {
 			continue

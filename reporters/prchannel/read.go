@@ -27,12 +27,7 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 	c.head, c.prAuthor, c.prURL = pr.GetHead().GetSHA(), pr.GetUser().GetLogin(), pr.GetHTMLURL()
 	c.forget(prev)
 	c.trust(ctx, pr)
-	if c.self == "" {
-		c.self = ActionsLogin // a GITHUB_TOKEN may not read /user
-		if u, _, err := c.gh.Users.Get(ctx, ""); err == nil && u.GetLogin() != "" {
-			c.self = u.GetLogin()
-		}
-	}
+	c.whoAmI(ctx)
 	comments, err := c.comments(ctx)
 	if err != nil {
 		return gate.Snapshot{}, err
@@ -117,6 +112,17 @@ const ActionsLogin = "github-actions[bot]"
 // token's own login (never "any bot": dependabot's or another app's
 // comments are not ralph-ci's). What its marker claims is still only a
 // cache: the gate confirms every decision with GitHub (gate.Confirmer).
+// whoAmI settles the login the token writes as, once: /user, else the
+// GITHUB_TOKEN's (which may not read /user).
+func (c *Client) whoAmI(ctx context.Context) {
+	if c.self == "" {
+		c.self = ActionsLogin
+		if u, _, err := c.gh.Users.Get(ctx, ""); err == nil && u.GetLogin() != "" {
+			c.self = u.GetLogin()
+		}
+	}
+}
+
 func (c *Client) own(u *gh.User) bool {
 	return c.self != "" && strings.EqualFold(u.GetLogin(), c.self)
 }
