@@ -63,14 +63,46 @@ func (e *engine) guardItems(sp plan.Spec, crit schema.Criteria) []string {
 	if p := e.opts.Project; p != nil && p.ConfigPath != "" && !filepath.IsAbs(p.ConfigPath) && isFile(e.root, filepath.ToSlash(p.ConfigPath)) {
 		set[filepath.ToSlash(p.ConfigPath)] = true
 	}
+	files := e.files()
 	if !crit.AllowTestChanges {
-		for _, f := range e.files() {
+		for _, f := range files {
 			if layers.IsTestFile(f) {
 				set[f] = true
 			}
 		}
 	}
+	for _, item := range e.runnerItems(files, crit) {
+		set[item] = true
+	}
 	return slices.Sorted(maps.Keys(set))
+}
+
+// runnerItems lists what decides how the tests run (layers.RunnerItems),
+// whatever the stage may do to tests, and the setup files the jest and
+// vitest configurations name; none when the stage allows verifier
+// changes.
+func (e *engine) runnerItems(files []string, crit schema.Criteria) []string {
+	commands, allow := layers.Commands(crit)
+	if allow {
+		return nil
+	}
+	items := layers.RunnerItems(files, commands)
+	for _, item := range items {
+		p, _ := layers.ViewPath(item)
+		if base := path.Base(p); base != "package.json" && !strings.HasPrefix(base, "jest.config.") && !strings.HasPrefix(base, "vitest.config.") {
+			continue
+		}
+		b, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(p)), safefile.ConfigLimit)
+		if err != nil {
+			continue
+		}
+		for _, f := range layers.SetupFiles(path.Dir(p), b) {
+			if !strings.HasPrefix(f, "../") && isFile(e.root, f) {
+				items = append(items, f)
+			}
+		}
+	}
+	return items
 }
 
 // hashFiles returns the sha256 of each item ("" when missing): a file's
@@ -80,6 +112,10 @@ func hashFiles(root string, files []string) map[string]string {
 	for _, f := range files {
 		if spec, ok := strings.CutSuffix(f, frontMatterItem); ok {
 			out[f] = hashFrontMatter(filepath.Join(root, filepath.FromSlash(spec)))
+			continue
+		}
+		if p, ok := layers.ViewPath(f); ok {
+			out[f] = hashView(f, filepath.Join(root, filepath.FromSlash(p)))
 			continue
 		}
 		out[f] = hashFile(filepath.Join(root, filepath.FromSlash(f)))
@@ -107,6 +143,16 @@ func missingOr(err error) string {
 		return ""
 	}
 	return "unreadable: " + err.Error()
+}
+
+// hashView hashes the view of a file's test keys (layers.View).
+func hashView(item, p string) string {
+	b, err := safefile.Read(p, safefile.ConfigLimit)
+	if err != nil {
+		return missingOr(err)
+	}
+	sum := sha256.Sum256(layers.View(item, b))
+	return hex.EncodeToString(sum[:])
 }
 
 func hashFrontMatter(p string) string {
@@ -166,11 +212,15 @@ func (e *engine) guardAfter(sp plan.Spec, stage plan.Stage, ss state.SpecState) 
 		return nil, nil
 	}
 	now = hashFiles(e.root, union(e.guardItems(sp, stage.Criteria), ss.VerifierHashes))
-	if stage.Criteria.AllowTestChanges {
-		return now, nil
-	}
-	for f, h := range now {
-		if _, old := ss.VerifierHashes[f]; old || h == "" || !layers.IsTestFile(f) {
+	for item, h := range now {
+		f, _ := layers.ViewPath(item)
+		if _, old := ss.VerifierHashes[item]; old || h == "" {
+			continue
+		}
+		if !layers.IsRunnerConfig(f) && (stage.Criteria.AllowTestChanges || !layers.IsTestFile(f)) {
+			continue
+		}
+		if _, old := ss.VerifierHashes[f]; old && f != item {
 			continue
 		}
 		b, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(f)), safefile.SourceLimit)

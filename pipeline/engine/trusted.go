@@ -126,6 +126,9 @@ func contentHashes(ctx context.Context, root, commit string, items []string) (ma
 	var in bytes.Buffer
 	for _, item := range items {
 		path, _ := strings.CutSuffix(item, frontMatterItem)
+		if p, ok := layers.ViewPath(item); ok {
+			path = p
+		}
 		fmt.Fprintf(&in, "%s:%s\n", commit, path)
 	}
 	cmd.Stdin = &in
@@ -162,6 +165,8 @@ func contentHashes(ctx context.Context, root, commit string, items []string) (ma
 		content = content[:size]
 		if _, ok := strings.CutSuffix(item, frontMatterItem); ok {
 			content, _, _, _ = schema.SplitFrontMatter(item, content)
+		} else if _, ok := layers.ViewPath(item); ok {
+			content = layers.View(item, content)
 		}
 		sum := sha256.Sum256(content)
 		hashes[item] = hex.EncodeToString(sum[:])

@@ -35,7 +35,7 @@ var jsTest = regexp.MustCompile(`\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$
 // a test's fixture, or a file that configures how tests run, in the common
 // ecosystems: Go (*_test.go, testdata/), Python (test_*.py, *_test.py,
 // tests/**.py, conftest.py, pytest.ini), JS/TS (*.test.*, *.spec.*,
-// __tests__/, jest/vitest/mocha configs), Java/Kotlin (src/test/**,
+// __tests__/, test/ and tests/ at the root, jest/vitest/mocha configs), Java/Kotlin (src/test/**,
 // *Test.java, *Tests.kt, *IT.java), Rust (tests/**.rs, benches excluded),
 // Ruby (*_spec.rb, *_test.rb, spec/**.rb, test/**.rb, spec_helper.rb).
 func IsTestFile(rel string) bool {
@@ -72,7 +72,7 @@ func IsTestFile(rel string) bool {
 	case ".py":
 		return strings.HasPrefix(stem, "test_") || strings.HasSuffix(stem, "_test") || inDir("tests", "test")
 	case ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts":
-		return jsTest.MatchString(base)
+		return jsTest.MatchString(base) || dirs[0] == "test" || dirs[0] == "tests" // helpers beside the tests
 	case ".java", ".kt", ".kts", ".scala", ".groovy":
 		return strings.HasSuffix(stem, "Test") || strings.HasSuffix(stem, "Tests") || strings.HasSuffix(stem, "IT") ||
 			strings.Contains(rel, "src/test/") || strings.HasPrefix(rel, "test/")
@@ -92,14 +92,17 @@ var (
 	goExit     = regexp.MustCompile(`(?m)^func\s+init\s*\(\s*\)[^\n]*\{(?s:.*?)os\.Exit\(`)
 )
 
-// StopsTests tells why a test file the loop added can stop the existing
-// tests from running, or "" when it cannot: a Go TestMain (it decides
-// whether the package's tests run at all, and may exit 0 before them), an
-// init that exits, or a test runner configuration that skips, ignores or
-// narrows what runs (a conftest.py that only holds fixtures is welcome).
+// StopsTests tells why a file the loop added can stop the existing tests
+// from running, or "" when it cannot: a Go TestMain (it decides whether
+// the package's tests run at all, and may exit 0 before them), an init
+// that exits, a conftest.py with pytest hooks, autouse fixtures or
+// module-level patching (one that only holds fixtures is welcome), or a
+// test runner configuration (a pytest.ini, a jest or vitest config, the
+// test keys of a new pyproject.toml or package.json, [View]) that skips,
+// ignores or narrows what runs. Comments do not count.
 func StopsTests(rel, content string) string {
 	base := path.Base(rel)
-	runner := testRunnerFiles[base]
+	runner := testRunnerFiles[base] || isJSRunnerConfig(base) || base == ".coveragerc"
 	for _, p := range testRunnerPrefixes {
 		runner = runner || strings.HasPrefix(base, p)
 	}
@@ -108,10 +111,35 @@ func StopsTests(rel, content string) string {
 		return "a new TestMain decides whether the package's existing tests run"
 	case strings.HasSuffix(base, "_test.go") && goExit.MatchString(content):
 		return "a new init exits before the package's tests run"
-	case runner && narrows.MatchString(content):
+	case base == "conftest.py":
+		if conftestHooks.MatchString(string(conftestView([]byte(content)))) {
+			return "a new conftest.py with pytest hooks, autouse fixtures or module-level patching decides how the existing tests run"
+		}
+		return ""
+	case viewed[base]:
+		if narrows.Match(View(rel+ViewSuffix, []byte(content))) {
+			return "a new test runner configuration skips or narrows the existing tests"
+		}
+	case runner && narrows.MatchString(stripComments(content)):
 		return "a new test runner configuration skips or narrows the existing tests"
 	}
 	return ""
+}
+
+// conftestHooks are what makes a conftest.py more than fixtures.
+var conftestHooks = regexp.MustCompile(`(?m)^(async\s+)?def\s+pytest_|autouse\s*=\s*True|sys\.modules|setattr\(|^[\w.]+\.\w+\s*=|^(collect_ignore|collect_ignore_glob|pytest_plugins|pytestmark)\b`)
+
+// commentLine is a whole-line comment of a configuration file (#, ;, //).
+var commentLine = regexp.MustCompile(`(?m)^\s*(#|;|//).*$`)
+
+func stripComments(s string) string { return commentLine.ReplaceAllString(s, "") }
+
+// IsRunnerConfig tells a file that configures a test runner whole (not
+// by a view of its keys): a new one is judged by [StopsTests] whatever
+// the stage may do to tests.
+func IsRunnerConfig(rel string) bool {
+	base := path.Base(rel)
+	return base == "conftest.py" || base == "pytest.ini" || base == ".coveragerc" || isJSRunnerConfig(base) || viewed[base]
 }
 
 // IsFixture tells a file that holds test data: markers of unfinished work

@@ -37,6 +37,12 @@ func TestStopsTests(t *testing.T) {
 		{"tests/test_more.py", "def test_more(): pass\n", false},
 		{"tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef client(): return make()\n", false},
 		{"conftest.py", "def pytest_collection_modifyitems(items): items.clear()\n", true},
+		{"tests/conftest.py", "import pytest\n\n# skip the network: only fixtures here, nothing is ignored\n@pytest.fixture\ndef offline(): return True\n", false},
+		{"tests/conftest.py", "import pytest\nimport calc\n\n@pytest.fixture(autouse=True)\ndef fake(monkeypatch):\n    monkeypatch.setattr(calc, 'div', lambda a, b: 2)\n", true},
+		{"pytest.ini", "# skip nothing\n[pytest]\ntestpaths = tests\n", false},
+		{"pytest.ini", "[pytest]\naddopts = -k 'not div'\n", true},
+		{"sub/pyproject.toml", "[project]\nname = \"sub\"\n[tool.pytest.ini_options]\naddopts = \"--deselect tests/test_a.py::test_b\"\n", true},
+		{"sub/pyproject.toml", "[project]\nname = \"skipper\"\n", false},
 	} {
 		if got := StopsTests(tc.rel, tc.content); (got != "") != tc.stops {
 			t.Errorf("StopsTests(%s) = %q, want stops %v", tc.rel, got, tc.stops)
