@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -33,6 +35,11 @@ type environment struct {
 	serverURL string
 	// runID is GITHUB_RUN_ID: the workflow run the statuses point at.
 	runID string
+	// failOnWaiting is RALPH_FAIL_ON_WAITING=true (the Action's
+	// fail-on-waiting input): a step that waits for a person fails, as
+	// before; by default it ends green, its outputs and the ralph-ci
+	// status saying where things stand.
+	failOnWaiting bool
 }
 
 // runURL is the web page of the workflow run ("" outside Actions).
@@ -44,18 +51,26 @@ func (e environment) runURL() string {
 }
 
 // exit writes the exit-code step output when the Action asked for it,
-// and returns code.
-func (e environment) exit(code exitcode.Code) exitcode.Code {
+// and returns the code the process ends with: code, except that in the
+// Action waiting for a person (exit 6, from run, check or a scheduled
+// check) ends the step green unless fail-on-waiting is set; the output
+// still says 6. stdout gets a notice saying so.
+func (e environment) exit(code exitcode.Code, stdout io.Writer) exitcode.Code {
 	if e.action && e.actions.Output != "" {
 		if f, err := os.OpenFile(e.actions.Output, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
 			_ = actions.WriteOutputs(f, []actions.Output{{Name: "exit-code", Value: strconv.Itoa(int(code))}}, nil)
 			f.Close()
 		}
 	}
+	if e.action && code == exitcode.AwaitHuman && !e.failOnWaiting {
+		fmt.Fprintln(stdout, "::notice title=ralph-ci::waiting for a person (exit 6, the exit-code output): the step ends green; the ralph-ci commit status and the outputs say where things stand (fail-on-waiting: true fails the step instead)")
+		return exitcode.OK
+	}
 	return code
 }
 
 // readEnvironment reads the environment through getenv (os.Getenv).
 func readEnvironment(getenv func(string) string) environment {
-	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME"), action: getenv("RALPH_ACTION") == "1", serverURL: getenv("GITHUB_SERVER_URL"), runID: getenv("GITHUB_RUN_ID")}
+	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME"), action: getenv("RALPH_ACTION") == "1", serverURL: getenv("GITHUB_SERVER_URL"), runID: getenv("GITHUB_RUN_ID"),
+		failOnWaiting: getenv("RALPH_FAIL_ON_WAITING") == "true"}
 }

@@ -38,9 +38,9 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.
 	agent.AddSecrets(sealedSecrets(sealed)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "ralph-ci: %v\n", err)
-		return opts.env.exit(exitcode.Usage)
+		return opts.env.exit(exitcode.Usage, stdout)
 	}
-	return opts.env.exit(executeArgs(opts, args))
+	return opts.env.exit(executeArgs(opts, args), stdout)
 }
 
 // executeArgs runs the command line args and maps the outcome to an exit code.

@@ -165,7 +165,9 @@ func engineOptions(opts *globalOptions, p *project.Project, maxRotations int) en
 	if opts.env.actions.Actions {
 		o.Echo = actionsEcho(opts.stdout)
 	}
-	if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) {
+	// On a runner the log is no terminal, whatever the runner says:
+	// ::group:: blocks only, no progress line.
+	if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) && !opts.env.actions.Actions {
 		o.Progress = f
 	}
 	return o

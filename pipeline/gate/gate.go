@@ -212,6 +212,10 @@ func settle(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap
 		sendBack(sp, st, *r) // may add the spec's state
 		res.SentBack = append(res.SentBack, sp.Path)
 	}
+	var stale string // the older commit an approval was for
+	if r.Status == tiers.StatusApproved && r.SHA != snap.Head {
+		stale = r.SHA
+	}
 	ss := st.Spec(sp.Path)
 	if ss.Verified(sp.Hash) || sp.Removal { // a removal has nothing to verify
 		*r = tiers.Present(*r, snap.PR, snap.Head)
@@ -239,6 +243,10 @@ func settle(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap
 	case r.Status == tiers.StatusRework:
 		res.Rework = append(res.Rework, sp.Path)
 	default:
+		if stale != "" {
+			log.Warn().Str("spec", sp.Path).Str("approved_for", stale).Str("head", snap.Head).
+				Msgf("the checkpoint of %s was approved for an older commit (%.7s), not for the head %.7s: a push since made it stale; it is asked again for the head once the spec is verified 3/3 there", sp.Path, stale, snap.Head)
+		}
 		res.Pending = append(res.Pending, sp.Path)
 	}
 	return nil
