@@ -61,9 +61,10 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			sweep := opts.env.pr.Sweep()
-			p, err := loadProjectSpecs(opts, sweep)
+			queue := opts.env.pr.EventName == "merge_group" // the group's pull requests are judged by their statuses
+			p, err := loadProjectSpecs(opts, sweep || queue)
 			if err != nil {
-				if !sweep { // a broken config fails the gate of the pull request
+				if !sweep && !queue { // a broken config fails the gate of the pull request
 					brokenGate(cmd.Context(), opts, err)
 				}
 				return err
@@ -71,6 +72,12 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 			listSpecs(opts.stdout, p.Specs)
 			opts.log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
 			ctx, sig := signalContext(cmd.Context())
+			if mg, ok, merr := opts.env.pr.MergeGroup(); merr != nil || ok {
+				if merr != nil {
+					return merr
+				}
+				return checkMergeGroup(ctx, opts, p, mg)
+			}
 			if sweep { // each pull request's delivered state is judged on its own events
 				err = checkSweep(ctx, opts, p, wait)
 			} else {

@@ -122,6 +122,10 @@ type Server struct {
 	// TreeFrom, when set, lists the files of ref (a bare origin's tree)
 	// for the contents API's directory listings beside Files.
 	TreeFrom func(ref string) []string
+	// Ancestor, when set, tells whether commit a is an ancestor of
+	// commit b (the compare API; a merge group contains its pull
+	// requests' heads).
+	Ancestor func(a, b string) bool
 	// Pulls are the pull requests opened through the API (pulls.go).
 	Pulls []Pull
 	// Self is who the token writes as (comments, statuses); zero: Bot.

@@ -40,6 +40,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls", s.createPull)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/{id}", s.editPull)
 	mux.HandleFunc("PUT /repos/{owner}/{repo}/pulls/{number}/merge", s.mergePull)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{basehead}", s.compare)
 	mux.HandleFunc("/", s.unexpected)
 	return mux
 }
