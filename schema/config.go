@@ -92,7 +92,7 @@ type Stage struct {
 // Loop holds the global loop settings.
 type Loop struct {
 	Enabled              bool   `json:"enabled"`
-	DefaultMaxIterations int    `json:"default_max_iterations"`
+	DefaultMaxIterations *int   `json:"default_max_iterations,omitempty"` // deprecated: read by nothing but the warning
 	DefaultVerification  string `json:"default_verification"`
 	StuckAttempts        int    `json:"stuck_attempts"`
 	// MaxVerificationPasses bounds the rotations after the last stage
@@ -203,7 +203,9 @@ type Workflow struct {
 }
 
 // StageAgents is the agent pool of a stage: its `agents` list, else the
-// agent named after the stage, else the agent named "coder".
+// agent named after the stage, else the agent named "coder", else the
+// coder stage's pool (so that `stages: {coder: {agents: [claude]}}` gives
+// every stage an agent).
 func (c *Config) StageAgents(stage string) []string {
 	if st := c.Stages.Get(stage); st != nil && len(st.Agents) > 0 {
 		return st.Agents
@@ -213,6 +215,9 @@ func (c *Config) StageAgents(stage string) []string {
 	}
 	if _, ok := c.Agents["coder"]; ok {
 		return []string{"coder"}
+	}
+	if stage != "coder" {
+		return c.StageAgents("coder")
 	}
 	return nil
 }

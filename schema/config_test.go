@@ -46,7 +46,7 @@ func TestLoadConfigMinimalFillsDefaults(t *testing.T) {
 		}
 	}
 	// Global Settings table.
-	if l := cfg.Loop; !l.Enabled || l.DefaultMaxIterations != 10 || l.DefaultVerification != "string_match" || l.StuckAttempts != 3 {
+	if l := cfg.Loop; !l.Enabled || l.DefaultMaxIterations != nil || l.DefaultVerification != "string_match" || l.StuckAttempts != 3 {
 		t.Errorf("loop = %+v", l)
 	}
 	// Contradiction phrases of verification-layers.md, layer 1.
@@ -118,8 +118,8 @@ workflow: {visual_checkpoint: true}
 	if got := cfg.StageAgents("coder"); strings.Join(got, ",") != "claude,codex" {
 		t.Errorf("coder agents = %v", got)
 	}
-	if got := cfg.StageAgents("qa"); got != nil {
-		t.Errorf("qa agents = %v, want none (no agent named qa or coder)", got)
+	if got := cfg.StageAgents("qa"); strings.Join(got, ",") != "claude,codex" {
+		t.Errorf("qa agents = %v, want the coder stage's pool (no agent named qa or coder)", got)
 	}
 	if cfg.Budgets.WallTime.Std() != 150*time.Minute || cfg.Budgets.CostUSD != 12.5 || cfg.Budgets.MaxRotations != 50 {
 		t.Errorf("budgets = %+v", cfg.Budgets)

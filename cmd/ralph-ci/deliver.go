@@ -71,7 +71,12 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 		id = deliver.Identity{Name: a.Name, Email: a.Email}
 	}
 	d := &delivery{env: opts.env.pr}
-	s := &deliver.Session{Git: g, StateDir: state.At(root).Path(), Identity: id, Reports: reports}
+	bd, err := stateBinder(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &deliver.Session{Git: g, StateDir: state.At(root).Path(), Identity: id, Reports: reports,
+		Binder: bd, Warn: func(msg string) { opts.log.Warn().Msg(msg) }}
 	d.session = s
 	if mode == schema.DeliverCommit {
 		branch, _ := g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
@@ -187,6 +192,21 @@ func reportsDir(p *project.Project) string {
 	return filepath.Join(state.At(p.Root).Path(), "reports")
 }
 
+// stateBinder binds the loop's state to the commits it describes with
+// ralph-ci's own commit statuses, on GitHub (GITHUB_REPOSITORY set); nil
+// elsewhere: on a laptop the state refs are trusted as they are.
+func stateBinder(opts *globalOptions) (deliver.Binder, error) {
+	e := opts.env.pr
+	if e.Repository == "" {
+		return nil, nil
+	}
+	c, err := pulls.New(e.APIURL, e.Token, e.Repository, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.WithLogin(e.Login), nil
+}
+
 // checkDelivered reads what the merge gate's rule for delivery pr
 // (gate.Delivered) judges: the pull request's head, and the loop's state
 // saved in git for its head branch. It returns the head and why the rule
@@ -213,7 +233,7 @@ func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project
 		return "", nil, err
 	}
 	defer os.RemoveAll(tmp)
-	described, found, err := deliver.ReadState(ctx, deliver.Git{Dir: p.Root}, head.Ref, tmp)
+	r, err := deliver.ReadState(ctx, deliver.Git{Dir: p.Root}, c.WithLogin(d.env.Login), head.Ref, tmp)
 	if err != nil {
 		return "", nil, err
 	}
@@ -221,7 +241,10 @@ func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project
 	if err != nil {
 		return "", nil, err
 	}
-	why := gate.Delivered(p.Specs, &st, found, described, head.Ref, head.SHA)
+	why := gate.Delivered(p.Specs, &st, r.Found(), r.Described, head.Ref, head.SHA)
+	if r.State != "" && !r.Bound {
+		why = []string{deliver.Unbound(r.Ref, r.Binding)}
+	}
 	if len(why) == 0 {
 		opts.log.Info().Str("head", head.SHA).Msg("every spec is verified 3/3 at the pull request's head")
 	}

@@ -115,8 +115,16 @@ func planState(ctx context.Context, opts *globalOptions, p *project.Project, mod
 		return state.State{}, err
 	}
 	defer os.RemoveAll(tmp)
-	if _, _, err := deliver.ReadState(ctx, g, t.Branch, tmp); err != nil {
+	bd, err := stateBinder(opts)
+	if err != nil {
 		return state.State{}, err
+	}
+	r, err := deliver.ReadState(ctx, g, bd, t.Branch, tmp)
+	if err != nil {
+		return state.State{}, err
+	}
+	if r.State != "" && !r.Bound {
+		opts.log.Warn().Msg(deliver.Unbound(r.Ref, r.Binding))
 	}
 	return state.Load(state.Dir(tmp))
 }

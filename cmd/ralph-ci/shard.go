@@ -99,21 +99,32 @@ func (m *matrixRun) fold(ctx context.Context, opts *globalOptions, p *project.Pr
 		return exitcode.New(exitcode.Failure, err)
 	}
 	baseDir := filepath.Join(m.tmp, "base")
-	described, found, err := deliver.ReadState(ctx, g, branch, baseDir)
+	read, err := deliver.ReadState(ctx, g, s.Binder, branch, baseDir)
 	if err != nil {
 		return exitcode.New(exitcode.Failure, err)
+	}
+	if read.State != "" && !read.Bound {
+		opts.log.Warn().Msg(deliver.Unbound(read.Ref, read.Binding))
 	}
 	base := shards.Input{}
 	if base.State, err = state.Load(state.Dir(baseDir)); err != nil {
 		return exitcode.New(exitcode.Failure, err)
 	}
-	if found {
-		if base.Changed, err = deliver.ChangedSince(ctx, g, described, head); err != nil {
+	if read.Found() {
+		if base.Changed, err = deliver.ChangedSince(ctx, g, read.Described, head); err != nil {
 			return exitcode.New(exitcode.Failure, err)
 		}
 	}
-	if m.integrated, err = deliver.FetchShardStates(ctx, g, branch, filepath.Join(m.tmp, "shards")); err != nil {
+	fetched, err := deliver.FetchShardStates(ctx, g, s.Binder, branch, filepath.Join(m.tmp, "shards"))
+	if err != nil {
 		return exitcode.New(exitcode.Failure, err)
+	}
+	for _, sh := range fetched {
+		if sh.Unbound != "" {
+			opts.log.Warn().Str("shard", sh.Name).Msg(sh.Unbound + " (not integrated)")
+			continue
+		}
+		m.integrated = append(m.integrated, sh)
 	}
 	slices.SortStableFunc(m.integrated, func(a, b deliver.ShardState) int {
 		return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.Name, b.Name))

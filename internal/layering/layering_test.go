@@ -24,7 +24,7 @@ var layers = [][]string{
 	{"pipeline/gate"},
 	{"pipeline/state", "pipeline/project", "pipeline/shards"},
 	{"pipeline/layers", "pipeline/tiers", "pipeline/verify", "pipeline/plan", "pipeline/scheduler"},
-	{"pipeline/agent", "pipeline/changes", "pipeline/counter", "pipeline/deliver", "pipeline/discovery", "pipeline/prompt",
+	{"pipeline/agent", "pipeline/changes", "pipeline/counter", "pipeline/deliver", "pipeline/discovery", "pipeline/gitstate", "pipeline/prompt",
 		"pipeline/exitcode", "schema", "internal/"},
 	{"pipeline/status", "pipeline/report"},
 }

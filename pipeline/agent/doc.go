@@ -43,7 +43,9 @@
 //     TASK_COMPLETE, in any case, and not quoted, indented or fenced (see
 //     [ParseStatusLine] for the exact grammar); any other final line means
 //     no status;
-//   - the promise: the first <promise>TEXT</promise>, tags case-insensitive,
+//   - the promise: the first <promise>TEXT</promise>, tags case-insensitive
+//     (the claim layers then read the one that closes the final message,
+//     see layers.ClosingPromise),
 //     TEXT trimmed and possibly spanning lines, at most [MaxPromiseBytes];
 //   - the watched phrases ([Invocation.Watch]), case-insensitive (ASCII);
 //   - its last [TailBytes], for judges and reports.

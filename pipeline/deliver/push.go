@@ -51,6 +51,9 @@ func (s *Session) push(ctx context.Context, state func() (string, error)) (forei
 		_, perr := s.Git.Run(ctx, "push", "--atomic", "--quiet", "origin", head+":refs/heads/"+b, st+":"+s.stateRef())
 		if perr == nil {
 			s.base, s.stateTip = head, st
+			if err := bind(ctx, s.Binder, Binding{Kind: kindOf(s.stateRef(), b), State: st, Described: s.described}); err != nil {
+				s.warn(err.Error() + ": the next run verifies the specs again")
+			}
 			return foreign, nil
 		}
 		if ctx.Err() != nil {

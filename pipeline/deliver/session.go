@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
+	"github.com/ralph-ci/ralph-ci/pipeline/gitstate"
 )
 
 // Session delivers one run: it restores the state at the start, commits
@@ -40,6 +41,14 @@ type Session struct {
 	// wrote it, already reconciled with HEAD): Start restores nothing and
 	// binds it to HEAD.
 	Adopt bool
+	// Binder binds each pushed state commit to the work commit it
+	// describes with ralph-ci's own commit status, and Start restores
+	// only a state so bound (see IsBound); nil (off GitHub) trusts the
+	// state refs.
+	Binder Binder
+	// Warn receives what the run should know but does not stop it: a
+	// state not bound (verified again), a binding that could not be set.
+	Warn func(msg string)
 
 	base      string // origin's tip of the branch, as last seen
 	described string // the work commit the state on disk describes
@@ -47,6 +56,9 @@ type Session struct {
 	// commits pushed meanwhile): the agent's own commits are those after it.
 	since    string
 	stateTip string // the last state commit (origin's)
+
+	gitDir    string             // the checkout's git directory, read as data
+	gitBefore *gitstate.Snapshot // its state as ralph-ci left it (see InspectGit)
 }
 
 func (s *Session) retries() int {
@@ -80,11 +92,22 @@ func (s *Session) markerPath() string { return filepath.Join(s.StateDir, "delive
 // only (a .ralph/ committed in the checkout is never read as state); when
 // it describes another commit than HEAD, the files that differ are
 // returned: the caller counts them as changed.
-func (s *Session) Start(ctx context.Context) ([]string, error) {
+func (s *Session) Start(ctx context.Context) (changed []string, err error) {
 	head, err := s.Git.Run(ctx, "rev-parse", "HEAD")
 	if err != nil {
 		return nil, fmt.Errorf("delivery: %w", err)
 	}
+	if err := s.snapGit(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.checkClean(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err == nil {
+			err = s.snapGit(ctx) // as the fetches of the state left it
+		}
+	}()
 	s.base, s.described, s.since = head, head, head
 	if !s.Push {
 		return nil, nil
@@ -100,12 +123,17 @@ func (s *Session) Start(ctx context.Context) ([]string, error) {
 	if s.continuesLocal(ctx, remote) {
 		return nil, nil
 	}
+	if remote, err = s.trusted(ctx, s.stateRef(), remote); err != nil {
+		return nil, err
+	}
 	if remote == "" && s.SeedRef != "" {
 		if remote, err = fetchState(ctx, s.Git, s.SeedRef); err != nil {
 			return nil, err
 		}
+		if remote, err = s.trusted(ctx, s.SeedRef, remote); err != nil {
+			return nil, err
+		}
 	}
-	var changed []string
 	if remote == "" {
 		if err := clearState(s.StateDir); err != nil {
 			return nil, err
@@ -120,6 +148,30 @@ func (s *Session) Start(ctx context.Context) ([]string, error) {
 		}
 	}
 	return changed, s.writeMarker()
+}
+
+// trusted is commit, the state commit found at ref, when ralph-ci bound
+// it to the work commit it describes (IsBound), else "" (no state), said
+// through Warn.
+func (s *Session) trusted(ctx context.Context, ref, commit string) (string, error) {
+	if commit == "" || s.Binder == nil {
+		return commit, nil
+	}
+	b, ok, err := checkBound(ctx, s.Git, s.Binder, ref, s.Target.Branch, commit)
+	if err != nil {
+		return "", fmt.Errorf("delivery: %w", err)
+	}
+	if !ok {
+		s.warn(Unbound(ref, b))
+		return "", nil
+	}
+	return commit, nil
+}
+
+func (s *Session) warn(msg string) {
+	if s.Warn != nil {
+		s.Warn(msg)
+	}
 }
 
 // continuesLocal tells whether the local state folder continues the
@@ -167,11 +219,14 @@ func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, erro
 	}
 	s.described, s.since = head, head
 	if !s.Push {
-		return nil, nil
+		return nil, s.snapGit(ctx)
 	}
 	foreign, err := s.sync(ctx, fmt.Sprintf("ralph-ci state after %s iteration %d\n", r.Spec, r.Iteration))
 	if tip, terr := s.Git.Run(ctx, "rev-parse", "HEAD"); terr == nil {
 		s.since = tip // a rebase moved the loop's commits onto the others'
+	}
+	if err == nil {
+		err = s.snapGit(ctx) // as ralph-ci's commit, fetch and push left it
 	}
 	return foreign, err
 }

@@ -37,12 +37,17 @@ type ShardState struct {
 	Changed   []string
 	// Time is when the state commit was made.
 	Time time.Time
+	// Unbound says why the state is not used ("" when it is): ralph-ci's
+	// own status does not bind it to the commit it describes (IsBound).
+	// Such a state is not restored.
+	Unbound string
 }
 
 // FetchShardStates fetches every shard state of branch from origin
-// (refs/ralph-ci/shards/*/<branch>) and restores each into its own folder
+// (refs/ralph-ci/shards/*/<branch>) and restores each that is bound to
+// the work commit it describes (IsBound with bd) into its own folder
 // under root. They come sorted by name; none is no error.
-func FetchShardStates(ctx context.Context, g Git, branch, root string) ([]ShardState, error) {
+func FetchShardStates(ctx context.Context, g Git, bd Binder, branch, root string) ([]ShardState, error) {
 	// Listed first: a shallow fetch of a pattern that matches nothing fails.
 	out, err := g.Run(ctx, "ls-remote", "--refs", "origin", ShardRefPrefix+"*")
 	if err != nil {
@@ -80,6 +85,14 @@ func FetchShardStates(ctx context.Context, g Git, branch, root string) ([]ShardS
 		}
 		sec, _ := strconv.ParseInt(when, 10, 64)
 		st.Time = time.Unix(sec, 0)
+		b, ok, err := checkBound(ctx, g, bd, st.Ref, branch, st.Commit)
+		if err != nil {
+			return nil, fmt.Errorf("shard %s: %w", st.Name, err)
+		}
+		if !ok {
+			st.Described, st.Unbound = b.Described, Unbound(st.Ref, b)
+			continue
+		}
 		if err := os.MkdirAll(st.Dir, 0o755); err != nil {
 			return nil, err
 		}

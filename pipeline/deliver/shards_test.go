@@ -18,7 +18,7 @@ func TestShardStates(t *testing.T) {
 	if _, err := Prepare(ctx, probe, prTarget); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := FetchShardStates(ctx, probe, "feature", t.TempDir()); err != nil || len(got) != 0 {
+	if got, err := FetchShardStates(ctx, probe, nil, "feature", t.TempDir()); err != nil || len(got) != 0 {
 		t.Fatalf("no shard yet: %v, %v", got, err)
 	}
 	for _, shard := range []string{"1-of-2", "2-of-2"} {
@@ -44,7 +44,7 @@ func TestShardStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	got, err := FetchShardStates(ctx, g, "feature", root)
+	got, err := FetchShardStates(ctx, g, nil, "feature", root)
 	if err != nil {
 		t.Fatal(err)
 	}

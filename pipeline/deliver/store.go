@@ -186,15 +186,47 @@ func isSaved(rel string) bool {
 	return false
 }
 
-// ReadState fetches the state saved for branch into the folder dst (not
-// the project's .ralph) and returns the work commit it describes; found
-// is false when origin holds no state for the branch. The merge gate uses
-// it to judge the pull request's head from a fresh checkout.
-func ReadState(ctx context.Context, g Git, branch, dst string) (described string, found bool, err error) {
-	commit, err := fetchState(ctx, g, StateRef(branch))
+// StateRead is the state ReadState found at a state ref.
+type StateRead struct {
+	Ref string
+	// Binding names the state commit and the work commit it describes;
+	// State is "" when the ref holds no state.
+	Binding
+	// Bound is true when ralph-ci's own status binds the state to its
+	// work commit (IsBound; always with no Binder): only then was it
+	// restored.
+	Bound bool
+}
+
+// Found tells whether a state was found and restored.
+func (r StateRead) Found() bool { return r.State != "" && r.Bound }
+
+// ReadState fetches the state saved for branch and, when it is bound to
+// the work commit it describes (IsBound with bd), restores it into the
+// folder dst (not the project's .ralph). The merge gate uses it to judge
+// the pull request's head from a fresh checkout.
+func ReadState(ctx context.Context, g Git, bd Binder, branch, dst string) (StateRead, error) {
+	r := StateRead{Ref: StateRef(branch)}
+	commit, err := fetchState(ctx, g, r.Ref)
 	if err != nil || commit == "" {
-		return "", false, err
+		return r, err
 	}
-	described, err = restoreState(ctx, g, dst, commit)
-	return described, err == nil, err
+	if r.Binding, r.Bound, err = checkBound(ctx, g, bd, r.Ref, branch, commit); err != nil || !r.Bound {
+		return r, err
+	}
+	_, err = restoreState(ctx, g, dst, commit)
+	return r, err
+}
+
+// checkBound reads which work commit the state commit at ref describes
+// and whether ralph-ci bound it there (IsBound).
+func checkBound(ctx context.Context, g Git, bd Binder, ref, branch, commit string) (Binding, bool, error) {
+	b := Binding{Kind: kindOf(ref, branch), State: commit}
+	described, ok, err := g.revParse(ctx, commit+"^1")
+	if err != nil || !ok {
+		return b, false, fmt.Errorf("state commit %.12s at %s describes no work commit: %v", commit, ref, err)
+	}
+	b.Described = described
+	bound, err := IsBound(ctx, bd, b)
+	return b, bound, err
 }

@@ -63,9 +63,11 @@ type judgement struct {
 // verdictOf judges a rotation: contradiction, signal and promise
 // (layers.Claim), the verifier guard (changed verifiers, tests that stop
 // others), markers of unfinished work, the stage's verification method and
-// its test report, then the artifact review. It reads ss and never changes it. An error
+// its test report, then the artifact review; a rotation that left a git
+// state ralph-ci does not commit through (gitLeft) is rejected with it,
+// unjudged. It reads ss and never changes it. An error
 // only means ctx was cancelled: the rotation is then left to be run again.
-func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, status status.Status, res agent.Result, changed []string, history string) (judgement, error) {
+func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, status status.Status, res agent.Result, changed []string, history, gitLeft string) (judgement, error) {
 	cfg := e.opts.Project.Config
 	var j judgement
 	if ss.TaskKey != sp.Hash {
@@ -78,6 +80,11 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 		}
 	}
 	v, ok := layers.Claim(status, res.Report, stage, claimRules(cfg.Layers, ss))
+	if gitLeft != "" { // whatever it claimed: nothing is committed through that state
+		v.Reject("git_state", gitLeft)
+		j.Verdict = v
+		return j, nil
+	}
 	if strings.HasPrefix(v.Reason, layers.ContradictionLog) {
 		e.log.Warn().Str("spec", sp.Path).Msg(layers.ContradictionLog)
 	}

@@ -24,6 +24,25 @@ type Deliverer interface {
 	Finish(ctx context.Context) error
 }
 
+// GitInspector is an ability a Deliverer may have (found by type
+// assertion): once a rotation's agent has ended, and before the rotation
+// is judged, InspectGit names the git state the agent left that ralph-ci
+// never commits through (a merge or rebase in progress, HEAD moved or on
+// another branch, a lock, new refs), "" when none, having put the
+// checkout back. Such a rotation is rejected with that reason.
+type GitInspector interface {
+	InspectGit(ctx context.Context) (reason string, err error)
+}
+
+// inspectGit asks the Deliverer what git state the rotation left.
+func (e *engine) inspectGit(ctx context.Context) (string, error) {
+	gi, ok := e.opts.Deliverer.(GitInspector)
+	if !ok {
+		return "", nil
+	}
+	return gi.InspectGit(ctx)
+}
+
 // startDelivery lets the Deliverer restore the state before it is loaded.
 func (e *engine) startDelivery(ctx context.Context) ([]string, error) {
 	if e.opts.Deliverer == nil {

@@ -54,6 +54,10 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	if err != nil {
 		return err
 	}
+	left, err := e.inspectGit(ctx) // before the snapshot: the checkout is put back first
+	if err != nil {
+		return err
+	}
 	after, err := e.watch.Take(ctx)
 	if err != nil {
 		return err
@@ -64,7 +68,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	e.after, e.latest = &after, &after
 
-	j, err := e.verdictOf(ctx, sp, *ss, stage, status, res, changed, history)
+	j, err := e.verdictOf(ctx, sp, *ss, stage, status, res, changed, history, left)
 	if err != nil {
 		return err
 	}

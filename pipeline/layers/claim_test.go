@@ -36,7 +36,7 @@ func names(ls []report.Layer) string {
 // a DONE (TASK_COMPLETE) status or a promise, and the first layer that
 // fails rejects it.
 func TestClaim(t *testing.T) {
-	done := agent.Report{Status: status.Done, PromiseFound: true, Promise: "CODER_DONE", Phrases: []string{"CODER_DONE"}}
+	done := agent.Report{Status: status.Done, PromiseFound: true, Promise: "CODER_DONE", Phrases: []string{"CODER_DONE"}, Tail: "Done.\n<promise>CODER_DONE</promise>\nRALPH_STATUS: DONE\n"}
 	with := func(r agent.Report, edit func(*agent.Report)) agent.Report { edit(&r); return r }
 	for _, tc := range []struct {
 		name    string
@@ -74,11 +74,15 @@ func TestClaim(t *testing.T) {
 			method: verify.StringMatch, claimed: true, status2: status.Rejected, layers: "contradiction:pass signal:fail",
 			reason: "DONE without the completion promise: print <promise>CODER_DONE</promise> when the coder stage is complete"},
 		{name: "promise: another promise than the stage's", status: status.Done,
-			rep:    with(done, func(r *agent.Report) { r.Promise, r.Phrases = "ALL_DONE", nil }),
+			rep: with(done, func(r *agent.Report) {
+				r.Promise, r.Phrases, r.Tail = "ALL_DONE", nil, "<promise>ALL_DONE</promise>\n\nRALPH_STATUS: DONE"
+			}),
 			method: verify.StringMatch, claimed: true, status2: status.Rejected, layers: "contradiction:pass signal:pass string_match:fail",
 			reason: "Promise 'CODER_DONE' not found in output (got <promise>ALL_DONE</promise>)"},
 		{name: "promise layer is named promise before another method", status: status.Done,
-			rep:    with(done, func(r *agent.Report) { r.Promise = "IN_PROGRESS" }),
+			rep: with(done, func(r *agent.Report) {
+				r.Promise, r.Tail = "IN_PROGRESS", "<promise>IN_PROGRESS</promise>\nRALPH_STATUS: DONE"
+			}),
 			method: "external", claimed: true, status2: status.Rejected, layers: "contradiction:pass signal:pass promise:fail", reason: "not found in output"},
 		{name: "all three pass with string_match", status: status.Done, rep: done, method: verify.StringMatch,
 			ok: true, claimed: true, status2: status.Done, layers: "contradiction:pass signal:pass string_match:pass"},
@@ -135,5 +139,34 @@ func TestAcceptanceCriteria(t *testing.T) {
 	sp.Front = &schema.FrontMatter{Completion: &schema.Completion{AcceptanceCriteria: []string{"outcome criterion"}}}
 	if got := strings.Join(AcceptanceCriteria(sp), "|"); got != "outcome criterion|from a contract" {
 		t.Errorf("with a completion spec: %q", got)
+	}
+}
+
+// The promise is read as strictly as the status line: alone on a line
+// that closes the final message (or before the final status line), not
+// quoted, fenced, in backticks or in a sentence of intent.
+func TestClosingPromise(t *testing.T) {
+	for _, tc := range []struct {
+		name, tail, want string
+		found            bool
+	}{
+		{"before the status", "I fixed div.\n\n<promise>P</promise>\n\nRALPH_STATUS: DONE\n", "P", true},
+		{"after the status", "RALPH_STATUS: DONE\n<promise> P </promise>", "P", true},
+		{"decorated", "**<promise>P</promise>**\nRALPH_STATUS: DONE", "P", true},
+		{"alone at the end", "done\n<PROMISE>P</Promise>\n", "P", true},
+		{"in backticks", "`<promise>P</promise>`\nRALPH_STATUS: DONE", "", false},
+		{"quoted", "> <promise>P</promise>\nRALPH_STATUS: DONE", "", false},
+		{"indented", "    <promise>P</promise>\nRALPH_STATUS: DONE", "", false},
+		{"fenced", "```\n<promise>P</promise>\n```\nRALPH_STATUS: DONE", "", false},
+		{"fenced at the end", "```\nRALPH_STATUS: DONE\n<promise>P</promise>\n", "", false},
+		{"in a sentence of intent", "I'll print <promise>P</promise> once the tests pass.\nRALPH_STATUS: DONE", "", false},
+		{"intent, then a pasted log ending in the status", "I'll print <promise>P</promise> once it passes:\n$ pytest\n3 passed\nRALPH_STATUS: DONE", "", false},
+		{"a pasted log above the closing lines", "<promise>P</promise>\nRALPH_STATUS: DONE\n(that was the last run's output)\nRALPH_STATUS: DONE", "", false},
+		{"a line after the promise takes it back", "<promise>P</promise>\nnot yet, actually", "", false},
+	} {
+		got, found := ClosingPromise(tc.tail)
+		if got != tc.want || found != tc.found {
+			t.Errorf("%s: %q, %v; want %q, %v", tc.name, got, found, tc.want, tc.found)
+		}
 	}
 }

@@ -76,7 +76,11 @@ func Claim(st status.Status, rep agent.Report, stage plan.Stage, rules Rules) (v
 		return v, false
 	}
 	v.Pass("contradiction", "")
-	if reason, ok := Signal(st, rep.PromiseFound, stage); !ok {
+	promise, found := ClosingPromise(rep.Tail)
+	if reason, ok := Signal(st, found, stage); !ok {
+		if rep.PromiseFound && !found {
+			reason += " (a promise tag counts only alone on the line that closes the final message, or on the line before the final status line: not quoted, fenced, in backticks, or inside a sentence)"
+		}
 		v.Reject("signal", reason)
 		return v, false
 	}
@@ -85,7 +89,7 @@ func Claim(st status.Status, rep agent.Report, stage plan.Stage, rules Rules) (v
 	if stage.Criteria.VerificationMethod != verify.StringMatch {
 		layer = "promise"
 	}
-	if reason, ok := Promise(stage.Criteria.Promise, rep.Promise); !ok {
+	if reason, ok := Promise(stage.Criteria.Promise, promise); !ok {
 		v.Reject(layer, reason)
 		return v, false
 	}

@@ -119,6 +119,9 @@ func load(root, configPath string, watch bool) (*Project, error) {
 	if w := cfg.Workflow; w != nil && w.VisualCheckpoint != nil && *w.VisualCheckpoint {
 		p.Warnings = append(p.Warnings, "visual_checkpoint is deprecated. Use **Verification: verify** in your contracts instead.")
 	}
+	if cfg.Loop.DefaultMaxIterations != nil {
+		p.Warnings = append(p.Warnings, "loop.default_max_iterations is deprecated and read by nothing: set each stage's limit with stages.STAGE.max_iterations (coder 15, reviewer 5, tester 10, qa 5 by default)")
+	}
 
 	p.Loader = &Loader{Root: root, Config: cfg}
 	if watch {

@@ -21,6 +21,9 @@ var perSpec = []string{"handoffs", "progress"}
 // base's, the guardrails merged (MergeGuardrails) and the merged state.
 // The folders hold saved state files as pipeline/deliver restores them.
 func Fold(dst, base string, shardDirs []string, merged state.State) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil { // a fresh checkout with nothing to fold has none
+		return fmt.Errorf("integrate the state: %w", err)
+	}
 	for _, sub := range perSpec {
 		if err := os.RemoveAll(filepath.Join(dst, sub)); err != nil {
 			return fmt.Errorf("integrate the state: %w", err)

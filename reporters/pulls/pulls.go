@@ -1,7 +1,8 @@
 // Package pulls finds and opens pull requests through the GitHub REST API
 // (go-github), for CI delivery: the head branch of a pull request whose
-// event payload does not name it (issue_comment), and the pull request of
-// ralph-ci's own branch, opened or updated.
+// event payload does not name it (issue_comment), the pull request of
+// ralph-ci's own branch, opened or updated, and the commit statuses that
+// bind the loop's state to the commit it describes (deliver.Binder).
 package pulls
 
 import (
@@ -18,6 +19,7 @@ import (
 type Client struct {
 	gh          *gh.Client
 	owner, repo string
+	self        string // the token's login, "" until known (see login)
 }
 
 // New builds a client for repository ("owner/name") at apiURL (""
