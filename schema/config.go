@@ -189,6 +189,9 @@ type Delivery struct {
 	Mode   string  `json:"mode"`
 	Branch string  `json:"branch,omitempty"`
 	Author *Author `json:"author,omitempty"`
+	// CIWorkflows are started with workflow_dispatch on the pushed branch
+	// after the last push (without a push token).
+	CIWorkflows []string `json:"ci_workflows"`
 }
 
 // Author is a git identity.

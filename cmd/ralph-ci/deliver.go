@@ -24,6 +24,11 @@ type delivery struct {
 	session *deliver.Session
 	env     prchannel.Env
 	event   deliver.Event
+	// ciWorkflows are started on the pushed branch after the last push
+	// (delivery.ci_workflows), unless pushToken pushed (its push starts
+	// them).
+	ciWorkflows []string
+	pushToken   bool
 }
 
 // loadDelivering loads the project with load and its delivery mode
@@ -70,7 +75,7 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 	if a := p.Config.Delivery.Author; a != nil {
 		id = deliver.Identity{Name: a.Name, Email: a.Email}
 	}
-	d := &delivery{env: opts.env.pr}
+	d := &delivery{env: opts.env.pr, ciWorkflows: p.Config.Delivery.CIWorkflows, pushToken: opts.env.pushToken != ""}
 	bd, err := stateBinder(opts)
 	if err != nil {
 		return nil, nil, err
@@ -172,6 +177,9 @@ func (d *delivery) finish(ctx context.Context, opts *globalOptions, summary stri
 				opts.log.Info().Str("url", url).Msg("delivery: pull request open")
 			}
 		}
+	}
+	if derr := d.startCI(ctx, opts); err == nil {
+		err = derr
 	}
 	if out := opts.env.actions.Output; out != "" {
 		ferr := appendOutputs(out, []actions.Output{{Name: "branch", Value: s.Target.Branch}, {Name: "head-sha", Value: s.Head()},

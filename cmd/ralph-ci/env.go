@@ -40,6 +40,10 @@ type environment struct {
 	// before; by default it ends green, its outputs and the ralph-ci
 	// status saying where things stand.
 	failOnWaiting bool
+	// pushToken is the Action's push-token input (on the descriptor
+	// RALPH_PUSH_TOKEN_FD): the credential of ralph-ci's own git push
+	// only, so that the push starts the repository's workflows.
+	pushToken string
 }
 
 // runURL is the web page of the workflow run ("" outside Actions).

@@ -34,7 +34,11 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.
 	opts := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr, env: readEnvironment(getenv)}
 	token, err := readToken(getenv)
 	opts.env.pr.Token = token
+	if err == nil {
+		opts.env.pushToken, err = readFD(getenv, pushTokenFDVar)
+	}
 	protectProcess(token)
+	agent.AddSecrets(opts.env.pushToken)
 	agent.AddSecrets(sealedSecrets(sealed)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "ralph-ci: %v\n", err)

@@ -62,6 +62,13 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			if maxRotations < 0 {
 				return &usageError{fmt.Errorf("--max-rotations %d: want 0 (the config's budget) or more", maxRotations)}
 			}
+			if own, head, err := ownPush(cmd.Context(), opts); err != nil || own {
+				if own {
+					fmt.Fprintf(opts.stdout, "::notice title=ralph-ci::this run was started by ralph-ci's own push (%.7s carries Ralph-* trailers): no second loop; the repository's workflows run on that head\n", head)
+					opts.log.Info().Str("head", head).Msg("started by ralph-ci's own push: nothing to do")
+				}
+				return err
+			}
 			p, mode, err := loadDelivering(opts, loadRunProject, deliverMode)
 			if err != nil {
 				return err

@@ -126,6 +126,8 @@ type Server struct {
 	// commit b (the compare API; a merge group contains its pull
 	// requests' heads).
 	Ancestor func(a, b string) bool
+	// MessageFrom, when set, gives a commit's message (the commits API).
+	MessageFrom func(sha string) (string, bool)
 	// Pulls are the pull requests opened through the API (pulls.go).
 	Pulls []Pull
 	// Self is who the token writes as (comments, statuses); zero: Bot.
@@ -137,6 +139,10 @@ type Server struct {
 	// merged is the head New's pull request was merged at ("" not yet).
 	required []string
 	merged   string
+	// Workflows are the workflow files a workflow_dispatch may name (nil:
+	// any); dispatches are the requests received.
+	Workflows  []string
+	dispatches []Dispatch
 }
 
 // The base of the pull request of New, as in the webhook examples of

@@ -41,6 +41,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/{id}", s.editPull)
 	mux.HandleFunc("PUT /repos/{owner}/{repo}/pulls/{number}/merge", s.mergePull)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{basehead}", s.compare)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}", s.getCommit)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches", s.dispatch)
 	mux.HandleFunc("/", s.unexpected)
 	return mux
 }

@@ -87,3 +87,24 @@ func (c *Client) Ensure(ctx context.Context, head, base, title, body string) (PR
 	}
 	return PR{Number: pr.GetNumber(), URL: pr.GetHTMLURL()}, nil
 }
+
+// Dispatch starts workflow (a file name such as ci.yml, or an id) on ref
+// with the workflow_dispatch API: the repository's CI on a branch that
+// ralph-ci pushed with the job's token, which starts no workflow itself.
+// The token needs `actions: write`.
+func (c *Client) Dispatch(ctx context.Context, workflow, ref string) error {
+	_, err := c.gh.Actions.CreateWorkflowDispatchEventByFileName(ctx, c.owner, c.repo, workflow, gh.CreateWorkflowDispatchEventRequest{Ref: ref})
+	if err != nil {
+		return fmt.Errorf("start workflow %s on %s (workflow_dispatch; the job needs actions: write, the workflow an on: workflow_dispatch trigger): %w", workflow, ref, err)
+	}
+	return nil
+}
+
+// CommitMessage reads the message of commit sha.
+func (c *Client) CommitMessage(ctx context.Context, sha string) (string, error) {
+	rc, _, err := c.gh.Repositories.GetCommit(ctx, c.owner, c.repo, sha, nil)
+	if err != nil {
+		return "", fmt.Errorf("read commit %.7s: %w", sha, err)
+	}
+	return rc.GetCommit().GetMessage(), nil
+}
