@@ -173,6 +173,8 @@ type GitHub struct {
 	// Timeout bounds each GitHub API request (sending it and reading its
 	// answer).
 	Timeout Duration `json:"timeout"`
+	// ProgressComment keeps one progress comment on the pull request.
+	ProgressComment bool `json:"progress_comment"`
 	// StatusContext names the one merge-gate status (default ralph-ci).
 	StatusContext string `json:"status_context"`
 }

@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
@@ -22,6 +24,7 @@ import (
 
 func newRunCommand(opts *globalOptions) *cobra.Command {
 	var maxRotations int
+	var progressEvery time.Duration
 	var junitPath, jsonPath, deliverMode string
 	var matrix matrixRun
 	cmd := &cobra.Command{
@@ -106,8 +109,15 @@ the same commit; the checkpoints are presented there, once per spec.`,
 					return err
 				}
 			}
+			progress := newProgressComment(opts, p, o.Checkpoints, maxRotations, progressEvery)
+			if progress != nil {
+				o.AfterRotation = func(ctx context.Context, rotations int, cost float64, specs []plan.Spec, st *state.State) {
+					progress.update(ctx, rotations, cost, specs, st, "")
+				}
+			}
 			out, err := engine.Run(ctx, o)
 			code := endRun(ctx, opts, p, dl, &matrix, sig, out, err, junitPath, jsonPath)
+			progress.update(ctx, out.Rotations, out.CostUSD, out.Specs, &out.State, exitcode.Of(code).Class())
 			runGate(ctx, opts, p, o.Checkpoints, dl, exitcode.Of(code), err, out.Message, &out.State)
 			return code
 		}),
@@ -118,6 +128,10 @@ the same commit; the checkpoints are presented there, once per spec.`,
 	cmd.Flags().StringVar(&matrix.shard, "shard", "", "run as shard `K-of-N` of a CI matrix (ralph-ci plan): its specs only, its state in its own ref, no checkpoint")
 	cmd.Flags().StringSliceVar(&matrix.specs, "specs", nil, "the shard's spec `PATHS` (comma-separated, as plan prints them; default: plan again)")
 	cmd.Flags().BoolVar(&matrix.integrate, "integrate", false, "integrate a matrix's shards: fold their states into the branch's, re-verify what another shard's work may have broken, present the checkpoints")
+	// Internal, for tests: the least time between two edits of the
+	// progress comment. Hidden: a shorter one only spends the API.
+	cmd.Flags().DurationVar(&progressEvery, "progress-interval", defaultProgressInterval, "internal: the least time between two edits of the progress comment")
+	_ = cmd.Flags().MarkHidden("progress-interval")
 	cmd.Flags().StringVar(&deliverMode, "deliver", "", "deliver the work: `MODE` none, commit (a commit per rotation) or pr (commit and push; the state travels in git) (default: delivery.mode)")
 	return cmd
 }

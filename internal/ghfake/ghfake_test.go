@@ -61,6 +61,8 @@ func TestRoutes(t *testing.T) {
 		{"POST", "/repos/o/r/pulls", `{"title":"t","body":"b","head":"ralph-ci/main","base":"main"}`, 201},
 		{"POST", "/repos/o/r/pulls", `{"title":"t","body":"b","head":"ralph-ci/main","base":"main"}`, 422},
 		{"PATCH", "/repos/o/r/pulls/107", `{"body":"again"}`, 200},
+		{"DELETE", "/repos/o/r/issues/comments/1001", "", 204},
+		{"DELETE", "/repos/o/r/issues/comments/1001", "", 404},
 	}
 	rec := &recorder{TB: t}
 	s := New(rec, "o", "r", 7, "abc123", "author")
@@ -82,7 +84,6 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/repos/o/r/pulls/8/commits"},
 		{"GET", "/repos/other/r/pulls/7"},
 		{"GET", "/repos/o/other/issues/7/comments"},
-		{"DELETE", "/repos/o/r/issues/comments/1001"},
 		{"GET", "/repos/o/r/issues/comments/x/reactions"},
 		{"POST", "/repos/o/r/statuses/not-a-sha"},
 		{"PUT", "/repos/o/r/contents/ralph.yaml"},

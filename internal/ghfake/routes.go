@@ -31,6 +31,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{a}/{b}", s.issuesGet)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{number}/comments", s.createComment)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/issues/comments/{id}", s.editComment)
+	mux.HandleFunc("DELETE /repos/{owner}/{repo}/issues/comments/{id}", s.deleteComment)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/comments/{id}/reactions", s.listReactions)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{user}/permission", s.getPermission)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)
@@ -306,6 +307,27 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 			}
 			s.Comments[i].Body, s.Comments[i].UpdatedAt = body, s.now()
 			s.json(w, 200, shape("issue-comment", s.commentJSON(s.Comments[i])))
+			return
+		}
+	}
+	s.error(w, 404, "Not Found")
+}
+
+// deleteComment: only the token's own comments may be deleted with it.
+func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	id := int64(atoi(r.PathValue("id")))
+	for i, c := range s.Comments {
+		if c.ID == id {
+			if c.User != s.self() {
+				s.error(w, 403, "Must have admin rights to Repository.")
+				return
+			}
+			s.Comments = append(s.Comments[:i:i], s.Comments[i+1:]...)
+			delete(s.Reactions, id)
+			w.WriteHeader(http.StatusNoContent)
 			return
 		}
 	}

@@ -52,6 +52,10 @@ type Options struct {
 	// Integration is true for the run that integrates a matrix's shards
 	// (see pipeline/shards): the report names it where it ran a spec.
 	Integration bool
+	// AfterRotation, when set, is called after each rotation with the
+	// rotations and cost of this run so far and the state (the pull
+	// request's progress comment).
+	AfterRotation func(ctx context.Context, rotations int, costUSD float64, specs []plan.Spec, st *state.State)
 	// UntrustedState, when set, says why the state in the checkout did
 	// not come from ralph-ci (state.Committed): the run starts from an
 	// empty state, and saves its own over it.
@@ -231,6 +235,9 @@ func (e *engine) loop(ctx context.Context) error {
 		}
 		if err := e.rotate(ctx, sp, pending); err != nil {
 			return err
+		}
+		if e.opts.AfterRotation != nil {
+			e.opts.AfterRotation(ctx, e.outcome.Rotations, e.outcome.CostUSD, e.specs, &e.st)
 		}
 		pending = nil
 	}
