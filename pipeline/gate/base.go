@@ -15,8 +15,8 @@ import (
 // head is looked for among the head's specs that are new (not at a path
 // of the base): one with the same front-matter id, else the same content,
 // is the same spec moved, and stays verify. One found nowhere left the
-// pull request: it may pass, but the gate says so (output, job summary,
-// annotation), so that the reviewer sees what left the gate.
+// pull request: its removal is a checkpoint of its own (RemovalSpec), and
+// the gate says so (output, job summary, annotation).
 
 // BaseSpec is a spec file on the pull request's base commit.
 type BaseSpec struct {
@@ -72,7 +72,7 @@ func (d Departure) Message() string {
 	if d.To != "" {
 		return fmt.Sprintf("%s (verify on the pull request's base) moved to %s: it keeps its human checkpoint (tier verify)", d.Base.Path, d.To)
 	}
-	return fmt.Sprintf("%s (verify on the pull request's base) is not in the pull request: it leaves the gate without a human checkpoint", d.Base.Path)
+	return fmt.Sprintf("%s (verify on the pull request's base) is not in the pull request: its removal is a checkpoint of its own, pending until a person who may approve accepts it", d.Base.Path)
 }
 
 // RemovalSpec is the checkpoint of the removal of b, a verify-tier spec
