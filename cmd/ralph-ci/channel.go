@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
-	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 )
 
 // checkpointChannel is where checkpoints go: the pull request of the

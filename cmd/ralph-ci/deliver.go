@@ -7,15 +7,16 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
+	"github.com/ralph-ci/ralph-ci/github/pulls"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
-	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
-	"github.com/ralph-ci/ralph-ci/reporters/pulls"
 	"github.com/ralph-ci/ralph-ci/schema"
+	"github.com/rs/zerolog"
 )
 
 // delivery is a run's delivery: the session the engine calls, and what
@@ -124,6 +125,15 @@ func (d *delivery) target(ctx context.Context, opts *globalOptions, g deliver.Gi
 	return t, nil
 }
 
+// pulls is the client of the repository's pull requests.
+func (d *delivery) pulls() (*pulls.Client, error) {
+	r, err := d.env.Repo(zerolog.Nop())
+	if err != nil {
+		return nil, err
+	}
+	return pulls.New(r), nil
+}
+
 // readEvent reads the event payload; a comment's payload names no head
 // branch, the API does.
 func (d *delivery) readEvent(ctx context.Context) (deliver.Event, error) {
@@ -138,7 +148,7 @@ func (d *delivery) readEvent(ctx context.Context) (deliver.Event, error) {
 	if err != nil || ev.PR == 0 || ev.HeadRef != "" {
 		return ev, err
 	}
-	c, err := pulls.New(d.env.APIURL, d.env.Token, d.env.Repository, nil)
+	c, err := d.pulls()
 	if err != nil {
 		return ev, err
 	}
@@ -168,7 +178,7 @@ func (d *delivery) finish(ctx context.Context, opts *globalOptions, summary stri
 	var err error
 	if s.Push && s.Target.Own && s.Head() != "" && d.event.DefaultBranch != "" && d.env.Repository != "" {
 		var c *pulls.Client
-		if c, err = pulls.New(d.env.APIURL, d.env.Token, d.env.Repository, nil); err == nil {
+		if c, err = d.pulls(); err == nil {
 			var opened pulls.PR
 			opened, err = c.Ensure(ctx, s.Target.Branch, d.event.DefaultBranch, "ralph-ci: the loop's work on "+s.Target.Branch,
 				"Work of the ralph-ci loop: each commit is one rotation (see its Ralph-* trailers).\n\n"+summary)
@@ -208,11 +218,11 @@ func stateBinder(opts *globalOptions) (deliver.Binder, error) {
 	if e.Repository == "" {
 		return nil, nil
 	}
-	c, err := pulls.New(e.APIURL, e.Token, e.Repository, nil)
+	r, err := e.Repo(zerolog.Nop())
 	if err != nil {
 		return nil, err
 	}
-	return c.WithLogin(e.Login), nil
+	return pulls.New(r).WithLogin(e.Login), nil
 }
 
 // checkDelivered reads what the merge gate's rule for delivery pr
@@ -228,7 +238,7 @@ func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project
 	if err != nil || ev.PR == 0 {
 		return "", nil, err
 	}
-	c, err := pulls.New(d.env.APIURL, d.env.Token, d.env.Repository, nil)
+	c, err := d.pulls()
 	if err != nil {
 		return "", nil, err
 	}

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
-	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 )
 
 // environment is everything ralph-ci reads from the process environment,

@@ -25,8 +25,8 @@ func gettingStartedCommands(t *testing.T) []string {
 	}
 	standIns := []*regexp.Regexp{
 		regexp.MustCompile(`^go install github\.com/ralph-ci/ralph-ci/cmd/ralph-ci@latest$`), // the test binary is ralph-ci
-		regexp.MustCompile(`^npm install -g @anthropic-ai/claude-code$`),                    // installed by .ci/run
-		regexp.MustCompile(`^export ANTHROPIC_API_KEY=\.\.\.$`),                             // the scripted server's
+		regexp.MustCompile(`^npm install -g @anthropic-ai/claude-code$`),                     // installed by .ci/run
+		regexp.MustCompile(`^export ANTHROPIC_API_KEY=\.\.\.$`),                              // the scripted server's
 	}
 	var cmds []string
 	for _, m := range fence.FindAllStringSubmatch(string(src), -1) {

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
-	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 )
 
 // maxQueueCommits bounds the older commits of a pull request looked for

@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
-	"github.com/ralph-ci/ralph-ci/reporters/pulls"
 )
 
 // ownPush tells whether this run was started by ralph-ci's own push: with
@@ -38,7 +37,8 @@ func ownPush(ctx context.Context, opts *globalOptions) (bool, string, error) {
 	if err := json.Unmarshal(raw, &ev); err != nil || ev.Action != "synchronize" || ev.PullRequest.Head.SHA == "" {
 		return false, "", nil
 	}
-	c, err := pulls.New(e.APIURL, e.Token, e.Repository, nil)
+	d := &delivery{env: e}
+	c, err := d.pulls()
 	if err != nil {
 		return false, "", err
 	}

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
-	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 )
 
 // progressOf are the progress comments on the pull request.
@@ -29,7 +29,9 @@ func TestProgressComment(t *testing.T) {
 	bin := ralphBinary(t)
 	w := newPRWorld(t, bin)
 	w.extraEnv = append(w.extraEnv, "GITHUB_SERVER_URL=https://github.com", "GITHUB_RUN_ID=7")
-	edits := func() int { return w.srv.Seen("PATCH", `/issues/comments/`) + w.srv.Seen("POST", `/issues/2/comments$`) }
+	edits := func() int {
+		return w.srv.Seen("PATCH", `/issues/comments/`) + w.srv.Seen("POST", `/issues/2/comments$`)
+	}
 
 	// Two specs, 3/3 each: six rotations in all.
 	before := edits()

@@ -24,6 +24,9 @@ type globalOptions struct {
 	stderr io.Writer
 	log    zerolog.Logger
 	env    environment // read once, at the door
+	// host is how every agent and verification command starts: the
+	// secrets to mask, the environment policy, the shepherd.
+	host *agent.Host
 }
 
 // execute builds the command tree, runs it and maps the outcome to an
@@ -31,15 +34,15 @@ type globalOptions struct {
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.Code {
 	sealed := unsealed()
 	getenv := getenvWith(sealed)
-	opts := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr, env: readEnvironment(getenv)}
+	opts := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr, env: readEnvironment(getenv), host: &agent.Host{}}
 	token, err := readToken(getenv)
 	opts.env.pr.Token = token
 	if err == nil {
 		opts.env.pushToken, err = readFD(getenv, pushTokenFDVar)
 	}
-	protectProcess(token)
-	agent.AddSecrets(opts.env.pushToken)
-	agent.AddSecrets(sealedSecrets(sealed)...)
+	protectProcess(opts.host, token)
+	opts.host.AddSecrets(opts.env.pushToken)
+	opts.host.AddSecrets(sealedSecrets(sealed)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "ralph-ci: %v\n", err)
 		return opts.env.exit(exitcode.Usage, stdout)

@@ -138,8 +138,8 @@ the same commit; the checkpoints are presented there, once per spec.`,
 
 // endRun finishes a run: the delivery and the matrix's last pushes, the
 // matrix of specs on stdout, the reports (written even for an interrupted
-// run; failing to write them fails a run that would have succeeded), and
-// the exit code.
+// run) and the exit code, which exitcode.RunEnd decides from what each
+// step returned.
 func endRun(ctx context.Context, opts *globalOptions, p *project.Project, dl *delivery, matrix *matrixRun, sig *caughtSignal, out engine.Outcome, err error, junitPath, jsonPath string) error {
 	derr := dl.finish(context.WithoutCancel(ctx), opts, out.Message)
 	// Interrupted, the integrated state may not have been pushed:
@@ -150,22 +150,16 @@ func endRun(ctx context.Context, opts *globalOptions, p *project.Project, dl *de
 	}
 	if derr != nil {
 		opts.log.Error().Err(derr).Msg("delivery: the pull request or the outputs failed")
-		if err == nil && out.Code == exitcode.OK {
-			out.Code = exitcode.Failure
-		}
 	}
 	printRows(opts, engine.Rows(out.Specs, out.State))
-	code := out.Code
-	if code == exitcode.Interrupted {
-		code = sig.code()
-	}
-	// Reports are written even for an interrupted run; failing to
-	// write them fails a run that would have succeeded.
-	if werr := writeReports(context.WithoutCancel(ctx), opts, p, out.Report, code, junitPath, jsonPath); werr != nil && err == nil && code == exitcode.OK {
-		return exitcode.New(exitcode.Failure, werr)
-	}
-	if err != nil {
+	end := exitcode.RunEnd{Engine: out.Code, EngineErr: err, Delivery: derr, Signal: sig.code()}
+	code := end.Code()
+	end.Reports = writeReports(context.WithoutCancel(ctx), opts, p, out.Report, code, junitPath, jsonPath)
+	switch final := end.Code(); {
+	case err != nil:
 		return err
+	case final != code:
+		return exitcode.New(final, end.Reports)
 	}
 	ev := opts.log.Info()
 	if code != exitcode.OK {
@@ -182,7 +176,7 @@ func endRun(ctx context.Context, opts *globalOptions, p *project.Project, dl *de
 // echoed in folded groups on GitHub Actions, a progress line on a
 // terminal.
 func engineOptions(opts *globalOptions, p *project.Project, maxRotations int) engine.Options {
-	o := engine.Options{Project: p, MaxRotations: maxRotations, Log: opts.log, Version: versionString()}
+	o := engine.Options{Project: p, MaxRotations: maxRotations, Log: opts.log, Version: versionString(), Host: opts.host}
 	if opts.env.actions.Actions {
 		o.Echo = actionsEcho(opts.stdout)
 	}

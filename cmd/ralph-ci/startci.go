@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-
-	"github.com/ralph-ci/ralph-ci/reporters/pulls"
 )
 
 // dispatcher starts a workflow with the workflow_dispatch API
@@ -28,7 +26,7 @@ func (d *delivery) startCI(ctx context.Context, opts *globalOptions) error {
 		opts.log.Info().Strs("workflows", d.ciWorkflows).Msg("delivery.ci_workflows: not dispatched, the push-token's push starts the repository's workflows itself")
 		return nil
 	}
-	c, err := pulls.New(d.env.APIURL, d.env.Token, d.env.Repository, nil)
+	c, err := d.pulls()
 	if err != nil {
 		return err
 	}

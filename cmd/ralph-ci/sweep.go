@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
-	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 )
 
 // checkSweep is the merge-gate part of check on an event without a pull

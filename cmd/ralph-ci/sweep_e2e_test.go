@@ -43,7 +43,7 @@ type sweepWorld struct {
 // newSweepWorld makes the default branch's checkout with config (also the
 // pull requests' base config) and the open pull requests prs, each with
 // its checkpoint presented, and the job's event (schedule or
-// workflow_dispatch, its payload from reporters/prchannel/testdata/events).
+// workflow_dispatch, its payload from github/prchannel/testdata/events).
 func newSweepWorld(t *testing.T, bin, config, event string, prs ...int) *sweepWorld {
 	t.Helper()
 	w := &sweepWorld{t: t, bin: bin, dir: t.TempDir(), eventName: event, heads: map[int]string{}, comments: map[int]int64{}}
@@ -57,7 +57,7 @@ func newSweepWorld(t *testing.T, bin, config, event string, prs ...int) *sweepWo
 	git(t, w.dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "default branch: no specs yet")
 	gh := t.TempDir()
 	w.event, w.summary = filepath.Join(gh, "event.json"), filepath.Join(gh, "summary.md")
-	raw, err := os.ReadFile(filepath.Join("..", "..", "reporters", "prchannel", "testdata", "events", event+".json"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "github", "prchannel", "testdata", "events", event+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

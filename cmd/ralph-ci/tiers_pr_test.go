@@ -22,7 +22,7 @@ import (
 // scripted agent, against a fake GitHub (internal/ghfake) in this process
 // that keeps the pull request's comments, reactions and statuses and fails
 // the test on any request it does not know. The event payloads are the
-// real webhook examples of reporters/prchannel/testdata/events.
+// real webhook examples of github/prchannel/testdata/events.
 
 var (
 	alice    = fake.User{Login: "alice", ID: 10, Type: "User"}          // write
@@ -158,7 +158,7 @@ func (w *prWorld) commit(msg string) {
 
 // setEvent writes a real webhook payload as the event of the job.
 func (w *prWorld) setEvent(name string) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "reporters", "prchannel", "testdata", "events", name))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "github", "prchannel", "testdata", "events", name))
 	if err != nil {
 		w.t.Fatal(err)
 	}

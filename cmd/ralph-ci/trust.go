@@ -89,12 +89,12 @@ func readSmall(f *os.File) ([]byte, error) {
 
 // protectProcess is the door's part that does not depend on the config:
 // non-dumpable, secrets to mask, the shepherd.
-func protectProcess(token string) {
+func protectProcess(host *agent.Host, token string) {
 	makeNonDumpable()
-	agent.AddSecrets(token)
-	agent.AddEnvironSecrets()
+	host.AddSecrets(token)
+	host.AddEnvironSecrets()
 	if exe, err := os.Executable(); err == nil {
-		agent.UseShepherd(exe)
+		host.Shepherd = exe
 	}
 }
 
@@ -103,7 +103,7 @@ func protectProcess(token string) {
 // returned function puts it back. gitEnv gives it to ralph-ci's own git
 // processes (delivery), which run between rotations only.
 func guardAgents(ctx context.Context, opts *globalOptions, p *project.Project) (gitEnv []string, restore func()) {
-	agent.SetEnvPolicy(p.Config.Environment.Remove)
+	opts.host.Remove = p.Config.Environment.Remove
 	root, err := filepath.Abs(p.Root) // the config files git names hold from the root, not from here (-C)
 	if err != nil {
 		root = p.Root
@@ -112,7 +112,7 @@ func guardAgents(ctx context.Context, opts *globalOptions, p *project.Project) (
 	if err != nil {
 		opts.log.Warn().Err(err).Msg("could not hide the git credential actions/checkout persisted: the agent may read it (use persist-credentials: false)")
 	}
-	agent.AddSecrets(hidden.Values()...)
+	opts.host.AddSecrets(hidden.Values()...)
 	return ownGitEnv(hidden.Env(), opts.env.serverURL, opts.env.pr.Token, opts.env.pushToken), func() {
 		if err := hidden.Restore(context.WithoutCancel(ctx)); err != nil {
 			opts.log.Warn().Err(err).Msg("could not put back the git credential actions/checkout persisted")

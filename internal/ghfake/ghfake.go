@@ -146,7 +146,7 @@ type Server struct {
 }
 
 // The base of the pull request of New, as in the webhook examples of
-// reporters/prchannel/testdata/events.
+// github/prchannel/testdata/events.
 const (
 	BaseSHA = "f95f852bd8fca8fcc58a9a2d6c842781e32a215e"
 	BaseRef = "master"

@@ -53,6 +53,11 @@ func (s *Server) routes() *http.ServeMux {
 // the answer against GitHub's OpenAPI description (see conform), failing
 // the test on anything the description does not allow.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	// The fake runs on 127.0.0.1, where go-github's WithEnterpriseURLs
+	// adds GitHub Enterprise Server's /api/v3 prefix: it serves both.
+	if p, ok := strings.CutPrefix(r.URL.Path, "/api/v3/"); ok {
+		r.URL.Path, r.URL.RawPath = "/"+p, ""
+	}
 	reqBody, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
 		s.t.Errorf("fake GitHub: %s %s: reading the body: %v", r.Method, r.URL, err)

@@ -4,12 +4,14 @@
 //
 //	cmd/ralph-ci                      wiring: flags, environment, exit codes
 //	pipeline/engine                   the loop: orchestration and I/O
-//	reporters, reporters/*            outputs; reporters/prchannel, the PR checkpoint channel
+//	reporters/*, github/*             outputs; github/prchannel, the PR checkpoint channel,
+//	                                  github/pulls, ralph-ci's own pull request
 //	pipeline/gate                     checkpoint sync, merge gate, who may approve
 //	pipeline/state, project, shards   state.json, the loaded project, the shards
 //	pipeline/layers, tiers, verify, plan, scheduler   pure rules over plain values
 //	leaves                            agent, changes, counter, deliver, discovery,
-//	                                  prompt, exitcode, schema, internal/*
+//	                                  prompt, exitcode, schema, internal/*, and github:
+//	                                  the one port to the GitHub API
 //	leaf types                        pipeline/status, pipeline/report: the types
 //	                                  every layer shares; they import nothing of
 //	                                  the module

@@ -20,12 +20,12 @@ import (
 var layers = [][]string{
 	{"cmd/"},
 	{"pipeline/engine"},
-	{"reporters", "reporters/"},
+	{"reporters", "reporters/", "github/"},
 	{"pipeline/gate"},
 	{"pipeline/state", "pipeline/project", "pipeline/shards"},
 	{"pipeline/layers", "pipeline/tiers", "pipeline/verify", "pipeline/plan", "pipeline/scheduler"},
 	{"pipeline/agent", "pipeline/changes", "pipeline/counter", "pipeline/deliver", "pipeline/discovery", "pipeline/gitstate", "pipeline/prompt",
-		"pipeline/exitcode", "schema", "internal/"},
+		"pipeline/exitcode", "schema", "internal/", "github"},
 	{"pipeline/status", "pipeline/report"},
 }
 
@@ -81,7 +81,7 @@ func TestNoPackageImportsOneAbove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"cmd/ralph-ci", "pipeline/engine", "pipeline/gate", "pipeline/tiers", "reporters/prchannel"} {
+	for _, want := range []string{"cmd/ralph-ci", "pipeline/engine", "pipeline/gate", "pipeline/tiers", "github/prchannel"} {
 		if _, ok := graph[want]; !ok {
 			t.Fatalf("the module's packages were not all read: %s is missing from %v", want, keys(graph))
 		}
@@ -96,12 +96,12 @@ func TestNoPackageImportsOneAbove(t *testing.T) {
 // import its own layer and the ones below.
 func TestViolationsFindsAnUpwardImport(t *testing.T) {
 	graph := map[string][]string{
-		"cmd/ralph-ci":        {"pipeline/engine", "reporters/actions", "internal/text"},
-		"reporters/actions":   {"reporters", "internal/text"},
-		"reporters/prchannel": {"pipeline/gate", "reporters/actions"},
-		"pipeline/tiers":      {"reporters"},
-		"pipeline/gate":       {"pipeline/engine"},
-		"pipeline/nowhere":    {"schema"},
+		"cmd/ralph-ci":      {"pipeline/engine", "reporters/actions", "internal/text"},
+		"reporters/actions": {"reporters", "internal/text"},
+		"github/prchannel":  {"pipeline/gate", "reporters/actions"},
+		"pipeline/tiers":    {"reporters"},
+		"pipeline/gate":     {"pipeline/engine"},
+		"pipeline/nowhere":  {"schema"},
 	}
 	got := violations(graph)
 	want := []string{
@@ -132,17 +132,18 @@ func TestLeafTypesImportNothing(t *testing.T) {
 // below it and not its prefix-sharing neighbours.
 func TestLayerOf(t *testing.T) {
 	for pkg, want := range map[string]int{
-		"cmd/ralph-ci":        0,
-		"reporters":           2,
-		"reporters/prchannel": 2,
-		"pipeline/gate":       3,
-		"pipeline/state":      4,
-		"pipeline/layers":     5,
-		"internal/text":       6,
-		"pipeline/stateful":   -1,
-		"internal":            -1,
-		"internal/ghfake":     6,
-		"pipeline/status":     7,
+		"cmd/ralph-ci":      0,
+		"reporters":         2,
+		"github/prchannel":  2,
+		"github":            6,
+		"pipeline/gate":     3,
+		"pipeline/state":    4,
+		"pipeline/layers":   5,
+		"internal/text":     6,
+		"pipeline/stateful": -1,
+		"internal":          -1,
+		"internal/ghfake":   6,
+		"pipeline/status":   7,
 	} {
 		if got := layerOf(pkg); got != want {
 			t.Errorf("layerOf(%q) = %d, want %d", pkg, got, want)

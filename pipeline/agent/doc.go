@@ -12,7 +12,7 @@
 // memory: a gigabyte on one line costs the same few hundred KiB as a short
 // answer, because every scanner below keeps only bounded state.
 //
-// Secrets (see [AddSecrets]) are masked in the output before anything
+// Secrets (see [Host.AddSecrets]) are masked in the output before anything
 // reads it. When [UseShepherd] named ralph-ci's executable (Linux), the
 // agent runs under a shepherd that contains everything it starts, setsid'd
 // processes included, and stops them when the agent ends, on a timeout and

@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"slices"
 	"strings"
-	"sync"
 )
 
 // The job's credentials and files never reach a process ralph-ci starts
@@ -45,25 +43,6 @@ type EnvPolicy struct {
 	// a passed name re-admits one Remove removed, never a fixed one.
 	AgentRemove []string
 	AgentPass   []string
-}
-
-var (
-	policyMu sync.RWMutex
-	policy   EnvPolicy
-)
-
-// SetEnvPolicy sets the environment.remove list of the config, once, at
-// the door: every process started afterwards honours it.
-func SetEnvPolicy(remove []string) {
-	policyMu.Lock()
-	defer policyMu.Unlock()
-	policy = EnvPolicy{Remove: slices.Clone(remove)}
-}
-
-func currentPolicy() EnvPolicy {
-	policyMu.RLock()
-	defer policyMu.RUnlock()
-	return policy
 }
 
 // BuildEnv is the environment of every process ralph-ci starts (agents,

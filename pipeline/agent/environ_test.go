@@ -43,17 +43,13 @@ func TestBuildEnv(t *testing.T) {
 // A secret is masked however the output is split into chunks, and the
 // text around it is kept.
 func TestMaskerAcrossChunks(t *testing.T) {
-	secretsMu.Lock()
-	saved := secrets
-	secrets = nil
-	secretsMu.Unlock()
-	t.Cleanup(func() { secretsMu.Lock(); secrets = saved; secretsMu.Unlock() })
-	AddSecrets("ghs_0123456789abcdef", "short", "sk-ant-api03-zzzzzzzz")
+	var h Host
+	h.AddSecrets("ghs_0123456789abcdef", "short", "sk-ant-api03-zzzzzzzz")
 	in := "token=ghs_0123456789abcdef and ghs_0123 then sk-ant-api03-zzzzzzzz! short stays\n"
 	want := "token=*** and ghs_0123 then ***! short stays\n"
 	for size := 1; size <= len(in); size++ {
 		var out bytes.Buffer
-		w, flush := newMasker(&out)
+		w, flush := newMaskerOf(h.list(), &out)
 		for i := 0; i < len(in); i += size {
 			_, _ = w.Write([]byte(in[i:min(i+size, len(in))]))
 		}
@@ -64,8 +60,8 @@ func TestMaskerAcrossChunks(t *testing.T) {
 			t.Fatalf("chunks of %d: %q, want %q", size, out.String(), want)
 		}
 	}
-	if got := MaskString(in); got != want {
-		t.Errorf("MaskString = %q", got)
+	if got := h.Mask(in); got != want {
+		t.Errorf("Mask = %q", got)
 	}
 	if got := SecretsOf([]string{"NPM_TOKEN=n1", "MY_KEY=k", "X_SECRET=s", "PATH=/bin", "GITHUB_TOKEN=g"}); !slices.Equal(got, []string{"n1", "k", "s", "g"}) || strings.Contains(strings.Join(got, ""), "/bin") {
 		t.Errorf("SecretsOf = %q", got)

@@ -2,12 +2,8 @@ package agent
 
 import (
 	"bytes"
-	"cmp"
 	"io"
-	"os"
-	"slices"
 	"strings"
-	"sync"
 )
 
 // Secrets that appear in what an agent or a verification command prints
@@ -22,24 +18,6 @@ const Masked = "***"
 // minSecret is the shortest value masked: shorter values ("1", "true")
 // would mask ordinary words.
 const minSecret = 8
-
-var (
-	secretsMu sync.RWMutex
-	secrets   []string
-)
-
-// AddSecrets adds values to mask in every output read afterwards.
-func AddSecrets(values ...string) {
-	secretsMu.Lock()
-	defer secretsMu.Unlock()
-	for _, v := range values {
-		if len(v) >= minSecret && !slices.Contains(secrets, v) {
-			secrets = append(secrets, v)
-		}
-	}
-	// Longest first: a secret that contains another is masked whole.
-	slices.SortFunc(secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-}
 
 // SecretsOf lists the values of environ (KEY=VALUE) whose names look like
 // secrets: *_TOKEN, *_KEY, *_SECRET, *_PASSWORD, and the job's token
@@ -57,19 +35,6 @@ func SecretsOf(environ []string) []string {
 	return out
 }
 
-// AddEnvironSecrets adds the secrets of ralph-ci's own environment.
-func AddEnvironSecrets() { AddSecrets(SecretsOf(os.Environ())...) }
-
-// MaskString masks the known secrets in s.
-func MaskString(s string) string {
-	secretsMu.RLock()
-	defer secretsMu.RUnlock()
-	for _, v := range secrets {
-		s = strings.ReplaceAll(s, v, Masked)
-	}
-	return s
-}
-
 // masker masks the secrets in a stream written in chunks of any size, as
 // a strings.Replacer of every secret (longest first) masks the whole
 // stream: at the leftmost place where a secret begins, the longest one
@@ -84,15 +49,6 @@ type masker struct {
 	carry   []byte // held back
 	join    []byte // carry and the chunk
 	out     []byte // the masked chunk
-}
-
-// newMasker masks the secrets known now in what is written to w; with no
-// secret known it returns w.
-func newMasker(w io.Writer) (io.Writer, func() error) {
-	secretsMu.RLock()
-	list := slices.Clone(secrets)
-	secretsMu.RUnlock()
-	return newMaskerOf(list, w)
 }
 
 // newMaskerOf masks list (longest first) in what is written to w.

@@ -78,9 +78,7 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 		outW.Close()
 		return nil, err
 	}
-	pol := currentPolicy()
-	pol.AgentPass, pol.AgentRemove = inv.Pass, inv.Remove
-	cmd.Env = BuildEnv(os.Environ(), pol, inv.Env)
+	cmd.Env = BuildEnv(os.Environ(), inv.Host.policy(inv.Pass, inv.Remove), inv.Env)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
 	setGroup(cmd, shepherded)
 	err = cmd.Start()
@@ -101,7 +99,7 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 		_, _ = io.WriteString(inW, inv.Prompt) // EPIPE if the agent does not read it
 		inW.Close()
 	}()
-	go p.read(output, scanner)
+	go p.read(inv.Host.list(), output, scanner)
 	return p, nil
 }
 
@@ -122,13 +120,13 @@ func command(inv Invocation, exe string) (cmd *exec.Cmd, shepherded bool, err er
 	return cmd, exe != "", nil
 }
 
-// read copies the output to output and scanner until the pipe ends or is
-// aborted.
-func (p *process) read(output, scanner io.Writer) {
+// read copies the output, with secrets (longest first) masked, to output
+// and scanner until the pipe ends or is aborted.
+func (p *process) read(secrets []string, output, scanner io.Writer) {
 	bp := chunks.Get().(*[]byte)
 	defer chunks.Put(bp)
 	buf := *bp
-	dst, flush := newMasker(splitWriter{p, output, scanner})
+	dst, flush := newMaskerOf(secrets, splitWriter{p, output, scanner})
 	for {
 		p.idle.Store(true)
 		n, err := p.out.Read(buf)

@@ -45,6 +45,9 @@ type Invocation struct {
 	Output io.Writer
 	// Watch lists phrases to look for in the final text, ignoring case.
 	Watch []string
+	// Host masks the output's secrets, says what of the environment the
+	// process does not inherit, and names the shepherd; nil for none.
+	Host *Host
 }
 
 // Result is the outcome of Run.
@@ -78,7 +81,7 @@ type Result struct {
 // agent that exits with a non-zero status is not an error: see
 // Result.ExitCode.
 func Run(ctx context.Context, inv Invocation) (Result, error) {
-	return runWith(ctx, inv, currentShepherd())
+	return runWith(ctx, inv, inv.Host.shepherd())
 }
 
 // runWith is Run, under the shepherd exe ("" for none).

@@ -6,40 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-
-	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
 
 // Every agent and verification command can run under a shepherd
 // (internal/shepherd): ralph-ci started again, which contains everything
 // the command starts and stops it when the command ends, on a timeout and
 // when ralph-ci dies.
-
-var (
-	shepherdMu  sync.RWMutex
-	shepherdExe string
-)
-
-// UseShepherd makes every later start of an agent or a command go through
-// a shepherd: exe is ralph-ci's own executable, which becomes the shepherd
-// when started as [shepherd.Name] (any binary that links this package
-// does, from internal/shepherd's init). "" turns it off. It has an effect
-// only where a shepherd can work (Linux).
-func UseShepherd(exe string) {
-	shepherdMu.Lock()
-	defer shepherdMu.Unlock()
-	shepherdExe = exe
-}
-
-func currentShepherd() string {
-	shepherdMu.RLock()
-	defer shepherdMu.RUnlock()
-	if !shepherd.Works {
-		return ""
-	}
-	return shepherdExe
-}
 
 // resolve finds the command as exec.Command would, in dir, so that a
 // command that cannot start is reported by ralph-ci, not by the

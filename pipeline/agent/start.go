@@ -28,6 +28,8 @@ type Start struct {
 	Output io.Writer
 	// Watch lists phrases to look for in the final text.
 	Watch []string
+	// Host is how the agent is started (see [Host]).
+	Host *Host
 }
 
 // Configured runs the configured agent s describes: its command, format
@@ -43,7 +45,7 @@ func Configured(ctx context.Context, s Start) (Result, error) {
 	return Run(ctx, Invocation{
 		Argv: a.Command, Dir: s.Dir, Env: env, Prompt: s.Prompt,
 		Timeout: a.Timeout.Std(), Format: a.Format, Output: s.Output, Watch: s.Watch,
-		Pass: a.EnvPass, Remove: a.EnvRemove,
+		Pass: a.EnvPass, Remove: a.EnvRemove, Host: s.Host,
 	})
 }
 

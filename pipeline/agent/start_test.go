@@ -35,7 +35,7 @@ func TestConfiguredEnvironmentAndPrompt(t *testing.T) {
 // after it.
 func TestEnviron(t *testing.T) {
 	t.Setenv("RALPH_TEST_INHERITED", "yes")
-	env := BuildEnv(os.Environ(), currentPolicy(), []string{"X=1"})
+	env := BuildEnv(os.Environ(), (*Host)(nil).policy(nil, nil), []string{"X=1"})
 	if env[len(env)-1] != "X=1" || !containsEntry(env, "RALPH_TEST_INHERITED=yes") {
 		t.Errorf("BuildEnv = %q", env)
 	}

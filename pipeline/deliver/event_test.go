@@ -17,7 +17,7 @@ func TestParseEvent(t *testing.T) {
 		{"issue_comment.created.json", Event{BaseRepo: "Codertocat/Hello-World", DefaultBranch: "master"}}, // a plain issue
 		{"push.json", Event{BaseRepo: "Codertocat/Hello-World", DefaultBranch: "master"}},
 	} {
-		raw, err := os.ReadFile(filepath.Join("..", "..", "reporters", "prchannel", "testdata", "events", tc.file)) // real webhook examples
+		raw, err := os.ReadFile(filepath.Join("..", "..", "github", "prchannel", "testdata", "events", tc.file)) // real webhook examples
 		if err != nil {
 			t.Fatal(err)
 		}

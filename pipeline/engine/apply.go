@@ -24,8 +24,8 @@ func apply(st *state.State, sp plan.Spec, stage plan.Stage, idx int, j judgement
 	if j.seen != nil {
 		ss.VerifierSeen = j.seen
 	}
-	if j.tests != nil {
-		ss.VerifierTests = j.tests
+	if v.Tests != nil {
+		ss.VerifierTests = v.Tests
 	}
 	switch v.Loop {
 	case layers.LoopClear:

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -44,9 +43,9 @@ func claimRules(cfg schema.Layers, ss state.SpecState) layers.Rules {
 	}
 }
 
-// judgement is a rotation's verdict with everything else its judging
-// found: together, all the changes it asks of the spec's state, which
-// apply makes.
+// judgement is a rotation's verdict with what else its judging found:
+// together, all the changes it asks of the spec's state, which apply
+// makes.
 type judgement struct {
 	layers.Verdict
 	// restart tells that the spec changed since its tasks began: its task
@@ -55,99 +54,115 @@ type judgement struct {
 	// seen are the guarded files' hashes after the rotation (nil when the
 	// spec guards none).
 	seen map[string]string
-	// tests are the stage's tests that passed so far, when the
-	// verification produced a test report that held.
-	tests []string
 }
 
-// verdictOf judges a rotation: contradiction, signal and promise
-// (layers.Claim), the verifier guard (changed verifiers, tests that stop
-// others), markers of unfinished work, the stage's verification method and
-// its test report, then the artifact review; a rotation that left a git
-// state ralph-ci does not commit through (gitLeft) is rejected with it,
-// unjudged. It reads ss and never changes it. An error
-// only means ctx was cancelled: the rotation is then left to be run again.
-func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, status status.Status, res agent.Result, changed []string, history, gitLeft string) (judgement, error) {
-	cfg := e.opts.Project.Config
+// verdictOf judges a rotation: it gathers the facts (layers.Facts) and
+// asks layers.Judge, which holds the order of the layers; the facts that
+// cost a process (the loop's diff, the stage's verification method, the
+// reviewer) are gathered when Judge asks for them. gitLeft is the git
+// state the rotation left that ralph-ci does not commit through ("" none).
+// It reads ss and never changes it. An error only means ctx was
+// cancelled: the rotation is then left to be run again.
+func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, st status.Status, res agent.Result, changed []string, history, gitLeft string) (judgement, error) {
 	var j judgement
 	if ss.TaskKey != sp.Hash {
 		j.restart = true
 		ss.StartTasks(sp.Hash) // on the copy judged here; apply does it for real
 	}
-	if sp.Front == nil || sp.Front.Completion == nil {
-		if ss.Rotations == 0 {
-			e.log.Warn().Str("spec", sp.Path).Str("method", stage.Criteria.VerificationMethod).Msg("spec has no completion spec: using the default criteria of each stage")
-		}
+	if (sp.Front == nil || sp.Front.Completion == nil) && ss.Rotations == 0 {
+		e.log.Warn().Str("spec", sp.Path).Str("method", stage.Criteria.VerificationMethod).Msg("spec has no completion spec: using the default criteria of each stage")
 	}
-	v, ok := layers.Claim(status, res.Report, stage, claimRules(cfg.Layers, ss))
-	if gitLeft != "" { // whatever it claimed: nothing is committed through that state
-		v.Reject("git_state", gitLeft)
-		j.Verdict = v
-		return j, nil
+	f := e.facts(sp, ss, stage, st, res)
+	f.GitLeft = gitLeft
+	if gitLeft == "" {
+		j.seen = f.Now
 	}
-	if strings.HasPrefix(v.Reason, layers.ContradictionLog) {
-		e.log.Warn().Str("spec", sp.Path).Msg(layers.ContradictionLog)
-	}
-	j.seen, ok = e.guardVerdict(ctx, &v, ok, sp, stage, ss)
 	transcript := &lazyFile{path: strings.TrimSuffix(history, ".log") + ".verify.log", e: e}
 	defer transcript.close()
-	if method := stage.Criteria.VerificationMethod; ok && method != verify.StringMatch {
-		log := e.log.With().Str("spec", sp.Path).Str("stage", stage.Name).Str("method", method).Logger()
-		out := transcript.writer()
-		in := verify.Input{
-			Root: e.root, Promise: stage.Criteria.Promise, Output: res.Report,
-			AcceptanceCriteria: layers.AcceptanceCriteria(sp), DefaultJudge: cfg.Layers.Judge, Log: log, Transcript: out,
-			Judge: verify.AgentJudge{Agents: cfg.Agents, Root: e.root, Transcript: out, Env: []string{"RALPH_SPEC=" + sp.Path, "RALPH_STAGE=" + stage.Name, "RALPH_RUN_ID=" + e.runID}},
-		}
-		r := verify.Verify(ctx, method, in, stage.Criteria.VerificationConfig)
-		if ctx.Err() != nil {
-			return j, ctx.Err()
-		}
-		if ok = v.Method(method, r); ok {
-			if ok = v.TestRun(ss.VerifierTests, stage.Criteria.RetireTests, r.Tests); ok && r.Tests.Found {
-				j.tests = layers.PassedSince(ss.VerifierTests, r.Tests)
+	for {
+		v := layers.Judge(f)
+		switch v.Need {
+		case layers.NeedAdded:
+			f.Added = loopAdded(ctx, e.root, ss.VerifierTree)
+		case layers.NeedMethod:
+			r := e.verifyStage(ctx, sp, stage, res, transcript.writer())
+			if ctx.Err() != nil {
+				return j, ctx.Err()
 			}
+			f.Method = &r
+		case layers.NeedReview:
+			out, err := e.runReviewer(ctx, sp, ss, stage, f.Review.Reviewer, v.ReviewAt, f.Review.MaxIterations, changed, transcript.writer())
+			if ctx.Err() != nil {
+				return j, ctx.Err()
+			}
+			if err != nil {
+				e.log.Warn().Str("spec", sp.Path).Str("reviewer", f.Review.Reviewer).Err(err).Msg("the reviewer failed: no review signal")
+			}
+			f.Review.Output = &out
+		default:
+			e.tell(sp, v)
+			j.Verdict = v
+			return j, nil
 		}
 	}
-	reviewed := false
-	if ok {
-		var err error
-		if reviewed, ok, err = e.review(ctx, sp, ss, stage, &v, changed, transcript.writer); err != nil {
-			return j, err
-		}
-	}
-	if ok {
-		v.Accepted = true
-	} else if ss.ReviewIteration > 0 && !reviewed && v.FixFailed(res.TimedOut, ss.ReviewIteration, ss.ReviewFixFailures) {
-		e.log.Warn().Str("spec", sp.Path).Msg(layers.FixGaveUp)
-		e.progressLog(sp, fmt.Sprintf("\n%s (task %d).\n", strings.ToUpper(layers.FixGaveUp[:1])+layers.FixGaveUp[1:], ss.TaskIndex))
-	}
-	j.Verdict = v
-	return j, nil
 }
 
-// guardVerdict runs the verifier guard and the unfinished-work layer on a
-// claim that held so far (ok): it returns the guarded items' hashes after
-// the rotation, for the state, and whether the claim still holds.
-func (e *engine) guardVerdict(ctx context.Context, v *layers.Verdict, ok bool, sp plan.Spec, stage plan.Stage, ss state.SpecState) (map[string]string, bool) {
+// facts gathers what layers.Judge reads about a rotation, but for the
+// facts that cost a process: the claim, the rules of the config, the
+// verifier guard's hashes, and the state of the review loop.
+func (e *engine) facts(sp plan.Spec, ss state.SpecState, stage plan.Stage, st status.Status, res agent.Result) layers.Facts {
+	cfg := e.opts.Project.Config
 	now, stops := e.guardAfter(sp, stage, ss)
-	if !ok {
-		return now, false
+	rc := cfg.Layers.Review
+	return layers.Facts{
+		Stage: stage, Status: st, Output: res.Report, TimedOut: res.TimedOut,
+		Rules:    claimRules(cfg.Layers, ss),
+		Baseline: ss.VerifierHashes, Now: now, Stops: stops,
+		Markers: cfg.Layers.UnfinishedMarkers, CanDiff: ss.VerifierTree != "",
+		Inventory: ss.VerifierTests,
+		Review: layers.ReviewFacts{
+			Enabled: rc.Enabled, Every: rc.Every, MaxIterations: rc.MaxIterations, Reviewer: cfg.ReviewAgent(),
+			Task: ss.TaskIndex, PrevStage: ss.TaskStage, Stages: len(sp.Stages),
+			Pending: ss.ReviewIteration, FixFailures: ss.ReviewFixFailures,
+			ProgressFile: e.relToRoot(e.progressFile(sp)),
+		},
 	}
-	if !v.Guard(stage.Name, ss.VerifierHashes, now) {
-		e.log.Warn().Str("spec", sp.Path).Strs("files", layers.Differing(ss.VerifierHashes, layers.Restrict(now, ss.VerifierHashes))).Msg("verifier guard: claim rejected, the verification files were changed")
-		return now, false
+}
+
+// verifyStage runs the stage's verification method, writing its
+// transcript to out.
+func (e *engine) verifyStage(ctx context.Context, sp plan.Spec, stage plan.Stage, res agent.Result, out io.Writer) verify.Result {
+	cfg := e.opts.Project.Config
+	method := stage.Criteria.VerificationMethod
+	log := e.log.With().Str("spec", sp.Path).Str("stage", stage.Name).Str("method", method).Logger()
+	in := verify.Input{
+		Root: e.root, Promise: stage.Criteria.Promise, Output: res.Report,
+		AcceptanceCriteria: layers.AcceptanceCriteria(sp), DefaultJudge: cfg.Layers.Judge, Log: log, Transcript: out, Host: e.opts.Host,
+		Judge: verify.AgentJudge{Agents: cfg.Agents, Root: e.root, Transcript: out, Host: e.opts.Host, Env: []string{"RALPH_SPEC=" + sp.Path, "RALPH_STAGE=" + stage.Name, "RALPH_RUN_ID=" + e.runID}},
 	}
-	if !v.NewTests(stops) {
-		e.log.Warn().Str("spec", sp.Path).Msg("verifier guard: claim rejected, a new test file can stop the existing tests")
-		return now, false
-	}
-	if markers := e.opts.Project.Config.Layers.UnfinishedMarkers; len(markers) > 0 && ss.VerifierTree != "" {
-		if added := loopAdded(ctx, e.root, ss.VerifierTree); len(added) > 0 {
-			return now, v.Unfinished(layers.Unfinished(added, markers))
+	return verify.Verify(ctx, method, in, stage.Criteria.VerificationConfig)
+}
+
+// tell logs the verdict's notes and appends its progress entries to the
+// spec's progress log.
+func (e *engine) tell(sp plan.Spec, v layers.Verdict) {
+	for _, n := range v.Notes {
+		ev := e.log.Debug()
+		switch n.Level {
+		case layers.NoteInfo:
+			ev = e.log.Info()
+		case layers.NoteWarn:
+			ev = e.log.Warn()
 		}
+		ev = ev.Str("spec", sp.Path)
+		if n.Files != nil {
+			ev = ev.Strs("files", n.Files)
+		}
+		ev.Msg(n.Msg)
 	}
-	return now, true
+	for _, p := range v.Progress {
+		e.progressLog(sp, p)
+	}
 }
 
 // lazyFile is the verification transcript, created on first use.

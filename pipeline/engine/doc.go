@@ -9,11 +9,13 @@
 // completion claim, compare the files, update every counter (counter), and
 // save state.json atomically.
 //
-// Judging. What a claim's layers mean (contradiction, signal, promise,
-// verifier guard, the artifact review's decisions and prompt) is decided
-// by package layers; the engine does their I/O (hashing the guarded files,
-// running the method and the reviewer, the progress log). verdictOf reads
-// the spec's state and returns a judgement; apply, in apply.go, is the one
+// Judging. The layers and their order (contradiction, signal, promise,
+// verifier guard, unfinished work, the method and its tests, the artifact
+// review) are layers.Judge's; the engine gathers the facts it reads
+// (hashing the guarded files, the loop's diff, running the method and the
+// reviewer, each only when Judge asks) and does what the verdict says to
+// tell (the logs, the progress log). verdictOf reads the spec's state and
+// returns a judgement; apply, in apply.go, is the one
 // place a rotation changes the state (the spec's tasks, review loop and
 // guard, its stage, then every counter through counter.Apply). A run killed at any point
 // resumes without losing or double-counting a rotation: an interrupted

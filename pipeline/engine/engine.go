@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -56,6 +57,10 @@ type Options struct {
 	// rotations and cost of this run so far and the state (the pull
 	// request's progress comment).
 	AfterRotation func(ctx context.Context, rotations int, costUSD float64, specs []plan.Spec, st *state.State)
+	// Host is how the agents and verification commands are started: the
+	// secrets masked in their output, the environment policy, the
+	// shepherd (nil: none of these).
+	Host *agent.Host
 	// UntrustedState, when set, says why the state in the checkout did
 	// not come from ralph-ci (state.Committed): the run starts from an
 	// empty state, and saves its own over it.

@@ -19,7 +19,7 @@ func (e *engine) inventory(ctx context.Context, sp plan.Spec, stage plan.Stage) 
 	}
 	var run verify.TestRun
 	for _, cfg := range cfgs {
-		r := verify.Verify(ctx, verify.External, verify.Input{Root: e.root, Log: e.log}, cfg)
+		r := verify.Verify(ctx, verify.External, verify.Input{Root: e.root, Log: e.log, Host: e.opts.Host}, cfg)
 		run = run.Merge(r.Tests)
 	}
 	inv := layers.Inventory(run)

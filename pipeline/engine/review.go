@@ -15,49 +15,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
-// review runs the artifact review on a claim that passed the other
-// layers: whether it is due, the reviewer agent, and the progress log;
-// package layers decides what the reviewer's answer means. reviewed tells
-// that the reviewer ran; ok that the claim still holds (false on
-// REVIEW_FAIL with Path A: the findings go to the next rotation).
-func (e *engine) review(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, v *layers.Verdict, changed []string, transcript func() io.Writer) (reviewed, ok bool, err error) {
-	cfg := e.opts.Project.Config.Layers.Review
-	if !cfg.Enabled {
-		return false, true, nil
-	}
-	if ss.ReviewIteration == 0 && !layers.ReviewDue(ss.TaskIndex, ss.TaskStage, stage.Name, len(sp.Stages), cfg.Every) {
-		msg := layers.SkipMessage(ss.TaskIndex, len(sp.Stages), cfg.Every)
-		e.log.Info().Str("spec", sp.Path).Int("task", ss.TaskIndex).Msg(msg)
-		e.progressLog(sp, msg+"\n")
-		v.Pass("review", msg)
-		return false, true, nil
-	}
-	name := e.opts.Project.Config.ReviewAgent()
-	if name == "" {
-		e.log.Debug().Str("spec", sp.Path).Msg("artifact review skipped: no reviewer agent (set layers.review.agent or define agents.reviewer)")
-		v.Pass("review", "skipped: no reviewer agent configured")
-		return false, true, nil
-	}
-	it := layers.ReviewIteration(ss.ReviewIteration, cfg.MaxIterations)
-	out, runErr := e.runReviewer(ctx, sp, ss, stage, name, it, cfg.MaxIterations, changed, transcript())
-	if ctx.Err() != nil {
-		return true, false, ctx.Err()
-	}
-	if runErr != nil {
-		e.log.Warn().Str("spec", sp.Path).Str("reviewer", name).Err(runErr).Msg("the reviewer failed: no review signal")
-	}
-	r := layers.DecideReview(out, it, cfg.MaxIterations)
-	e.progressLog(sp, r.Entry(ss.TaskIndex))
-	if w := r.Warning(); w != "" {
-		e.log.Warn().Str("spec", sp.Path).Msg(w)
-		e.progressLog(sp, "\n"+w+"\n")
-	}
-	if s := r.Suggestions(ss.TaskIndex); s != "" {
-		e.progressLog(sp, s)
-	}
-	return true, v.Review(r, e.relToRoot(e.progressFile(sp))), nil
-}
-
 // runReviewer runs the reviewer agent and returns its final text.
 func (e *engine) runReviewer(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, name string, it, max int, changed []string, out io.Writer) (string, error) {
 	a, found := e.opts.Project.Config.Agents[name]
@@ -71,7 +28,7 @@ func (e *engine) runReviewer(ctx context.Context, sp plan.Spec, ss state.SpecSta
 	text := layers.ReviewPrompt(layers.ReviewInput{Spec: sp, Stage: stage, Task: ss.TaskIndex, Iteration: it, Max: max, Changed: changed, Source: string(src), Prior: ss.ReviewFindings})
 	env := []string{"RALPH_SPEC=" + sp.Path, "RALPH_STAGE=" + stage.Name, "RALPH_REVIEW_ITERATION=" + strconv.Itoa(it), "RALPH_RUN_ID=" + e.runID}
 	fmt.Fprintf(out, "\n--- reviewer %s, iteration %d ---\n", name, it)
-	start := agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out}
+	start := agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Host: e.opts.Host}
 	res, err := agent.Configured(ctx, start)
 	switch ferr := start.Failed(res, err, agent.ReportedError); {
 	case ferr != nil && res.Failure(err) == agent.NotStarted:

@@ -237,7 +237,7 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 	watch := e.claimWatch(ctx, sp, stage, ss)
 	return e.runPool(ctx, stage.Agents, out, func(name string) (agent.Result, error) {
 		a := cfg.Agents[name]
-		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch})
+		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch, Host: e.opts.Host})
 		if err != nil && !res.Cancelled {
 			return res, fmt.Errorf("agent %s on %s: %w", name, sp.Path, err)
 		}

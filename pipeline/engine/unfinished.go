@@ -27,12 +27,12 @@ func gitHeadTree(ctx context.Context, root string, base loopBase) string {
 }
 
 // loopAdded are the lines added since tree (HEAD's at the stage's start), in
-// tracked files and in new files git does not ignore; nil when git cannot
-// tell.
+// tracked files and in new files git does not ignore; none (never nil)
+// when git cannot tell.
 func loopAdded(ctx context.Context, root, tree string) layers.Added {
 	diff, err := git(ctx, root, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", tree, "--")
 	if err != nil {
-		return nil
+		return layers.Added{}
 	}
 	added := layers.AddedLines(string(diff))
 	others, err := git(ctx, root, "ls-files", "-z", "--others", "--exclude-standard")

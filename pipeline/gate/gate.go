@@ -17,7 +17,7 @@
 // times, never against the marker's read cursor (timeline.go).
 //
 // In the package graph the gate sits below the engine and the channels
-// (reporters/prchannel implements Channel) and above state and tiers.
+// (github/prchannel implements Channel) and above state and tiers.
 package gate
 
 import (

@@ -39,7 +39,7 @@ type Pull struct {
 	Head   string // its head commit, as listed
 }
 
-// Pulls is the repository side of a sweep (reporters/prchannel).
+// Pulls is the repository side of a sweep (github/prchannel).
 type Pulls interface {
 	// OpenPulls lists the open pull requests, oldest first.
 	OpenPulls(ctx context.Context) ([]Pull, error)

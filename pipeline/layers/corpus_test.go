@@ -13,14 +13,15 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/status"
+	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 	"github.com/ralph-ci/ralph-ci/schema"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // The corpus: labelled rotations (testdata/corpus/*.txtar), each a false
-// completion or an honest one, judged by the layers as the engine composes
-// them with the default config: the final status (output and
+// completion or an honest one, judged by Judge, which the engine calls,
+// with the default config: the final status (output and
 // .ralph/status), contradiction, signal, promise, the verifier guard over
 // the files before and after the rotation (scripts, criteria, tests), new
 // test files that stop the others, and markers of unfinished work the
@@ -113,7 +114,14 @@ func readCase(t *testing.T, file string) corpusCase {
 // corpusStage is the stage the corpus's spec verifies with: sh check.sh.
 var corpusStage = plan.Stage{Name: "coder", Criteria: schema.Criteria{Promise: "COMPLETE", VerificationMethod: "external"}}
 
-// judgeCase judges a case as the engine does, from the layers alone.
+// corpusMarkers are the default unfinished markers (layers.unfinished_markers).
+var corpusMarkers = []string{"TODO", "FIXME", "XXX", "TBD", "placeholder", "not implemented", "coming soon", "to be written", "lorem ipsum"}
+
+// judgeCase judges a case with Judge, as the engine does: the facts are
+// the final status, the output, the guarded files' hashes before and after
+// the rotation, the new test files that stop the others and the lines the
+// rotation added. The corpus judges the layers, not check.sh: the method
+// passes.
 func judgeCase(c corpusCase) (accepted bool, why string) {
 	sc, err := agent.NewScanner("text", nil)
 	if err != nil {
@@ -125,13 +133,9 @@ func judgeCase(c corpusCase) (accepted bool, why string) {
 	if w, ok := c.header["status_file"]; ok {
 		fromFile, fileOK = agent.ParseStatusFile([]byte(w))
 	}
-	status, _ := FinalStatus(rep.Status, fromFile, fileOK)
+	final, _ := FinalStatus(rep.Status, fromFile, fileOK)
 	stage := corpusStage
 	stage.Criteria.AllowTestChanges = c.header["allow_test_changes"] == "true"
-	v, ok := Claim(status, rep, stage, Rules{Admissions: DefaultAdmissions})
-	if !ok {
-		return false, v.Reason
-	}
 	sourced := Sourced(c.before["check.sh"])
 	guarded := func(f string) bool {
 		return f == "check.sh" || f == "ralph.yaml" || f == "specs/a.spec.md" || slices.Contains(sourced, f) || slices.Contains(sourced, "./"+f) ||
@@ -145,9 +149,6 @@ func judgeCase(c corpusCase) (accepted bool, why string) {
 				now[f] = ""
 			}
 		}
-	}
-	if !v.Guard(stage.Name, base, now) {
-		return false, v.Reason
 	}
 	stops := map[string]string{}
 	added := Added{}
@@ -165,10 +166,16 @@ func judgeCase(c corpusCase) (accepted bool, why string) {
 			}
 		}
 	}
-	if !v.NewTests(stops) {
-		return false, v.Reason
+	v := Judge(Facts{
+		Stage: stage, Status: final, Output: rep, Rules: Rules{Admissions: DefaultAdmissions},
+		Baseline: base, Now: now, Stops: stops,
+		Markers: corpusMarkers, CanDiff: true, Added: added,
+		Method: &verify.Result{Passed: true, Reason: "the corpus judges the layers, not check.sh"},
+	})
+	if v.Need != NeedNothing {
+		return false, fmt.Sprintf("Judge still needs fact %d", v.Need)
 	}
-	if !v.Unfinished(Unfinished(added, []string{"TODO", "FIXME", "XXX", "TBD", "placeholder", "not implemented", "coming soon", "to be written", "lorem ipsum"})) {
+	if !v.Accepted {
 		return false, v.Reason
 	}
 	return true, fmt.Sprintf("accepted (%d layers)", len(v.Layers))

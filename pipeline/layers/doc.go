@@ -30,6 +30,12 @@
 //     Path B (suggestions), and the fix rotation that fails twice
 //     ([Verdict.FixFailed]).
 //
+// [Judge] holds that order (its list [order]): the engine gathers the
+// rotation's [Facts] and asks it; the facts that cost a process (the
+// loop's diff, the stage's method, the reviewer) it asks for in
+// [Verdict.Need], only when every layer before them passed. A new layer is
+// a field of Facts and a rule in that list.
+//
 // Judging returns a [Verdict]; it never changes a spec's state. What the
 // verdict asks of the state (the review loop's next step, in
 // [Verdict.Loop]) is applied by the engine, in one place.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -33,7 +34,7 @@ import (
 var interpreters = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "python": true, "python3": true, "node": true, "ruby": true, "perl": true, "php": true, "deno": true, "bun": true, "tsx": true}
 
 // GuardedFiles lists the repo-relative files the stage's verification
-// runs, sorted, without those whose config allows changes. isFile tells
+// runs (the commands of a method that runs commands, verify.Commands), sorted, without those whose config allows changes. isFile tells
 // whether a repo-relative, slash-separated path is a regular file: a word
 // of a command counts as a script only then; `guard` entries always count.
 func GuardedFiles(crit schema.Criteria, isFile func(rel string) bool) []string {
@@ -58,15 +59,8 @@ func GuardedFiles(crit schema.Criteria, isFile func(rel string) bool) []string {
 			}
 		}
 	}
-	switch crit.VerificationMethod {
-	case "external":
-		add(crit.VerificationConfig)
-	case "multi_stage":
-		for _, st := range crit.VerificationConfig.Stages {
-			if st.Method == "external" {
-				add(st.Config)
-			}
-		}
+	for _, cfg := range verify.Commands(crit.VerificationMethod, crit.VerificationConfig) {
+		add(cfg)
 	}
 	return slices.Sorted(maps.Keys(set))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -398,24 +399,15 @@ func SetupFiles(dir string, content []byte) []string {
 	return out
 }
 
-// Commands lists the shell text of crit's external verification commands
-// (its own, or its multi_stage stages'), and whether any of them allows
-// verifier changes (then the runner configuration is not guarded).
+// Commands lists the shell text of crit's verification commands (those
+// of a method that runs commands, verify.Commands: its own, or its
+// multi_stage stages'), and whether any of them allows verifier changes
+// (then the runner configuration is not guarded).
 func Commands(crit schema.Criteria) (commands []string, allowChanges bool) {
-	add := func(cfg schema.VerificationConfig) {
+	for _, cfg := range verify.Commands(crit.VerificationMethod, crit.VerificationConfig) {
 		allowChanges = allowChanges || cfg.AllowVerifierChanges
 		if cfg.Command != nil {
 			commands = append(commands, cfg.Command.String())
-		}
-	}
-	switch crit.VerificationMethod {
-	case "external":
-		add(crit.VerificationConfig)
-	case "multi_stage":
-		for _, st := range crit.VerificationConfig.Stages {
-			if st.Method == "external" {
-				add(st.Config)
-			}
 		}
 	}
 	return commands, allowChanges

@@ -95,21 +95,15 @@ func PassedSince(baseline []string, run verify.TestRun) []string {
 	return slices.Compact(out)
 }
 
-// Reporting lists the external verification configs of crit (its own, or
-// its multi_stage stages') that name a test report: those whose run when
+// Reporting lists the verification configs of crit whose command runs
+// (verify.Commands: its own, or its multi_stage stages') and names a test
+// report: those whose run when
 // the stage starts gives its inventory.
 func Reporting(crit schema.Criteria) []schema.VerificationConfig {
 	var out []schema.VerificationConfig
-	switch crit.VerificationMethod {
-	case verify.External:
-		if crit.VerificationConfig.TestReport != "" {
-			out = append(out, crit.VerificationConfig)
-		}
-	case verify.MultiStage:
-		for _, st := range crit.VerificationConfig.Stages {
-			if st.Method == verify.External && st.Config.TestReport != "" {
-				out = append(out, st.Config)
-			}
+	for _, cfg := range verify.Commands(crit.VerificationMethod, crit.VerificationConfig) {
+		if cfg.TestReport != "" {
+			out = append(out, cfg)
 		}
 	}
 	return out

@@ -38,6 +38,19 @@ type Verdict struct {
 	Loop         Loop
 	FixIteration int
 	Findings     string
+	// Tests are the stage's tests that passed so far, when the method's
+	// test report held (nil: the inventory stays as it is).
+	Tests []string
+
+	// Notes are what to log about the spec, and Progress what to append
+	// to its progress log, in order.
+	Notes    []Note
+	Progress []string
+	// Need is a fact [Judge] lacks (the verdict is then not final), and
+	// ReviewAt the review iteration the reviewer runs for (NeedReview).
+	Need     Need
+	ReviewAt int
+	reviewed bool // the reviewer ran
 }
 
 // Pass records a layer that passed.

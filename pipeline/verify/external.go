@@ -26,6 +26,13 @@ const commandGrace = 5 * time.Second
 // output is scanned as it streams, never held whole in memory.
 type external struct{}
 
+var _ CommandRunner = external{}
+
+// Commands implements CommandRunner: it runs cfg's command.
+func (external) Commands(cfg schema.VerificationConfig) []schema.VerificationConfig {
+	return []schema.VerificationConfig{cfg}
+}
+
 // Verify implements Method.
 func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationConfig) Result {
 	if cfg.Command == nil || len(cfg.Command.Args()) == 0 || cfg.Command.Args()[0] == "" {
@@ -58,7 +65,7 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	}
 	res, err := agent.Run(ctx, agent.Invocation{
 		Argv: cmd.Args(), Dir: dir, Timeout: timeout, Grace: commandGrace, Format: "text",
-		Output: multi{in.transcript(), contains, forbidden, events, harness},
+		Output: multi{in.transcript(), contains, forbidden, events, harness}, Host: in.Host,
 	})
 	switch {
 	case res.Cancelled:

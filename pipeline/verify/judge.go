@@ -31,6 +31,8 @@ type AgentJudge struct {
 	Env []string
 	// Transcript receives the judges' output; nil discards it.
 	Transcript io.Writer
+	// Host is how the judges are started (agent.Host).
+	Host *agent.Host
 }
 
 // Judge implements Judge.
@@ -43,7 +45,7 @@ func (j AgentJudge) Judge(ctx context.Context, name, model, prompt string) (stri
 	if out != nil {
 		fmt.Fprintf(out, "\n--- judge %s ---\n", name)
 	}
-	start := agent.Start{Name: name, Agent: a, Dir: j.Root, Env: append(slices.Clone(j.Env), "RALPH_JUDGE=1", "RALPH_JUDGE_MODEL="+model), Prompt: prompt, Output: out}
+	start := agent.Start{Name: name, Agent: a, Dir: j.Root, Env: append(slices.Clone(j.Env), "RALPH_JUDGE=1", "RALPH_JUDGE_MODEL="+model), Prompt: prompt, Output: out, Host: j.Host}
 	res, err := agent.Configured(ctx, start)
 	switch ferr := start.Failed(res, err); {
 	case res.Failure(err) == agent.Cancelled:

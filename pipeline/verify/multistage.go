@@ -13,6 +13,8 @@ import (
 // failing optional stage is only a warning.
 type multiStage struct{}
 
+var _ CommandRunner = multiStage{}
+
 // Verify implements Method.
 func (multiStage) Verify(ctx context.Context, in Input, cfg schema.VerificationConfig) Result {
 	requireAll := cfg.RequireAll == nil || *cfg.RequireAll
@@ -54,6 +56,17 @@ func (multiStage) Verify(ctx context.Context, in Input, cfg schema.VerificationC
 	}
 	res.Passed, res.Reason = true, fmt.Sprintf("All %d verification stages passed", len(cfg.Stages))
 	return res
+}
+
+// Commands implements CommandRunner: the commands its stages run.
+func (multiStage) Commands(cfg schema.VerificationConfig) []schema.VerificationConfig {
+	var out []schema.VerificationConfig
+	for _, st := range cfg.Stages {
+		if st.Method != MultiStage { // multi_stage cannot be nested
+			out = append(out, Commands(st.Method, st.Config)...)
+		}
+	}
+	return out
 }
 
 // Watch lists the phrases a claim's output must be scanned for so that

@@ -15,6 +15,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -38,19 +40,42 @@ type Method interface {
 	Verify(ctx context.Context, in Input, cfg schema.VerificationConfig) Result
 }
 
+// CommandRunner is the optional ability of a method that runs commands
+// of the repository: Commands lists the configs whose command it runs
+// with cfg. The verifier guard holds the scripts of these commands, and
+// the test inventory runs those that name a test report, whatever the
+// method is called.
+type CommandRunner interface {
+	Commands(cfg schema.VerificationConfig) []schema.VerificationConfig
+}
+
+// methods is the registry of the verification methods, by name: the one
+// list in Go, which a test holds equal to schema's #Method.
+var methods = map[string]Method{
+	StringMatch: stringMatch{},
+	External:    external{},
+	Semantic:    semantic{},
+	MultiStage:  multiStage{},
+}
+
+// Names returns the names of the methods, sorted.
+func Names() []string { return slices.Sorted(maps.Keys(methods)) }
+
 // New returns the method called name, or an error for an unknown name.
 func New(name string) (Method, error) {
-	switch name {
-	case StringMatch:
-		return stringMatch{}, nil
-	case External:
-		return external{}, nil
-	case Semantic:
-		return semantic{}, nil
-	case MultiStage:
-		return multiStage{}, nil
+	if m, ok := methods[name]; ok {
+		return m, nil
 	}
-	return nil, fmt.Errorf("unknown verification method %q: use string_match, semantic, external or multi_stage", name)
+	return nil, fmt.Errorf("unknown verification method %q: use one of %s", name, strings.Join(Names(), ", "))
+}
+
+// Commands lists the configs whose command the method called name runs
+// with cfg ([CommandRunner]); none for a method that runs no command.
+func Commands(name string, cfg schema.VerificationConfig) []schema.VerificationConfig {
+	if r, ok := methods[name].(CommandRunner); ok {
+		return r.Commands(cfg)
+	}
+	return nil
 }
 
 // Input is the claim being verified and what the methods need to run.
@@ -76,6 +101,8 @@ type Input struct {
 	// Transcript, when set, receives the output of verification commands
 	// and judges (a log file next to the rotation's history log).
 	Transcript io.Writer
+	// Host is how verification commands are started (agent.Host).
+	Host *agent.Host
 }
 
 // Result is the verdict of a method.

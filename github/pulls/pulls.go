@@ -1,46 +1,32 @@
 // Package pulls finds and opens pull requests through the GitHub REST API
-// (go-github), for CI delivery: the head branch of a pull request whose
-// event payload does not name it (issue_comment), the pull request of
-// ralph-ci's own branch, opened or updated, and the commit statuses that
+// (the github port), for CI delivery: the head branch of a pull request
+// whose event payload does not name it (issue_comment), the pull request
+// of ralph-ci's own branch, opened or updated, and the commit statuses that
 // bind the loop's state to the commit it describes (deliver.Binder).
 package pulls
 
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/url"
-	"strings"
 
 	gh "github.com/google/go-github/v60/github"
+	"github.com/ralph-ci/ralph-ci/github"
 )
 
-// Client talks to one repository.
+// Client talks to one repository's pull requests and commit statuses.
 type Client struct {
-	gh          *gh.Client
+	prs         github.PullRequests
+	statuses    github.Statuses
+	users       github.Users
+	dispatch    github.Dispatch
+	commits     github.Commits
 	owner, repo string
 	self        string // the token's login, "" until known (see login)
 }
 
-// New builds a client for repository ("owner/name") at apiURL (""
-// or https://api.github.com for github.com; GHES otherwise) with token.
-func New(apiURL, token, repository string, transport http.RoundTripper) (*Client, error) {
-	owner, repo, ok := strings.Cut(repository, "/")
-	if !ok || owner == "" || repo == "" {
-		return nil, fmt.Errorf("GITHUB_REPOSITORY %q: want owner/name", repository)
-	}
-	c := gh.NewClient(&http.Client{Transport: transport})
-	if token != "" {
-		c = c.WithAuthToken(token)
-	}
-	if apiURL != "" && apiURL != "https://api.github.com" {
-		u, err := url.Parse(strings.TrimSuffix(apiURL, "/") + "/")
-		if err != nil {
-			return nil, fmt.Errorf("GITHUB_API_URL %q: %w", apiURL, err)
-		}
-		c.BaseURL = u
-	}
-	return &Client{gh: c, owner: owner, repo: repo}, nil
+// New is the client of the pull requests of r (github.RepoOf).
+func New(r github.Repo) *Client {
+	return &Client{prs: r.PullRequests, statuses: r.Statuses, users: r.Users, dispatch: r.Dispatch, commits: r.Commits, owner: r.Owner, repo: r.Name}
 }
 
 // Head is a pull request's head and base, as delivery needs them.
@@ -52,7 +38,7 @@ type Head struct {
 
 // Head reads pull request number's head.
 func (c *Client) Head(ctx context.Context, number int) (Head, error) {
-	pr, _, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, number)
+	pr, _, err := c.prs.Get(ctx, c.owner, c.repo, number)
 	if err != nil {
 		return Head{}, fmt.Errorf("read pull request #%d: %w", number, err)
 	}
@@ -69,19 +55,19 @@ type PR struct {
 // Ensure returns the open pull request of branch head into base, opening
 // it when there is none; an open one gets title and body again.
 func (c *Client) Ensure(ctx context.Context, head, base, title, body string) (PR, error) {
-	open, _, err := c.gh.PullRequests.List(ctx, c.owner, c.repo, &gh.PullRequestListOptions{
+	open, _, err := c.prs.List(ctx, c.owner, c.repo, &gh.PullRequestListOptions{
 		State: "open", Head: c.owner + ":" + head, Base: base})
 	if err != nil {
 		return PR{}, fmt.Errorf("list the pull requests of %s: %w", head, err)
 	}
 	if len(open) > 0 {
-		pr, _, err := c.gh.PullRequests.Edit(ctx, c.owner, c.repo, open[0].GetNumber(), &gh.PullRequest{Title: &title, Body: &body})
+		pr, _, err := c.prs.Edit(ctx, c.owner, c.repo, open[0].GetNumber(), &gh.PullRequest{Title: &title, Body: &body})
 		if err != nil {
 			return PR{}, fmt.Errorf("update pull request #%d: %w", open[0].GetNumber(), err)
 		}
 		return PR{Number: pr.GetNumber(), URL: pr.GetHTMLURL()}, nil
 	}
-	pr, _, err := c.gh.PullRequests.Create(ctx, c.owner, c.repo, &gh.NewPullRequest{Title: &title, Body: &body, Head: &head, Base: &base})
+	pr, _, err := c.prs.Create(ctx, c.owner, c.repo, &gh.NewPullRequest{Title: &title, Body: &body, Head: &head, Base: &base})
 	if err != nil {
 		return PR{}, fmt.Errorf("open a pull request for %s into %s: %w", head, base, err)
 	}
@@ -93,7 +79,7 @@ func (c *Client) Ensure(ctx context.Context, head, base, title, body string) (PR
 // ralph-ci pushed with the job's token, which starts no workflow itself.
 // The token needs `actions: write`.
 func (c *Client) Dispatch(ctx context.Context, workflow, ref string) error {
-	_, err := c.gh.Actions.CreateWorkflowDispatchEventByFileName(ctx, c.owner, c.repo, workflow, gh.CreateWorkflowDispatchEventRequest{Ref: ref})
+	_, err := c.dispatch.CreateWorkflowDispatchEventByFileName(ctx, c.owner, c.repo, workflow, gh.CreateWorkflowDispatchEventRequest{Ref: ref})
 	if err != nil {
 		return fmt.Errorf("start workflow %s on %s (workflow_dispatch; the job needs actions: write, the workflow an on: workflow_dispatch trigger): %w", workflow, ref, err)
 	}
@@ -102,7 +88,7 @@ func (c *Client) Dispatch(ctx context.Context, workflow, ref string) error {
 
 // CommitMessage reads the message of commit sha.
 func (c *Client) CommitMessage(ctx context.Context, sha string) (string, error) {
-	rc, _, err := c.gh.Repositories.GetCommit(ctx, c.owner, c.repo, sha, nil)
+	rc, _, err := c.commits.GetCommit(ctx, c.owner, c.repo, sha, nil)
 	if err != nil {
 		return "", fmt.Errorf("read commit %.7s: %w", sha, err)
 	}

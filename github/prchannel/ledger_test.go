@@ -9,8 +9,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
-	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 )
 
 // ledgerClient is a client of the world's pull request after a Read.

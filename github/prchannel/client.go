@@ -28,11 +28,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 
 	gh "github.com/google/go-github/v60/github"
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
@@ -102,7 +102,7 @@ type Options struct {
 	Stdout  interface{ Write(p []byte) (int, error) }
 	// HTTP is the base transport (nil: http.DefaultTransport).
 	HTTP  http.RoundTripper
-	Retry Retry
+	Retry github.Retry
 }
 
 // New builds a client for the pull request, honouring GITHUB_API_URL.
@@ -111,25 +111,9 @@ func New(o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := o.HTTP
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	r := o.Retry
-	if r.Attempts == 0 {
-		r = DefaultRetry
-	}
-	hc := &http.Client{Transport: &transport{base: base, retry: r, timeout: o.Config.Timeout.Std(), sleep: sleepCtx}}
-	c := gh.NewClient(hc)
-	if o.Env.Token != "" {
-		c = c.WithAuthToken(o.Env.Token)
-	}
-	if api := o.Env.APIURL; api != "" && api != "https://api.github.com" {
-		u, err := url.Parse(strings.TrimSuffix(api, "/") + "/")
-		if err != nil {
-			return nil, fmt.Errorf("GITHUB_API_URL %q: %w", api, err)
-		}
-		c.BaseURL = u
+	c, err := github.New(o.Env.Client(o.Config.Timeout.Std(), o.Retry, o.HTTP, o.Log))
+	if err != nil {
+		return nil, err
 	}
 	return &Client{gh: c, owner: owner, repo: repo, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, baseTier: o.DefaultTier, specs: o.Specs, log: o.Log, actions: o.Actions,
 		annotations: o.Stdout, self: o.Env.Login, perms: map[string]string{}, bodies: map[int64]string{}, statuses: map[string][]*gh.RepoStatus{}}, nil
@@ -172,23 +156,9 @@ func (c *Client) authorize(ctx context.Context, u *gh.User) (string, error) {
 	return a.Why(ctx, gate.Person{Login: u.GetLogin(), Bot: u.GetType() == "Bot"}, c.permission)
 }
 
-// isNoPermission tells a write refused for lack of permission.
-func isNoPermission(err error) bool {
-	var er *gh.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		return er.Response.StatusCode == http.StatusForbidden || er.Response.StatusCode == http.StatusNotFound
-	}
-	return false
-}
-
-// isNotFound tells a 404.
-func isNotFound(err error) bool {
-	var er *gh.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound
-}
-
-// isServerError tells a 5xx.
-func isServerError(err error) bool {
-	var er *gh.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode >= 500
-}
+// isNoPermission, isNotFound and isServerError class go-github's errors.
+var (
+	isNoPermission = github.IsNoPermission
+	isNotFound     = github.IsNotFound
+	isServerError  = github.IsServerError
+)

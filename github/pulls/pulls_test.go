@@ -4,12 +4,27 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 )
 
+// newClient is the client of repository at apiURL with token, built by
+// the GitHub port.
+func newClient(apiURL, token, repository string) (*Client, error) {
+	c, err := github.New(github.Config{APIURL: apiURL, Token: token})
+	if err != nil {
+		return nil, err
+	}
+	r, err := github.RepoOf(c, repository)
+	if err != nil {
+		return nil, err
+	}
+	return New(r), nil
+}
+
 func TestEnsureOpensThenUpdates(t *testing.T) {
 	srv := fake.New(t, "octo", "repo", 2, "abc", "octo")
-	c, err := New(srv.URL, "test-token", "octo/repo", nil)
+	c, err := newClient(srv.URL, "test-token", "octo/repo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +48,7 @@ func TestEnsureOpensThenUpdates(t *testing.T) {
 func TestHead(t *testing.T) {
 	srv := fake.New(t, "octo", "repo", 2, "abc", "octo")
 	srv.HeadFrom = func() string { return "def" }
-	c, err := New(srv.URL, "test-token", "octo/repo", nil)
+	c, err := newClient(srv.URL, "test-token", "octo/repo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +56,7 @@ func TestHead(t *testing.T) {
 	if err != nil || h.Ref != "feature" || h.SHA != "def" || h.HeadRepo != "octo/repo" || h.BaseRepo != "octo/repo" {
 		t.Fatalf("head %+v, %v", h, err)
 	}
-	if _, err := New("", "", "norepo", nil); err == nil {
+	if _, err := newClient("", "", "norepo"); err == nil {
 		t.Fatal("a repository without owner was accepted")
 	}
 }

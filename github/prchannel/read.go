@@ -9,6 +9,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
@@ -106,20 +107,16 @@ func edited(cm *gh.IssueComment) string {
 // token may not read /user, so it is who ralph-ci is until /user or a
 // comment it posts says otherwise, unless Env.Login names the login (a
 // GitHub App's installation token, which may not read /user either).
-const ActionsLogin = "github-actions[bot]"
+const ActionsLogin = github.ActionsLogin
 
 // own tells whether a comment with a marker is the tool's: posted by the
 // token's own login (never "any bot": dependabot's or another app's
 // comments are not ralph-ci's). What its marker claims is still only a
 // cache: the gate confirms every decision with GitHub (gate.Confirmer).
-// whoAmI settles the login the token writes as, once: /user, else the
-// GITHUB_TOKEN's (which may not read /user).
+// whoAmI settles the login the token writes as, once.
 func (c *Client) whoAmI(ctx context.Context) {
 	if c.self == "" {
-		c.self = ActionsLogin
-		if u, _, err := c.gh.Users.Get(ctx, ""); err == nil && u.GetLogin() != "" {
-			c.self = u.GetLogin()
-		}
+		c.self = github.Self(ctx, c.gh.Users, "")
 	}
 }
 

@@ -3,9 +3,15 @@ package prchannel
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ralph-ci/ralph-ci/github"
 )
 
 // Env is the part of the GitHub Actions environment the client needs.
@@ -21,6 +27,22 @@ type Env struct {
 	// installation token, which may not read /user either. "" asks /user,
 	// else takes ActionsLogin.
 	Login string
+}
+
+// Client is the configuration of the GitHub client of e: its API URL and
+// token, with a deadline per request, retries, a base transport and a log.
+func (e Env) Client(timeout time.Duration, retry github.Retry, transport http.RoundTripper, log zerolog.Logger) github.Config {
+	return github.Config{APIURL: e.APIURL, Token: e.Token, Timeout: timeout, Retry: retry, HTTP: transport, Log: log}
+}
+
+// Repo is the repository of e (GITHUB_REPOSITORY) through a client of
+// the GitHub port with the default deadline and retries.
+func (e Env) Repo(log zerolog.Logger) (github.Repo, error) {
+	c, err := github.New(e.Client(0, github.Retry{}, nil, log))
+	if err != nil {
+		return github.Repo{}, err
+	}
+	return github.RepoOf(c, e.Repository)
 }
 
 // EnvFrom reads Env through getenv (os.Getenv at the edge).

@@ -11,6 +11,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/github"
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
@@ -18,7 +20,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
-	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -79,7 +80,7 @@ func (w *world) sync() gate.Result {
 	}
 	o := prchannel.Options{Env: env, PR: pr, Log: zerolog.New(w.logs),
 		Config: schema.GitHub{RequiredPermission: "write", IgnorePRAuthor: true, Approvers: []string{"carol"}}, TrustConfig: true,
-		Actions: w.env, Stdout: w.out, Retry: prchannel.Retry{Attempts: 4, Base: time.Millisecond, Max: time.Second}}
+		Actions: w.env, Stdout: w.out, Retry: github.Retry{Attempts: 4, Base: time.Millisecond, Max: time.Second}}
 	if w.options != nil {
 		w.options(&o)
 	}

@@ -7,14 +7,11 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 )
 
 var _ deliver.Binder = (*Client)(nil)
-
-// ActionsLogin is who a GITHUB_TOKEN writes as; such a token may not
-// read /user.
-const ActionsLogin = "github-actions[bot]"
 
 // maxStatusPages bounds the pages of statuses read for one commit
 // (GitHub keeps at most 1000 per context and commit).
@@ -22,7 +19,7 @@ const maxStatusPages = 100
 
 // WithLogin names the login the token writes as (the Action's
 // github-login input, a GitHub App's "name[bot]"); without it the client
-// asks /user, else takes ActionsLogin.
+// asks /user, else takes github.ActionsLogin (github.Self).
 func (c *Client) WithLogin(login string) *Client {
 	c.self = strings.TrimPrefix(strings.TrimSpace(login), "@")
 	return c
@@ -31,10 +28,7 @@ func (c *Client) WithLogin(login string) *Client {
 // login is who the token writes as (see WithLogin).
 func (c *Client) login(ctx context.Context) string {
 	if c.self == "" {
-		c.self = ActionsLogin
-		if u, _, err := c.gh.Users.Get(ctx, ""); err == nil && u.GetLogin() != "" {
-			c.self = u.GetLogin()
-		}
+		c.self = github.Self(ctx, c.users, "")
 	}
 	return c.self
 }
@@ -43,7 +37,7 @@ func (c *Client) login(ctx context.Context) string {
 // ctxName with description desc on commit.
 func (c *Client) SetStatus(ctx context.Context, commit, ctxName, desc string) error {
 	st := &gh.RepoStatus{State: gh.String("success"), Context: gh.String(ctxName), Description: gh.String(desc)}
-	if _, _, err := c.gh.Repositories.CreateStatus(ctx, c.owner, c.repo, commit, st); err != nil {
+	if _, _, err := c.statuses.CreateStatus(ctx, c.owner, c.repo, commit, st); err != nil {
 		return fmt.Errorf("set the status %s on %.12s: %w", ctxName, commit, err)
 	}
 	return nil
@@ -58,7 +52,7 @@ func (c *Client) OwnStatuses(ctx context.Context, commit, ctxName string) ([]str
 	opts := &gh.ListOptions{PerPage: 100}
 	var out []string
 	for {
-		page, resp, err := c.gh.Repositories.ListStatuses(ctx, c.owner, c.repo, commit, opts)
+		page, resp, err := c.statuses.ListStatuses(ctx, c.owner, c.repo, commit, opts)
 		if err != nil {
 			return nil, fmt.Errorf("statuses of %.12s: %w", commit, err)
 		}

@@ -17,7 +17,7 @@ import (
 func TestOwnStatuses(t *testing.T) {
 	const sha = "0123456789abcdef0123456789abcdef01234567"
 	srv := fake.New(t, "octo", "repo", 2, sha, "octo")
-	c, err := New(srv.URL, "test-token", "octo/repo", nil)
+	c, err := newClient(srv.URL, "test-token", "octo/repo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestOwnStatuses(t *testing.T) {
 		t.Fatalf("own statuses %q, %v; want %q", got, err, want)
 	}
 	// Another login named: the bot's statuses are not its own.
-	c2, _ := New(srv.URL, "test-token", "octo/repo", nil)
+	c2, _ := newClient(srv.URL, "test-token", "octo/repo")
 	if got, err := c2.WithLogin("@my-app[bot]").OwnStatuses(ctx, sha, deliver.BindingContext); err != nil || len(got) != 0 {
 		t.Fatalf("my-app[bot]'s statuses %q, %v; want none", got, err)
 	}

@@ -1,4 +1,4 @@
-package prchannel
+package github
 
 import (
 	"bytes"

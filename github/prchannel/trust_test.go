@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
-	"github.com/ralph-ci/ralph-ci/reporters/prchannel"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 

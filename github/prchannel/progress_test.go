@@ -9,13 +9,14 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 )
 
 // progressClient is a Client of pull request #1 of s.
 func progressClient(t *testing.T, s *fake.Server) *Client {
 	t.Helper()
-	c, err := New(Options{Env: Env{APIURL: s.URL + "/", Repository: "o/r", Token: "test-token"}, PR: 1, Log: zerolog.Nop(), Retry: Retry{Attempts: 1}})
+	c, err := New(Options{Env: Env{APIURL: s.URL + "/", Repository: "o/r", Token: "test-token"}, PR: 1, Log: zerolog.Nop(), Retry: github.Retry{Attempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,76 @@
+package agent
+
+import (
+	"cmp"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/shepherd"
+)
+
+// Host is how ralph-ci starts every process (agents, judges, reviewers
+// and verification commands): the secrets masked in their output, what of
+// ralph-ci's environment they do not inherit, and the shepherd that
+// contains them. cmd builds it at the door and hands it down (engine
+// Options, verify.Input); it is not changed once a process started. A nil
+// or zero Host masks nothing, removes only the fixed list, and starts
+// processes directly.
+type Host struct {
+	secrets []string // longest first
+	// Remove is the config's environment.remove: removed for every
+	// process (see EnvPolicy).
+	Remove []string
+	// Shepherd is ralph-ci's own executable, which becomes the shepherd
+	// when started as shepherd.Name (any binary that links this package
+	// does, from internal/shepherd's init); "" for none. It has an effect
+	// only where a shepherd can work (Linux).
+	Shepherd string
+}
+
+// AddSecrets adds values to mask in every output read afterwards.
+func (h *Host) AddSecrets(values ...string) {
+	for _, v := range values {
+		if len(v) >= minSecret && !slices.Contains(h.secrets, v) {
+			h.secrets = append(h.secrets, v)
+		}
+	}
+	// Longest first: a secret that contains another is masked whole.
+	slices.SortFunc(h.secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+}
+
+// AddEnvironSecrets adds the secrets of ralph-ci's own environment.
+func (h *Host) AddEnvironSecrets() { h.AddSecrets(SecretsOf(os.Environ())...) }
+
+// Mask masks the known secrets in s.
+func (h *Host) Mask(s string) string {
+	for _, v := range h.list() {
+		s = strings.ReplaceAll(s, v, Masked)
+	}
+	return s
+}
+
+func (h *Host) list() []string {
+	if h == nil {
+		return nil
+	}
+	return h.secrets
+}
+
+// policy is the environment policy of a process with the agent's own
+// env_pass and env_remove.
+func (h *Host) policy(pass, remove []string) EnvPolicy {
+	p := EnvPolicy{AgentPass: pass, AgentRemove: remove}
+	if h != nil {
+		p.Remove = h.Remove
+	}
+	return p
+}
+
+// shepherd is the shepherd executable, "" for none.
+func (h *Host) shepherd() string {
+	if h == nil || !shepherd.Works {
+		return ""
+	}
+	return h.Shepherd
+}
