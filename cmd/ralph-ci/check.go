@@ -60,7 +60,10 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
   ralph-ci check --wait 10m          # the merge gate: wait for the human answers`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			sweep := opts.env.pr.Sweep()
+			// On pull_request_target the checkout is the base: the pull
+			// request (a fork's, maybe) is judged through the API, as a
+			// sweep judges each one.
+			sweep := opts.env.pr.Sweep() || opts.env.pr.EventName == "pull_request_target"
 			queue := opts.env.pr.EventName == "merge_group" // the group's pull requests are judged by their statuses
 			p, err := loadProjectSpecs(opts, sweep || queue)
 			if err != nil {
