@@ -149,8 +149,25 @@ func runGate(ctx context.Context, opts *globalOptions, p *project.Project, ch ga
 	if len(s.Unverified) == 0 && (dl == nil || !dl.session.Push) && dirty(ctx, p.Root) {
 		s.Unverified = []string{"the loop's work is not on the pull request (delivery.mode: pr pushes it)"}
 	}
+	if len(removals) > 0 && keepAccepted(ctx, g, p, s, st) {
+		return
+	}
 	s.Checkpoints = checkpointsIn(p.Specs, st, s.Head, removals)
 	setGate(ctx, opts, p.Config, g, s)
+}
+
+// keepAccepted tells whether run must leave the gate as it is: run does
+// not judge removal checkpoints (check does, confirmed with GitHub), so
+// when all but the removals passes and ralph-ci's own gate status on this
+// very head is already success (check accepted the removals for it), a
+// run must not turn it back to pending.
+func keepAccepted(ctx context.Context, g gateKeeper, p *project.Project, s gate.Standing, st *state.State) bool {
+	s.Checkpoints = checkpointsIn(p.Specs, st, s.Head, nil)
+	if gate.Judge(s).State != gate.Success {
+		return false
+	}
+	state, _, err := g.GateOn(ctx, s.Head, gateContext(p.Config))
+	return err == nil && state == gate.Success
 }
 
 type errString string
