@@ -28,3 +28,6 @@ func IsNotFound(err error) bool { return status(err) == http.StatusNotFound }
 
 // IsServerError tells a 5xx.
 func IsServerError(err error) bool { return status(err) >= 500 }
+
+// IsUnauthorized tells a 401: no token, or one GitHub does not accept.
+func IsUnauthorized(err error) bool { return status(err) == http.StatusUnauthorized }

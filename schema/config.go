@@ -42,6 +42,8 @@ type Agent struct {
 	// ending in * is a prefix.
 	EnvPass   []string `json:"env_pass,omitempty"`
 	EnvRemove []string `json:"env_remove,omitempty"`
+	// Model prices the tokens of a CLI that does not name its model.
+	Model string `json:"model,omitempty"`
 }
 
 // Environment is the config's environment section.
@@ -95,6 +97,9 @@ type Loop struct {
 	DefaultMaxIterations *int   `json:"default_max_iterations,omitempty"` // deprecated: read by nothing but the warning
 	DefaultVerification  string `json:"default_verification"`
 	StuckAttempts        int    `json:"stuck_attempts"`
+	// SameRejections stops a spec rejected this many times in a row for
+	// the same reason (the breaker).
+	SameRejections int `json:"same_rejections"`
 	// MaxVerificationPasses bounds the rotations after the last stage
 	// passed: a spec still short of 3/3 then is taken out of the loop.
 	MaxVerificationPasses int  `json:"max_verification_passes"`
@@ -103,11 +108,41 @@ type Loop struct {
 
 // Budgets limit a run; zero values mean unlimited.
 type Budgets struct {
-	MaxRotations     int      `json:"max_rotations,omitempty"`
-	WallTime         Duration `json:"wall_time,omitempty"`
-	CostUSD          float64  `json:"cost_usd,omitempty"`
-	MaxSpecRotations int      `json:"max_spec_rotations,omitempty"`
-	MaxWait          Duration `json:"max_wait"`
+	MaxRotations int      `json:"max_rotations,omitempty"`
+	WallTime     Duration `json:"wall_time,omitempty"`
+	// CostUSD and Tokens bound the run's spend.
+	CostUSD float64 `json:"cost_usd,omitempty"`
+	Tokens  int64   `json:"tokens,omitempty"`
+	// The spend of a rotation, a spec, the loop's state (a pull request)
+	// and the repository's day; nil: unbounded.
+	PerRotation    *Cap    `json:"per_rotation,omitempty"`
+	PerSpec        *Cap    `json:"per_spec,omitempty"`
+	PerPullRequest *Cap    `json:"per_pull_request,omitempty"`
+	PerDay         *DayCap `json:"per_day,omitempty"`
+	// Prices are USD per million tokens by model, over the defaults.
+	Prices           map[string]Price `json:"prices,omitempty"`
+	MaxSpecRotations int              `json:"max_spec_rotations,omitempty"`
+	MaxWait          Duration         `json:"max_wait"`
+}
+
+// Cap bounds a spend; a zero field is no bound.
+type Cap struct {
+	CostUSD float64 `json:"cost_usd,omitempty"`
+	Tokens  int64   `json:"tokens,omitempty"`
+}
+
+// DayCap is the repository's daily cap and the remote of its ledger.
+type DayCap struct {
+	Cap
+	Remote string `json:"remote"`
+}
+
+// Price is a model's price in US dollars per million tokens.
+type Price struct {
+	Input       float64 `json:"input"`
+	CachedInput float64 `json:"cached_input,omitempty"`
+	CacheWrite  float64 `json:"cache_write,omitempty"`
+	Output      float64 `json:"output"`
 }
 
 // Specs says where specs are found.
@@ -123,6 +158,12 @@ type Layers struct {
 	// Admissions are more wordings of an admission; nil means the
 	// built-in list of package layers, empty none.
 	Admissions *[]string `json:"admissions,omitempty"`
+	// OpenWorkHeadings are the headings of work left; nil means the
+	// built-in list of package layers, empty none.
+	OpenWorkHeadings *[]string `json:"open_work_headings,omitempty"`
+	// CriteriaReport asks for, and reads, the agent's report of the
+	// acceptance criteria, each done or not.
+	CriteriaReport bool `json:"criteria_report"`
 	// UnfinishedMarkers mark work left undone (TODO, FIXME, …).
 	UnfinishedMarkers []string `json:"unfinished_markers"`
 	// Judge is the default semantic judge agent ("" = none).

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,7 @@ func TestLoadConfigMinimalFillsDefaults(t *testing.T) {
 	if cfg.Specs.Prompt != "PROMPT.md" || strings.Join(cfg.Specs.Dirs, ",") != ".ralph/specs,specs" || cfg.Specs.DefaultTier != "verify" {
 		t.Errorf("specs = %+v", cfg.Specs)
 	}
-	if cfg.Budgets != (Budgets{MaxWait: Duration(15 * time.Minute)}) {
+	if b := cfg.Budgets; len(b.Prices) != 0 || !reflect.DeepEqual(b, Budgets{MaxWait: Duration(15 * time.Minute), Prices: b.Prices}) {
 		t.Errorf("budgets = %+v, want unlimited", cfg.Budgets)
 	}
 	if cfg.GitHub.RequiredPermission != "write" || !cfg.GitHub.IgnorePRAuthor {

@@ -28,7 +28,7 @@ func (s *Schema) validate(filename string, def, data cue.Value) (cue.Value, Prob
 	if err == nil {
 		return v, nil
 	}
-	all := s.problems(filename, data, v, err)
+	all := withStray(s.problems(filename, data, v, err), strayFields(filename, def, data, nil))
 	var tree any
 	if data.Decode(&tree) != nil {
 		return v, withoutEchoes(all) // not plain data (e.g. a CUE file with expressions)
@@ -150,7 +150,11 @@ func fieldNames(v cue.Value, skip string) []string {
 	}
 	var names []string
 	for it.Next() {
-		if n := it.Selector().Unquoted(); n != skip {
+		sel := it.Selector()
+		if sel.LabelType() != cue.StringLabel { // a pattern or an index: not a name to suggest
+			continue
+		}
+		if n := sel.Unquoted(); n != skip {
 			names = append(names, n)
 		}
 	}

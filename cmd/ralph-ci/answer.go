@@ -28,6 +28,9 @@ rejections the checkpoint escalates and 1, 2 or 3 chooses: re-scope, pair
   ralph-ci answer specs/auth.spec.md 3 expired tokens must return 401, not 500`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if pr, ok, _ := opts.env.pr.PullRequest(); ok {
+				return &usageError{fmt.Errorf("pull request #%d: there a checkpoint is answered on the pull request, by a reply to its comment (1 or yes approves; 2 …, 3 … or any other text rejects, with your feedback) or a reaction (+1, -1); ralph-ci answer is for a laptop (docs/checkpoints.md)", pr)}
+			}
 			p, err := loadProject(opts)
 			if err != nil {
 				return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
@@ -73,6 +74,9 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 				return err
 			}
 			listSpecs(opts.stdout, p.Specs)
+			if mode, merr := deliveryMode(deliverMode, p.Config); merr == nil && !sweep {
+				doctorWarnings(cmd.Context(), opts, p, mode)
+			}
 			opts.log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
 			ctx, sig := signalContext(cmd.Context())
 			if mg, ok, merr := opts.env.pr.MergeGroup(); merr != nil || ok {
@@ -101,6 +105,9 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 	return cmd
 }
 
+// giveToken says how to give ralph-ci the job's GitHub token.
+const giveToken = "give the job's token (the Action passes its token input; the binary reads RALPH_TOKEN_FD, RALPH_TOKEN_FILE or GITHUB_TOKEN): see docs/troubleshooting.md#no-github-token"
+
 // defaultPollInterval is how often check --wait reads the answers again.
 const defaultPollInterval = 15 * time.Second
 
@@ -116,7 +123,7 @@ const defaultPollInterval = 15 * time.Second
 // pr, checkDelivered's rule), else ralph-ci's own earlier gate status on
 // the head (verifiedEarlier). The exit code is the checkpoints', then
 // delivery pr's rule.
-func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wait, every time.Duration, deliverMode string) error {
+func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wait, every time.Duration, deliverMode string) (err error) {
 	if every <= 0 {
 		return &usageError{fmt.Errorf("--poll-interval %v: want a positive duration", every)}
 	}
@@ -124,7 +131,13 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 	if err != nil {
 		return err
 	}
+	if pr, ok, _ := opts.env.pr.PullRequest(); ok && opts.env.pr.Token == "" {
+		return exitcode.New(exitcode.Failure, fmt.Errorf("pull request #%d and no GitHub token: check reads the answers and posts the checkpoints through the GitHub API; %s", pr, giveToken))
+	}
 	ch, err := checkpointChannel(ctx, opts, p)
+	if github.IsUnauthorized(err) {
+		return exitcode.New(exitcode.Failure, fmt.Errorf("%w\nGitHub refused the token (401): %s", err, giveToken))
+	}
 	if err != nil {
 		return err
 	}
@@ -132,6 +145,11 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 	if _, local := ch.(gate.Local); !local {
 		untrusted = state.Committed(ctx, p.Root)
 	}
+	defer func() {
+		if github.IsUnauthorized(err) {
+			err = exitcode.New(exitcode.Failure, fmt.Errorf("%w\nGitHub refused the token (401): %s", err, giveToken))
+		}
+	}()
 	specs := p.Specs
 	c, onPR := ch.(*prchannel.Client)
 	if onPR { // what left the gate, whatever stands

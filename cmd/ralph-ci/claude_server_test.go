@@ -37,6 +37,11 @@ type messagesServer struct {
 	// empty, when set, makes every turn of the agent's conversation
 	// answer with no content at all (an empty result).
 	empty bool
+	// usageIn, when set, is the input tokens every reply reports, and
+	// endless makes every turn of the agent's conversation a new Write,
+	// so that the conversation spends usageIn per turn without end.
+	usageIn int
+	endless bool
 
 	requestLog
 
@@ -211,7 +216,7 @@ func (s *messagesServer) messages(w http.ResponseWriter, r *http.Request, body [
 		}
 	}
 	_, statErr := os.Stat(s.path)
-	done := fmt.Sprintf("I wrote %s.\n\n<promise>%s</promise>\n\nRALPH_STATUS: DONE", filepath.Base(s.path), s.promise)
+	done := fmt.Sprintf("I wrote %s.\n\n%s<promise>%s</promise>\n\nRALPH_STATUS: DONE", filepath.Base(s.path), criteriaDone(userText(req)), s.promise)
 
 	s.mu.Lock()
 	s.turns++
@@ -229,6 +234,12 @@ func (s *messagesServer) messages(w http.ResponseWriter, r *http.Request, body [
 	s.mu.Unlock()
 
 	switch {
+	case s.endless:
+		s.note(r, "tool_use Write (endless)", false)
+		s.reply(w, req, body, []any{
+			textBlock("Writing it once more."),
+			map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_endless%04d", s.turns), "name": "Write", "input": map[string]any{"file_path": s.path, "content": s.content}},
+		}, "tool_use")
 	case s.empty:
 		s.note(r, "no content (empty)", false)
 		s.reply(w, req, body, []any{}, "end_turn")
@@ -280,6 +291,9 @@ func (s *messagesServer) reply(w http.ResponseWriter, req messagesRequest, body 
 		model = "claude-sonnet-4-5"
 	}
 	in := estimateTokens(len(body))
+	if s.usageIn > 0 {
+		in = s.usageIn
+	}
 	outBytes, _ := json.Marshal(content)
 	out := estimateTokens(len(outBytes))
 	s.mu.Lock()
@@ -344,4 +358,19 @@ func (s *messagesServer) reply(w http.ResponseWriter, req messagesRequest, body 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// criteriaDone is the report of a scripted agent that met every
+// acceptance criterion its prompt lists: each as "- [x] CRITERION".
+func criteriaDone(prompt string) string {
+	var b strings.Builder
+	_, list, _ := strings.Cut(prompt, "\n## Acceptance Criteria\n")
+	for _, line := range strings.Split(list, "\n") {
+		c, ok := strings.CutPrefix(line, "- [ ] ")
+		if !ok {
+			break
+		}
+		b.WriteString("- [x] " + c + "\n")
+	}
+	return b.String()
 }

@@ -38,7 +38,7 @@ specs/c.spec.md promise; status DONE
 const crashAgent = `prompt=$(cat)
 line=$(sed -n "${RALPH_ITERATION}p" plan.txt)
 echo "$RALPH_ITERATION $RALPH_SPEC ${line%% *}" >> .ralph/calls.log
-promise() { printf '%s\n' "$prompt" | grep -o '^<promise>.*</promise>$' | head -n 1; }
+promise() { printf '%s\n' "$prompt" | sed -n '/^## Acceptance Criteria$/,/^$/s/^- \[ \] /- [x] /p'; printf '%s\n' "$prompt" | grep -o '^<promise>.*</promise>$' | head -n 1; }
 status() { echo "RALPH_STATUS: $1"; }
 if [ "$RALPH_ITERATION" = "${CRASH_AT:-}" ] && [ ! -f .ralph/crashed ]; then
 	touch .ralph/crashed

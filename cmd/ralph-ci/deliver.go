@@ -71,7 +71,13 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := belowTopLevel(ctx, root); err != nil {
+		return nil, nil, err
+	}
 	g := deliver.Git{Dir: root}
+	if _, err := g.Run(ctx, "remote", "get-url", "origin"); err != nil && mode == schema.DeliverPR {
+		return nil, nil, &usageError{fmt.Errorf("--deliver pr pushes the work to the remote origin, and the repository at %s has none: add it (git remote add origin URL), or use --deliver commit (commits only) or none (docs/troubleshooting.md#no-remote-origin)", root)}
+	}
 	id := deliver.DefaultIdentity
 	if a := p.Config.Delivery.Author; a != nil {
 		id = deliver.Identity{Name: a.Name, Email: a.Email}

@@ -30,13 +30,14 @@ import (
 // ciAgent writes work in its first two rotations (CONTINUE), then claims
 // DONE with the promise and changes nothing. It notes each rotation's
 // spec and iteration in $PROMPTS (outside the checkout).
-const ciAgent = `cat > /dev/null
+const ciAgent = `prompt=$(cat)
 n=$(ls "$PROMPTS" | wc -l)
 echo "$RALPH_SPEC $RALPH_ITERATION" > "$PROMPTS/$((n + 1)).txt"
 if [ "$RALPH_ITERATION" -le 2 ]; then
   echo "work of iteration $RALPH_ITERATION" >> work.txt
   echo "RALPH_STATUS: CONTINUE"
 else
+  printf '%s\n' "$prompt" | sed -n '/^## Acceptance Criteria$/,/^$/s/^- \[ \] /- [x] /p'
   echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
   echo "RALPH_STATUS: DONE"
 fi

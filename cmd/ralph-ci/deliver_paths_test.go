@@ -40,12 +40,13 @@ func TestDeliveryFromARelativeDir(t *testing.T) {
 // hostileAgent leaves, in its first rotation, untracked links to
 // /dev/zero and to a FIFO nobody writes, beside its work; then it claims
 // DONE with the promise.
-const hostileAgent = `cat > /dev/null
+const hostileAgent = `prompt=$(cat)
 if [ "$RALPH_ITERATION" = 1 ]; then
   ln -s /dev/zero zero.txt
   mkfifo "$PROMPTS/../fifo" && ln -s "$PROMPTS/../fifo" fifo.txt
   echo work > work.txt
 fi
+printf '%s\n' "$prompt" | sed -n '/^## Acceptance Criteria$/,/^$/s/^- \[ \] /- [x] /p'
 echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
 echo "RALPH_STATUS: DONE"
 `

@@ -47,6 +47,9 @@ the matrix is also the step output "matrix".`,
   ralph-ci plan --shards 4 --deliver pr   # in CI, before the matrix`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("shards") {
+				return &usageError{fmt.Errorf("plan needs --shards N: how many jobs of the CI matrix to split the specs into (ralph-ci plan --shards 4)")}
+			}
 			if n < 1 {
 				return &usageError{fmt.Errorf("--shards %d: want 1 or more", n)}
 			}

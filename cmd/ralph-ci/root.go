@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/ralph-ci/ralph-ci/internal/text"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 )
@@ -58,7 +61,7 @@ func executeArgs(opts *globalOptions, args []string) exitcode.Code {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return exitcode.OK
 	}
@@ -66,7 +69,11 @@ func executeArgs(opts *globalOptions, args []string) exitcode.Code {
 	var usage *usageError
 	if errors.As(err, &usage) || isCobraUsage(err) {
 		code = exitcode.Usage
-		fmt.Fprintf(stderr, "ralph-ci: %v\nRun 'ralph-ci --help' for usage.\n", err)
+		path := "ralph-ci"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(stderr, "ralph-ci: %v\nRun '%s --help' for usage.\n", err, path)
 		return code
 	}
 	var ce *exitcode.Error
@@ -119,9 +126,10 @@ ralph.json, ralph.cue) at the repository root; specs are PROMPT.md and
 	f.StringVar(&opts.config, "config", "", "config `FILE` (default: ralph.cue, ralph.yaml, ralph.yml or ralph.json in the root)")
 	f.StringVar(&opts.logFormat, "log-format", "auto", "log format on stderr: auto (console on a terminal, else JSON lines), console or json")
 	f.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn or error (RUNNER_DEBUG=1 means debug)")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{withFlagSuggestion(c, err)} })
 
 	root.AddCommand(newRunCommand(opts), newCheckCommand(opts), newStatusCommand(opts), newResetCommand(opts), newVersionCommand(opts), newReportCommand(opts), newAnswerCommand(opts), newPlanCommand(opts), newInitCommand(opts))
+	root.SuggestionsMinimumDistance = 2
 	return root
 }
 
@@ -137,4 +145,23 @@ func runE(f func(*cobra.Command, []string) error) func(*cobra.Command, []string)
 		}
 		return err
 	}
+}
+
+// unknownFlag is how pflag names a flag it does not know.
+var unknownFlag = regexp.MustCompile(`^unknown flag: --([^ =]+)`)
+
+// withFlagSuggestion adds the closest flag of c to an unknown flag's error:
+// "unknown flag: --shard; did you mean --shards?".
+func withFlagSuggestion(c *cobra.Command, err error) error {
+	m := unknownFlag.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	var names []string
+	c.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	c.InheritedFlags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if sug := text.Suggest(m[1], names); sug != "" {
+		return fmt.Errorf("%w; did you mean --%s?", err, sug)
+	}
+	return err
 }

@@ -106,8 +106,9 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 
 // planAgent is the scripted agent of the scenarios: it plays the line of
 // plan.txt numbered by the global iteration ("SPEC SHELL..."), where SHELL
-// may call `promise` (print the promise the prompt asks for) and `status
-// WORD`. It logs every call to .ralph/calls.log and keeps the last prompt
+// may call `promise` (print the acceptance criteria of the prompt, each
+// marked done, then the promise it asks for), `criteria` (the criteria
+// alone) and `status WORD`. It logs every call to .ralph/calls.log and keeps the last prompt
 // in .ralph/last-prompt.txt; a plan that disagrees with the spec ralph-ci
 // chose makes it report STUCK.
 const planAgent = `prompt=$(cat)
@@ -120,7 +121,8 @@ if [ "$want" != "$RALPH_SPEC" ]; then
 	echo "RALPH_STATUS: STUCK"
 	exit 0
 fi
-promise() { printf '%s\n' "$prompt" | grep -o '^<promise>.*</promise>$' | head -n 1; }
+promise() { criteria; printf '%s\n' "$prompt" | grep -o '^<promise>.*</promise>$' | head -n 1; }
+criteria() { printf '%s\n' "$prompt" | sed -n '/^## Acceptance Criteria$/,/^$/s/^- \[ \] /- [x] /p'; }
 status() { echo "RALPH_STATUS: $1"; }
 eval "${line#* }"
 `

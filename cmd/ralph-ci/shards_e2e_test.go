@@ -21,7 +21,7 @@ import (
 // in a spec's first call (in specs/b.spec.md's first two; before its
 // second it waits for $SYNC/a-done, so that shard B changes files after
 // shard A has verified its spec), then claims DONE with the promise.
-const shardAgent = `cat > /dev/null
+const shardAgent = `prompt=$(cat)
 slug=$(echo "$RALPH_SPEC" | tr '/.' '__')
 n=$(($(ls "$PROMPTS" | grep -c "^$slug\.") + 1))
 echo "$RALPH_SPEC" > "$PROMPTS/$slug.$n.$SHARD"
@@ -36,6 +36,7 @@ if [ "$n" -le "$work" ]; then
   echo "$slug $n" >> "$slug.txt"
   echo "RALPH_STATUS: CONTINUE"
 else
+  printf '%s\n' "$prompt" | sed -n '/^## Acceptance Criteria$/,/^$/s/^- \[ \] /- [x] /p'
   echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
   echo "RALPH_STATUS: DONE"
 fi

@@ -40,6 +40,7 @@ var (
 const prAgent = `prompt=$(cat)
 n=$(ls "$PROMPTS" | wc -l)
 printf 'RALPH_SPEC=%s\n%s\n' "$RALPH_SPEC" "$prompt" > "$PROMPTS/$((n + 1)).txt"
+printf '%s\n' "$prompt" | sed -n '/^## Acceptance Criteria$/,/^$/s/^- \[ \] /- [x] /p'
 echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
 echo "RALPH_STATUS: DONE"
 `
@@ -527,7 +528,7 @@ Rejection history:
 How would you like to proceed?
 
   1) Re-scope — Reset the rejection counter and restart the slice from scratch
-  2) Pair — Collect step-by-step guidance, then spawn gl-test-writer; resets the rejection counter
+  2) Pair — Reply 2 with step-by-step guidance: the spec goes back to work with it; resets the rejection counter
   3) Skip verification — Mark as auto-verified and proceed (does not reset the counter)
 
 Which option? (1/2/3)

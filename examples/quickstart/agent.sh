@@ -2,7 +2,8 @@
 # A scripted, offline stand-in for a coding agent. ralph-ci gives it the
 # prompt on stdin and RALPH_SPEC / RALPH_STAGE / RALPH_ITERATION in the
 # environment. It does the spec's work once (later rotations find nothing
-# to change), echoes the promise the prompt asks for, and reports DONE.
+# to change), reports each acceptance criterion of the prompt done, echoes
+# the promise the prompt asks for, and reports DONE.
 set -eu
 prompt=$(cat)
 promise=$(printf '%s\n' "$prompt" | sed -n 's/^<promise>\(.*\)<\/promise>$/\1/p' | head -n 1)
@@ -22,6 +23,7 @@ specs/farewell.spec.md:coder) write out/farewell.txt "Goodbye, Ralph" ;;
 esac
 
 echo "iteration $RALPH_ITERATION of $RALPH_SPEC ($RALPH_STAGE) is complete."
+printf '%s\n' "$prompt" | sed -n '/^## Acceptance Criteria$/,/^$/s/^- \[ \] /- [x] /p'
 if [ -n "$promise" ]; then
 	echo "<promise>$promise</promise>"
 fi

@@ -90,7 +90,17 @@ func (f *textFormat) Finish() Usage { return Usage{} }
 type structured struct {
 	split      *jsonSplitter
 	text, diag io.Writer
+	// live, when set (see Scanner.Watch), gets the usage so far each time
+	// a streamed message tells more of it.
+	live func(Usage)
 }
+
+// watch sets the function that gets the usage so far while the CLI
+// streams.
+func (s *structured) watch(live func(Usage)) { s.live = live }
+
+// liveFormat is a Format that tells its usage while the CLI streams.
+type liveFormat interface{ watch(func(Usage)) }
 
 func newStructured(text, diag io.Writer, handle func(doc []byte) (understood bool)) structured {
 	s := structured{text: text, diag: diag}

@@ -35,6 +35,21 @@ type claudeFormat struct {
 	result    *string
 	assistant string
 	usage     Usage
+	// stream adds up the usage of the assistant messages while the CLI
+	// streams (stream-json), before the result tells the totals.
+	stream claudeStream
+}
+
+// claudeStream adds up the usage of streamed assistant messages. The CLI
+// writes one assistant message per content block, each repeating its API
+// message's id and usage so far: the usage of an id counts once, its
+// last copy's (ids come one after the other).
+type claudeStream struct {
+	done    map[string]Tokens // per model, of the ids before lastID
+	lastID  string
+	model   string
+	last    Tokens
+	started bool
 }
 
 var _ Format = (*claudeFormat)(nil)
@@ -141,6 +156,10 @@ func (f *claudeFormat) read(raw []byte) bool {
 		if t := assistantText(m.Message); t != "" {
 			f.assistant = t
 		}
+		if f.live != nil && f.result == nil && f.stream.add(m.Message) {
+			f.usage.Tokens, f.usage.Models = f.stream.totals()
+			f.live(f.usage)
+		}
 	case "result":
 		f.result = m.Result
 		u := &f.usage
@@ -150,18 +169,17 @@ func (f *claudeFormat) read(raw []byte) bool {
 			u.CostUSD, u.CostKnown = *m.TotalCostUSD, true
 		}
 		if len(m.ModelUsage) > 0 {
-			u.Tokens = Tokens{}
-			for _, t := range m.ModelUsage {
-				u.Tokens.Input += t.InputTokens + t.CacheCreationInputTokens + t.CacheReadInputTokens
-				u.Tokens.CachedInput += t.CacheReadInputTokens
-				u.Tokens.Output += t.OutputTokens
+			u.Tokens, u.Models = Tokens{}, make(map[string]Tokens, len(m.ModelUsage))
+			for model, t := range m.ModelUsage {
+				mt := claudeTokens(t.InputTokens, t.CacheCreationInputTokens, t.CacheReadInputTokens, t.OutputTokens)
+				u.Models[clip(model, maxModel)] = u.Models[clip(model, maxModel)].Add(mt)
+				u.Tokens = u.Tokens.Add(mt)
 			}
 		} else if t := m.Usage; t != nil {
-			u.Tokens = Tokens{
-				Input:       t.InputTokens + t.CacheCreationInputTokens + t.CacheReadInputTokens,
-				CachedInput: t.CacheReadInputTokens,
-				Output:      t.OutputTokens,
-			}
+			u.Tokens, u.Models = claudeTokens(t.InputTokens, t.CacheCreationInputTokens, t.CacheReadInputTokens, t.OutputTokens), nil
+		}
+		if f.live != nil {
+			f.live(*u)
 		}
 		u.ErrorMessage = ""
 		if u.IsError {
@@ -175,6 +193,48 @@ func (f *claudeFormat) read(raw []byte) bool {
 		}
 	}
 	return true
+}
+
+// claudeTokens normalises Claude's counts: its input_tokens leave out the
+// cache reads and writes, which Tokens.Input includes.
+func claudeTokens(input, cacheWrite, cacheRead, output int64) Tokens {
+	return Tokens{Input: input + cacheWrite + cacheRead, CachedInput: cacheRead, CacheWrite: cacheWrite, Output: output}
+}
+
+// add reads a streamed assistant message's id, model and usage, and tells
+// whether it had usage.
+func (s *claudeStream) add(raw json.RawMessage) bool {
+	var msg struct {
+		ID    string       `json:"id"`
+		Model string       `json:"model"`
+		Usage *claudeUsage `json:"usage"`
+	}
+	if json.Unmarshal(raw, &msg) != nil || msg.Usage == nil {
+		return false
+	}
+	if s.started && msg.ID != s.lastID {
+		if s.done == nil {
+			s.done = map[string]Tokens{}
+		}
+		if len(s.done) < maxModels || s.done[s.model] != (Tokens{}) {
+			s.done[s.model] = s.done[s.model].Add(s.last)
+		}
+	}
+	t := msg.Usage
+	s.started, s.lastID, s.model = true, clip(msg.ID, maxModel), clip(msg.Model, maxModel)
+	s.last = claudeTokens(t.InputTokens, t.CacheCreationInputTokens, t.CacheReadInputTokens, t.OutputTokens)
+	return true
+}
+
+// totals are the tokens streamed so far, in all and per model.
+func (s *claudeStream) totals() (Tokens, map[string]Tokens) {
+	models := make(map[string]Tokens, len(s.done)+1)
+	var all Tokens
+	for m, t := range s.done {
+		models[m], all = t, all.Add(t)
+	}
+	models[s.model] = models[s.model].Add(s.last)
+	return all.Add(s.last), models
 }
 
 // assistantText joins the text blocks of an assistant message.

@@ -17,8 +17,9 @@ import (
 //	{"type":"error","message":"…"}
 //
 // The final text is the text of the last completed agent_message item.
-// Codex reports tokens but no cost; its input_tokens include the cached
-// ones. Item errors ({"type":"error"} items) are not fatal: they are only
+// Codex reports tokens but no cost, nor the model; its input_tokens
+// include the cached ones. Its usage comes once per turn (turn.completed):
+// that is when the spend so far is known while it runs. Item errors ({"type":"error"} items) are not fatal: they are only
 // searched for rate-limit messages. Codex prints "Reading prompt from
 // stdin..." and warnings to stderr; those lines are not JSON.
 type codexFormat struct {
@@ -48,6 +49,7 @@ type codexEvent struct {
 	Usage *struct {
 		InputTokens       int64 `json:"input_tokens"`
 		CachedInputTokens int64 `json:"cached_input_tokens"`
+		CacheWriteTokens  int64 `json:"cache_write_input_tokens"`
 		OutputTokens      int64 `json:"output_tokens"`
 	} `json:"usage"`
 	Error *struct {
@@ -85,9 +87,10 @@ func (f *codexFormat) handle(doc []byte) bool {
 	case "turn.completed":
 		u.Turns++
 		if t := ev.Usage; t != nil {
-			u.Tokens.Input += t.InputTokens
-			u.Tokens.CachedInput += t.CachedInputTokens
-			u.Tokens.Output += t.OutputTokens
+			u.Tokens = u.Tokens.Add(Tokens{Input: t.InputTokens, CachedInput: t.CachedInputTokens, CacheWrite: t.CacheWriteTokens, Output: t.OutputTokens})
+			if f.live != nil {
+				f.live(*u)
+			}
 		}
 	case "turn.failed":
 		u.Turns++

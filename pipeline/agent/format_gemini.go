@@ -19,7 +19,8 @@ import (
 //     result (status, error, stats with input_tokens, output_tokens, cached).
 //
 // For stream-json the final text is the assistant messages after the last
-// tool call, deltas joined. Warnings and retries ("Attempt 1 failed: You
+// tool call, deltas joined. Gemini CLI tells its usage only in the result
+// (json and stream-json alike): its spend is known when it ends. Warnings and retries ("Attempt 1 failed: You
 // have exhausted your capacity on this model…") go to stderr as plain lines.
 type geminiFormat struct {
 	structured
@@ -65,6 +66,10 @@ type geminiStats struct {
 			Cached     int64 `json:"cached"`
 			Thoughts   int64 `json:"thoughts"`
 		} `json:"tokens"`
+		// The stream-json result's flat per-model counts.
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+		Cached       int64 `json:"cached"`
 	} `json:"models"`
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
@@ -108,7 +113,10 @@ func (f *geminiFormat) handle(doc []byte) bool {
 		return true
 	}
 	if s := d.Stats; s != nil {
-		f.usage.Tokens = s.tokens()
+		f.usage.Tokens, f.usage.Models = s.tokens()
+		if f.live != nil {
+			f.live(f.usage)
+		}
 	}
 	if d.Error != nil {
 		f.fail(d.Error.Message)
@@ -125,19 +133,28 @@ func (f *geminiFormat) assistant(content string, delta bool) {
 	f.response = append(f.response, clip(content, room)...)
 }
 
-// tokens sums the token counts. Gemini's prompt count includes the cached
-// tokens; thoughts are billed as output.
-func (s *geminiStats) tokens() Tokens {
-	if len(s.Models) == 0 || s.InputTokens+s.OutputTokens > 0 {
-		return Tokens{Input: s.InputTokens, CachedInput: s.Cached, Output: s.OutputTokens}
+// tokens sums the token counts, in all and per model. Gemini's prompt
+// count includes the cached tokens; thoughts are billed as output.
+func (s *geminiStats) tokens() (Tokens, map[string]Tokens) {
+	models := map[string]Tokens{}
+	var sum Tokens
+	for name, m := range s.Models {
+		t := Tokens{Input: m.Tokens.Prompt, CachedInput: m.Tokens.Cached, Output: m.Tokens.Candidates + m.Tokens.Thoughts}
+		if t == (Tokens{}) {
+			t = Tokens{Input: m.InputTokens, CachedInput: m.Cached, Output: m.OutputTokens}
+		}
+		if len(models) < maxModels {
+			models[clip(name, maxModel)] = models[clip(name, maxModel)].Add(t)
+		}
+		sum = sum.Add(t)
 	}
-	var t Tokens
-	for _, m := range s.Models {
-		t.Input += m.Tokens.Prompt
-		t.CachedInput += m.Tokens.Cached
-		t.Output += m.Tokens.Candidates + m.Tokens.Thoughts
+	if s.InputTokens+s.OutputTokens > 0 {
+		sum = Tokens{Input: s.InputTokens, CachedInput: s.Cached, Output: s.OutputTokens}
 	}
-	return t
+	if len(models) == 0 {
+		models = nil
+	}
+	return sum, models
 }
 
 // fail records the error the run ended with.

@@ -35,25 +35,28 @@ func TestFormats(t *testing.T) {
 			Status: status.Done, Promise: "ALL TESTS PASS", PromiseFound: true, Phrases: []string{"requires manual"},
 			Usage: Usage{CostUSD: 0.1842319, CostKnown: true, Turns: 9, Subtype: "success",
 				SessionID: "7b3b5a5e-2c1f-4a57-9a0e-3f0d8c6e1b42",
-				Tokens:    Tokens{Input: 38 + 9412 + 187230, CachedInput: 187230, Output: 2904}},
+				Tokens:    Tokens{Input: 38 + 9412 + 187230, CachedInput: 187230, CacheWrite: 9412, Output: 2904},
+				Models:    map[string]Tokens{"claude-sonnet-4-5-20250929": {Input: 38 + 9412 + 187230, CachedInput: 187230, CacheWrite: 9412, Output: 2904}}},
 		}},
 		{"claude", "claude_stream.jsonl", Report{
 			Status: status.Continue, // the STUCK in the tool result is not the final text
 			Usage: Usage{CostUSD: 0.0847, CostKnown: true, Turns: 4, Subtype: "success",
 				SessionID: "4f0c2d8e-91a3-4b6e-8c55-0e7d1a2b3c4d",
-				Tokens:    Tokens{Input: 12 + 6018 + 60831, CachedInput: 60831, Output: 702}},
+				Tokens:    Tokens{Input: 12 + 6018 + 60831, CachedInput: 60831, CacheWrite: 6018, Output: 702},
+				Models:    map[string]Tokens{"claude-sonnet-4-5-20250929": {Input: 12 + 6018 + 60831, CachedInput: 60831, CacheWrite: 6018, Output: 702}}},
 		}},
 		{"claude", "claude_verbose.json", Report{
 			Status: status.Continue,
 			Usage: Usage{CostUSD: 0.0847, CostKnown: true, Turns: 4, Subtype: "success",
 				SessionID: "4f0c2d8e-91a3-4b6e-8c55-0e7d1a2b3c4d",
-				Tokens:    Tokens{Input: 12 + 6018 + 60831, CachedInput: 60831, Output: 702}},
+				Tokens:    Tokens{Input: 12 + 6018 + 60831, CachedInput: 60831, CacheWrite: 6018, Output: 702},
+				Models:    map[string]Tokens{"claude-sonnet-4-5-20250929": {Input: 12 + 6018 + 60831, CachedInput: 60831, CacheWrite: 6018, Output: 702}}},
 		}},
 		{"claude", "claude_max_turns.jsonl", Report{
 			Status: status.Continue, // from the last assistant text: the result has none
 			Usage: Usage{CostUSD: 0.0213, CostKnown: true, Turns: 3, Subtype: "error_max_turns", IsError: true,
 				ErrorMessage: "error_max_turns", SessionID: "9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4",
-				Tokens: Tokens{Input: 9 + 2048 + 4096, CachedInput: 4096, Output: 171}},
+				Tokens: Tokens{Input: 9 + 2048 + 4096, CachedInput: 4096, CacheWrite: 2048, Output: 171}},
 		}},
 		{"codex", "codex.jsonl", Report{
 			Status: status.Rotate, Promise: "retry budget fixed", PromiseFound: true, Phrases: []string{"cannot be automated"},
@@ -71,7 +74,8 @@ func TestFormats(t *testing.T) {
 		{"gemini", "gemini.json", Report{
 			Status: status.None, // its last line quotes the status ("> RALPH_STATUS: DONE"): a citation, no claim
 			Usage: Usage{SessionID: "c4e1a9f2-7b3d-4e8a-9c21-5d6f7a8b9c0d",
-				Tokens: Tokens{Input: 24939 + 1200, CachedInput: 14471, Output: 1321 + 1450 + 35}},
+				Tokens: Tokens{Input: 24939 + 1200, CachedInput: 14471, Output: 1321 + 1450 + 35},
+				Models: map[string]Tokens{"gemini-2.5-flash": {Input: 1200, Output: 35}, "gemini-2.5-pro": {Input: 24939, CachedInput: 14471, Output: 1321 + 1450}}},
 		}},
 		{"gemini", "gemini_stream.jsonl", Report{
 			Status: status.Done,

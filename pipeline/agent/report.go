@@ -20,15 +20,28 @@ const (
 	maxStatusLine = 1 << 10  // longer lines cannot be status lines
 	maxLimitLine  = 16 << 10 // rate-limit messages are looked for in this prefix of a line
 	maxMessage    = 1 << 10  // cap of Usage.ErrorMessage and Report.RateLimitMessage
+	maxModel      = 200      // cap of a model name or message id read from a CLI
+	maxModels     = 64       // models counted apart; more are counted in Tokens only
 )
 
 // Tokens counts the tokens an agent CLI reported. Input includes the cached
-// input; CachedInput is the part of it read from the prompt cache. Output
-// includes reasoning ("thinking") tokens.
+// input; CachedInput is the part of it read from the prompt cache, and
+// CacheWrite the part written to it (Claude's cache_creation_input_tokens,
+// billed above the input price). Output includes reasoning ("thinking")
+// tokens.
 type Tokens struct {
 	Input       int64
 	CachedInput int64
+	CacheWrite  int64
 	Output      int64
+}
+
+// Total is every token counted: input (cached included) and output.
+func (t Tokens) Total() int64 { return t.Input + t.Output }
+
+// Add returns the sum of t and u.
+func (t Tokens) Add(u Tokens) Tokens {
+	return Tokens{t.Input + u.Input, t.CachedInput + u.CachedInput, t.CacheWrite + u.CacheWrite, t.Output + u.Output}
 }
 
 // Usage is what a structured output format reported about the run. Fields
@@ -42,6 +55,11 @@ type Usage struct {
 	Turns int
 	// Tokens are summed over the run.
 	Tokens Tokens
+	// Models are the tokens per model, when the CLI named the models
+	// (Claude's modelUsage and stream messages, Gemini's stats.models);
+	// they add up to Tokens. Empty when it did not (Codex): the agent's
+	// configured model is then the one to price.
+	Models map[string]Tokens
 	// IsError tells that the CLI reported a failed run: Claude is_error or
 	// an error_* subtype, a Codex turn.failed or error event, a Gemini error.
 	IsError bool
@@ -106,6 +124,16 @@ type Scanner struct {
 	limits *limitScanner
 	raw    int64
 	report *Report
+}
+
+// Watch makes the scanner call live with the usage so far each time a
+// streamed message of the CLI tells more of it (Claude's assistant
+// messages and result, Codex's turn.completed, Gemini's result), on the
+// goroutine that writes to the scanner. The text format tells nothing.
+func (s *Scanner) Watch(live func(Usage)) {
+	if f, ok := s.format.(liveFormat); ok {
+		f.watch(live)
+	}
 }
 
 // NewScanner returns a Scanner for the named output format (see

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 )
 
@@ -45,6 +46,12 @@ type Invocation struct {
 	Output io.Writer
 	// Watch lists phrases to look for in the final text, ignoring case.
 	Watch []string
+	// Meter, when set, gets the usage so far each time the CLI's stream
+	// tells more of it (see Scanner.Watch); when it returns true the agent
+	// is stopped as on a timeout (SIGTERM, then SIGKILL after Grace) and
+	// Result.Stopped is set. It runs on the goroutine reading the output:
+	// it must be quick, or the agent waits on its pipe meanwhile.
+	Meter func(Usage) (stop bool)
 	// Host masks the output's secrets, says what of the environment the
 	// process does not inherit, and names the shepherd; nil for none.
 	Host *Host
@@ -66,6 +73,9 @@ type Result struct {
 	// and the agent was stopped.
 	TimedOut  bool
 	Cancelled bool
+	// Stopped tells that Invocation.Meter asked to stop the agent, and it
+	// was stopped.
+	Stopped bool
 	// Duration is the time from start until all output was read.
 	Duration time.Duration
 }
@@ -107,6 +117,15 @@ func runWith(ctx context.Context, inv Invocation, shepherd string) (Result, erro
 		out = io.Discard
 	}
 
+	stop := make(chan struct{})
+	if inv.Meter != nil {
+		var once sync.Once
+		sc.Watch(func(u Usage) {
+			if inv.Meter(u) {
+				once.Do(func() { close(stop) })
+			}
+		})
+	}
 	start := time.Now()
 	p, err := startProcess(inv, shepherd, out, sc)
 	if err != nil {
@@ -127,6 +146,8 @@ func runWith(ctx context.Context, inv Invocation, shepherd string) (Result, erro
 		res.TimedOut = true
 	case <-ctx.Done():
 		res.Cancelled = true
+	case <-stop:
+		res.Stopped = true
 	}
 	errs := []error{p.settle(), p.drain()}
 	var exit *exec.ExitError

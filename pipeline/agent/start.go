@@ -28,6 +28,8 @@ type Start struct {
 	Output io.Writer
 	// Watch lists phrases to look for in the final text.
 	Watch []string
+	// Meter is Invocation.Meter: it may stop the agent on what it spent.
+	Meter func(Usage) (stop bool)
 	// Host is how the agent is started (see [Host]).
 	Host *Host
 }
@@ -45,7 +47,7 @@ func Configured(ctx context.Context, s Start) (Result, error) {
 	return Run(ctx, Invocation{
 		Argv: a.Command, Dir: s.Dir, Env: env, Prompt: s.Prompt,
 		Timeout: a.Timeout.Std(), Format: a.Format, Output: s.Output, Watch: s.Watch,
-		Pass: a.EnvPass, Remove: a.EnvRemove, Host: s.Host,
+		Pass: a.EnvPass, Remove: a.EnvRemove, Host: s.Host, Meter: s.Meter,
 	})
 }
 
@@ -57,6 +59,7 @@ const (
 	Succeeded     Failure = iota // exited 0 and reported no error
 	NotStarted                   // the command could not be started
 	Cancelled                    // the caller's context was done
+	Stopped                      // its Meter stopped it (a spend cap)
 	TimedOut                     // the agent's timeout passed
 	ExitedNonZero                // it exited with a non-zero status or a signal
 	ReportedError                // it exited 0, but its CLI reported an error
@@ -69,6 +72,8 @@ func (r Result) Failure(err error) Failure {
 		return Cancelled
 	case err != nil && r.PID == 0:
 		return NotStarted
+	case r.Stopped:
+		return Stopped
 	case r.TimedOut:
 		return TimedOut
 	case r.ExitCode != 0:
@@ -100,6 +105,8 @@ func (e *FailureError) Error() string {
 		return e.Name + " cancelled"
 	case TimedOut:
 		return fmt.Sprintf("%s timed out after %s", e.Name, e.Timeout)
+	case Stopped:
+		return e.Name + " stopped by a spend cap"
 	case ExitedNonZero:
 		return fmt.Sprintf("%s exited with %d", e.Name, e.ExitCode)
 	case ReportedError:

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/ralph-ci/ralph-ci/pipeline/breaker"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
@@ -101,5 +102,30 @@ func applyForeign(st *state.State, files []string) {
 	}
 	for i := range st.Specs {
 		st.Specs[i].DoneCount = counter.Propagate(st.Specs[i].DoneCount)
+	}
+}
+
+// tripBreaker counts a rejected claim against the spec's last rejection
+// reason (pipeline/breaker) and takes the spec out of the loop as stuck
+// after n rejections in a row for the same one (loop.same_rejections). An
+// accepted claim ends the row; a rotation without a claim (CONTINUE,
+// ROTATE, no status) neither counts nor ends it.
+func tripBreaker(ss *state.SpecState, v layers.Verdict, n int) {
+	switch {
+	case v.Accepted:
+		ss.RejectKey, ss.RejectRepeats = "", 0
+	case v.Status == status.Rejected:
+		layer := ""
+		for _, l := range v.Layers {
+			if !l.Passed {
+				layer = l.Name
+			}
+		}
+		key := breaker.Key(layer, v.Reason)
+		ss.RejectRepeats, ss.RejectKey = breaker.Count(ss.RejectKey, ss.RejectRepeats, key), key
+		if n > 0 && ss.RejectRepeats >= n && ss.Excluded == "" {
+			ss.StuckBy = "breaker"
+			ss.Excluded = fmt.Sprintf("stuck: the claim was rejected %d times in a row for the same reason (layer %s): %s", ss.RejectRepeats, layer, v.Reason)
+		}
 	}
 }

@@ -32,14 +32,24 @@ func (e *engine) claimWatch(ctx context.Context, sp plan.Spec, stage plan.Stage,
 // claimRules are what the claim layers read from the config and the
 // spec's state: the admissions heard, and the last rejection reason, which
 // the agent may quote back without admitting anything.
-func claimRules(cfg schema.Layers, ss state.SpecState) layers.Rules {
+func claimRules(cfg schema.Layers, sp plan.Spec, ss state.SpecState) layers.Rules {
 	more := layers.MoreAdmissions
 	if cfg.Admissions != nil {
 		more = *cfg.Admissions
 	}
+	headings := layers.DefaultOpenHeadings
+	if cfg.OpenWorkHeadings != nil {
+		headings = *cfg.OpenWorkHeadings
+	}
+	var criteria []string
+	if cfg.CriteriaReport {
+		criteria = layers.AcceptanceCriteria(sp)
+	}
 	return layers.Rules{
 		Admissions: append(append([]string{}, cfg.ContradictionPhrases...), more...),
 		Echoes:     []string{ss.Reason},
+		Headings:   headings,
+		Criteria:   criteria,
 	}
 }
 
@@ -116,7 +126,7 @@ func (e *engine) facts(sp plan.Spec, ss state.SpecState, stage plan.Stage, st st
 	rc := cfg.Layers.Review
 	return layers.Facts{
 		Stage: stage, Status: st, Output: res.Report, TimedOut: res.TimedOut,
-		Rules:    claimRules(cfg.Layers, ss),
+		Rules:    claimRules(cfg.Layers, sp, ss),
 		Baseline: ss.VerifierHashes, Now: now, Stops: stops,
 		Markers: cfg.Layers.UnfinishedMarkers, CanDiff: ss.VerifierTree != "",
 		Inventory: ss.VerifierTests,

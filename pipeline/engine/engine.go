@@ -19,8 +19,8 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/pipeline/scheduler"
+	"github.com/ralph-ci/ralph-ci/pipeline/spend"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 
 	"github.com/rs/zerolog"
@@ -115,6 +115,11 @@ type engine struct {
 	resuming bool
 	// checkpoints is the result of the last checkpoint sync.
 	checkpoints *gate.Result
+	// spend is the run's account of its agents' spend; lastSpend and
+	// lastStop are the last rotation's spend and the cap that stopped it.
+	spend     spending
+	lastSpend spend.Amount
+	lastStop  *report.CapStop
 }
 
 // Run works through the specs until all are verified, a limit stops it,
@@ -168,6 +173,7 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		return Outcome{Code: exitcode.Failure}, err
 	}
 	e.pool.restore(e.st.LimitedAgents, time.Now())
+	e.startSpending()
 	e.absorb(external, "differ from the commit the saved state describes")
 	e.watch, err = changes.NewWatcher(ctx, e.root, filepath.Join(state.DirName, "watch"), changes.WithFastPath(p.Config.Loop.Watch))
 	if err != nil {
@@ -238,6 +244,20 @@ func (e *engine) loop(ctx context.Context) error {
 			e.outcome.Code, e.outcome.Message = exitcode.Limits, msg
 			return nil
 		}
+		if s := e.spendReached(ctx); s != nil {
+			e.outcome.Code, e.outcome.Message = exitcode.Limits, s.Message()
+			if s != e.spend.halt { // reached between rotations: said once in the report
+				e.spend.stops = append(e.spend.stops, reportStop(*s))
+			}
+			return nil
+		}
+		if ss := e.st.Spec(sp.Path); ss != nil && e.specReached(ss) {
+			e.log.Warn().Str("spec", sp.Path).Str("excluded", ss.Excluded).Msg("spend cap reached: the spec is taken out of the loop")
+			if pending != nil {
+				e.st.Pending, pending = nil, nil
+			}
+			continue
+		}
 		if err := e.rotate(ctx, sp, pending); err != nil {
 			return err
 		}
@@ -273,8 +293,10 @@ func (e *engine) limitReached() (bool, string) {
 		return true, fmt.Sprintf("max rotations (%d) reached: state saved; run again to continue", e.maxRotns)
 	case b.WallTime > 0 && time.Since(e.started) >= b.WallTime.Std():
 		return true, fmt.Sprintf("wall-time budget (%s) reached: state saved; run again to continue", b.WallTime.Std())
-	case b.CostUSD > 0 && e.outcome.CostUSD >= b.CostUSD:
-		return true, fmt.Sprintf("cost budget ($%.2f) reached: $%.4f spent", b.CostUSD, e.outcome.CostUSD)
+	case b.CostUSD > 0 && e.spend.run.USD >= b.CostUSD:
+		return true, fmt.Sprintf("cost budget ($%.2f) reached: %s spent", b.CostUSD, e.spend.run.USDText())
+	case b.Tokens > 0 && e.spend.run.Tokens >= b.Tokens:
+		return true, fmt.Sprintf("token budget (%d) reached: %d tokens spent", b.Tokens, e.spend.run.Tokens)
 	}
 	return false, ""
 }
@@ -287,7 +309,7 @@ func (e *engine) finish() {
 		ss := saved[sp.Path]
 		switch {
 		case ss == nil:
-		case ss.Excluded != "" && ss.LastStatus == status.Stuck:
+		case ss.Stuck():
 			stuck = append(stuck, sp.Path)
 		case ss.Excluded != "": // with the reason: no run will continue it
 			exhausted = append(exhausted, sp.Path+": "+ss.Excluded)
@@ -303,7 +325,7 @@ func (e *engine) finish() {
 	case len(stuck) > 0:
 		e.outcome.Code, e.outcome.Message = exitcode.Stuck, fmt.Sprintf("stuck: %v", stuck)
 	case len(exhausted) > 0:
-		e.outcome.Code, e.outcome.Message = exitcode.Limits, fmt.Sprintf("out of iterations: %v", exhausted)
+		e.outcome.Code, e.outcome.Message = exitcode.Limits, fmt.Sprintf("out of iterations: %v: taken out of the loop; a next run does not continue them: ralph-ci reset, or a change to the spec, brings them back (docs/troubleshooting.md#out-of-iterations)", exhausted)
 	case len(escalated) > 0 || len(awaiting) > 0:
 		// The checkpoints' own mapping, the one check ends with too.
 		e.outcome.Code, e.outcome.Message = gate.Result{Escalated: escalated, Pending: awaiting}.Code()

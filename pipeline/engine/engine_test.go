@@ -40,7 +40,7 @@ func TestLimitReached(t *testing.T) {
 		}(), 0, 0, "wall-time budget (1m0s) reached"},
 		{"cost", withBudgets(schema.Budgets{CostUSD: 1}), 0, 1.5, "cost budget ($1.00) reached: $1.5000 spent"},
 	} {
-		tc.e.outcome.Rotations, tc.e.outcome.CostUSD = tc.rotations, tc.cost
+		tc.e.outcome.Rotations, tc.e.spend.run.USD = tc.rotations, tc.cost
 		stop, msg := tc.e.limitReached()
 		if stop != (tc.want != "") || !strings.HasPrefix(msg, tc.want) {
 			t.Errorf("%s: %v %q, want %q", tc.name, stop, msg, tc.want)

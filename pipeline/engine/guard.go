@@ -7,10 +7,8 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
@@ -22,103 +20,55 @@ import (
 // The verifier tamper guard's I/O: which guarded items exist, and their
 // hashes. What they mean is decided by package layers.
 
-// frontMatterItem names the guard item of a spec's front matter (its
-// completion criteria): the spec's path with this suffix.
-const frontMatterItem = " (front matter)"
-
-// guardedFiles lists the repo-relative files the stage's verification
-// runs (layers.GuardedFiles), looking them up under root.
-func guardedFiles(root string, crit schema.Criteria) []string {
-	return layers.GuardedFiles(crit, func(rel string) bool { return isFile(root, rel) })
-}
+// frontMatterItem names the guard item of a spec's front matter.
+const frontMatterItem = layers.FrontMatterItem
 
 func isFile(root, rel string) bool {
 	fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// guardItems lists, sorted, what the stage's guard covers now: the files
-// its verification runs and what those scripts source or run, the spec's front
-// matter and the config file (the criteria), and the test files unless
-// the stage allows test changes.
+// tree is the working tree as the guard reads it (layers.Tree): bounded,
+// non-blocking reads under the root.
+type tree struct{ e *engine }
+
+var _ layers.Tree = tree{}
+
+func (t tree) IsFile(rel string) bool { return isFile(t.e.root, rel) }
+func (t tree) Files() []string        { return t.e.files() }
+func (t tree) Read(rel string, limit int64) ([]byte, error) {
+	return safefile.Read(filepath.Join(t.e.root, filepath.FromSlash(rel)), limit)
+}
+
+// guardItems lists, sorted, what the stage's guard covers now
+// (layers.GuardItems).
 func (e *engine) guardItems(sp plan.Spec, crit schema.Criteria) []string {
-	set := map[string]bool{}
-	for _, f := range guardedFiles(e.root, crit) {
-		set[f] = true
-		b, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(f)), safefile.SourceLimit)
-		if err != nil || !strings.HasPrefix(string(b), "#!") && !strings.HasSuffix(f, "sh") {
-			continue
-		}
-		for _, s := range layers.Called(string(b)) {
-			for _, rel := range []string{path.Clean(s), path.Join(path.Dir(f), s)} {
-				if !strings.HasPrefix(rel, "../") && !path.IsAbs(rel) && isFile(e.root, rel) {
-					set[rel] = true
-				}
-			}
-		}
+	config := ""
+	if p := e.opts.Project; p != nil && p.ConfigPath != "" && !filepath.IsAbs(p.ConfigPath) {
+		config = filepath.ToSlash(p.ConfigPath)
 	}
-	if sp.Path != "" && isFile(e.root, sp.Path) {
-		set[sp.Path+frontMatterItem] = true
-	}
-	if p := e.opts.Project; p != nil && p.ConfigPath != "" && !filepath.IsAbs(p.ConfigPath) && isFile(e.root, filepath.ToSlash(p.ConfigPath)) {
-		set[filepath.ToSlash(p.ConfigPath)] = true
-	}
-	files := e.files()
-	if !crit.AllowTestChanges {
-		for _, f := range files {
-			if layers.IsTestFile(f) {
-				set[f] = true
-			}
-		}
-	}
-	for _, item := range e.runnerItems(files, crit) {
-		set[item] = true
-	}
-	return slices.Sorted(maps.Keys(set))
+	return layers.GuardItems(tree{e}, sp.Path, config, crit)
 }
 
-// runnerItems lists what decides how the tests run (layers.RunnerItems),
-// whatever the stage may do to tests, and the setup files the jest and
-// vitest configurations name; none when the stage allows verifier
-// changes.
-func (e *engine) runnerItems(files []string, crit schema.Criteria) []string {
-	commands, allow := layers.Commands(crit)
-	if allow {
-		return nil
-	}
-	items := layers.RunnerItems(files, commands)
+// hashFiles returns the sha256 of each item ("" when missing): a whole
+// file's content, streamed, or the part of a file the item hashes
+// (layers.ItemContent), read within bounds.
+func hashFiles(root string, items []string) map[string]string {
+	out := make(map[string]string, len(items))
 	for _, item := range items {
-		p, _ := layers.ViewPath(item)
-		if base := path.Base(p); base != "package.json" && !strings.HasPrefix(base, "jest.config.") && !strings.HasPrefix(base, "vitest.config.") {
+		file, limit := layers.ItemFile(item)
+		p := filepath.Join(root, filepath.FromSlash(file))
+		if limit == 0 {
+			out[item] = hashFile(p)
 			continue
 		}
-		b, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(p)), safefile.ConfigLimit)
+		b, err := safefile.Read(p, limit)
 		if err != nil {
+			out[item] = missingOr(err)
 			continue
 		}
-		for _, f := range layers.SetupFiles(path.Dir(p), b) {
-			if !strings.HasPrefix(f, "../") && isFile(e.root, f) {
-				items = append(items, f)
-			}
-		}
-	}
-	return items
-}
-
-// hashFiles returns the sha256 of each item ("" when missing): a file's
-// content, or a spec's front matter.
-func hashFiles(root string, files []string) map[string]string {
-	out := make(map[string]string, len(files))
-	for _, f := range files {
-		if spec, ok := strings.CutSuffix(f, frontMatterItem); ok {
-			out[f] = hashFrontMatter(filepath.Join(root, filepath.FromSlash(spec)))
-			continue
-		}
-		if p, ok := layers.ViewPath(f); ok {
-			out[f] = hashView(f, filepath.Join(root, filepath.FromSlash(p)))
-			continue
-		}
-		out[f] = hashFile(filepath.Join(root, filepath.FromSlash(f)))
+		sum := sha256.Sum256(layers.ItemContent(item, b))
+		out[item] = hex.EncodeToString(sum[:])
 	}
 	return out
 }
@@ -143,26 +93,6 @@ func missingOr(err error) string {
 		return ""
 	}
 	return "unreadable: " + err.Error()
-}
-
-// hashView hashes the view of a file's test keys (layers.View).
-func hashView(item, p string) string {
-	b, err := safefile.Read(p, safefile.ConfigLimit)
-	if err != nil {
-		return missingOr(err)
-	}
-	sum := sha256.Sum256(layers.View(item, b))
-	return hex.EncodeToString(sum[:])
-}
-
-func hashFrontMatter(p string) string {
-	src, err := safefile.Read(p, safefile.SpecLimit)
-	if err != nil {
-		return missingOr(err)
-	}
-	fm, _, _, _ := schema.SplitFrontMatter(p, src)
-	sum := sha256.Sum256(fm)
-	return hex.EncodeToString(sum[:])
 }
 
 // baselineVerifier records the guard's baseline before a rotation runs,
@@ -212,29 +142,7 @@ func (e *engine) guardAfter(sp plan.Spec, stage plan.Stage, ss state.SpecState) 
 		return nil, nil
 	}
 	now = hashFiles(e.root, union(e.guardItems(sp, stage.Criteria), ss.VerifierHashes))
-	for item, h := range now {
-		f, _ := layers.ViewPath(item)
-		if _, old := ss.VerifierHashes[item]; old || h == "" {
-			continue
-		}
-		if !layers.IsRunnerConfig(f) && (stage.Criteria.AllowTestChanges || !layers.IsTestFile(f)) {
-			continue
-		}
-		if _, old := ss.VerifierHashes[f]; old && f != item {
-			continue
-		}
-		b, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(f)), safefile.SourceLimit)
-		if err != nil {
-			continue
-		}
-		if why := layers.StopsTests(f, string(b)); why != "" {
-			if stops == nil {
-				stops = map[string]string{}
-			}
-			stops[f] = why
-		}
-	}
-	return now, stops
+	return now, layers.Stops(tree{e}, ss.VerifierHashes, now, stage.Criteria.AllowTestChanges)
 }
 
 // union is items and the keys of m, sorted, without duplicates.

@@ -7,6 +7,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
+	"github.com/ralph-ci/ralph-ci/pipeline/spend"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
@@ -23,6 +24,7 @@ func (e *engine) record(sp plan.Spec, stage plan.Stage, agentName string, iterat
 		DurationSeconds: res.Duration.Seconds(), CostUSD: res.Usage.CostUSD, CostKnown: res.Usage.CostKnown,
 		ExitCode: res.ExitCode, TimedOut: res.TimedOut, Log: e.relToRoot(history), Layers: v.Layers,
 		PromptBytes: e.promptBytes, InputTokens: res.Usage.Tokens.Input, OutputTokens: res.Usage.Tokens.Output,
+		Spend: new(reportAmount(e.lastSpend)), StoppedBy: e.lastStop,
 	})
 }
 
@@ -45,11 +47,14 @@ func (e *engine) report() *report.Report {
 		}
 		if ss := saved[sp.Path]; ss != nil {
 			s.Counter, s.TotalRotations, s.Reason = ss.DoneCount, ss.Rotations, ss.Reason
+			if ss.Spend != (spend.Amount{}) {
+				s.Spend = new(reportAmount(ss.Spend))
+			}
 			if ss.Stage != "" {
 				s.Stage = ss.Stage
 			}
 			switch {
-			case ss.Excluded != "" && ss.LastStatus == status.Stuck:
+			case ss.Stuck():
 				s.Outcome, s.Reason = report.SpecStuck, ss.Excluded
 			case ss.Excluded != "":
 				s.Outcome, s.Reason = report.SpecFailed, ss.Excluded
@@ -67,6 +72,7 @@ func (e *engine) report() *report.Report {
 		r.Specs = append(r.Specs, s)
 	}
 	e.reportCheckpoints(r)
+	r.Spend = e.spendReport()
 	r.Totals = report.ComputeTotals(r.Specs)
 	return r
 }

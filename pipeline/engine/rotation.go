@@ -20,6 +20,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/prompt"
+	"github.com/ralph-ci/ralph-ci/pipeline/spend"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/schema"
@@ -74,6 +75,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	verifying := ss.StagesDone // this rotation is a verification pass
 	apply(&e.st, sp, stage, idx, j, changed, e.opts.Project.Config.Loop.StuckAttempts)
+	tripBreaker(ss, j.Verdict, e.opts.Project.Config.Loop.SameRejections)
 	boundPasses(ss, verifying, e.opts.Project.Config.Loop.MaxVerificationPasses)
 	v := j.Verdict
 	e.settle(sp, ss, n, iteration, res)
@@ -235,9 +237,22 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 		"RALPH_RUN_ID=" + e.runID,
 	}
 	watch := e.claimWatch(ctx, sp, stage, ss)
+	e.lastSpend, e.lastStop = spend.Amount{}, nil
 	return e.runPool(ctx, stage.Agents, out, func(name string) (agent.Result, error) {
 		a := cfg.Agents[name]
-		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch, Host: e.opts.Host})
+		m, pre := e.meter(ctx, ss, a)
+		if pre != nil { // no share of the day left: the rotation waits for the next run
+			e.spend.halt = pre
+			return agent.Result{Cancelled: true}, nil
+		}
+		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch, Meter: m.Check, Host: e.opts.Host})
+		if err == nil || res.PID != 0 {
+			amount, stop := e.settleSpend(ctx, ss, m, res, a, iteration, sp.Path)
+			e.lastSpend = e.lastSpend.Add(amount)
+			if stop != nil {
+				e.lastStop = stop
+			}
+		}
 		if err != nil && !res.Cancelled {
 			return res, fmt.Errorf("agent %s on %s: %w", name, sp.Path, err)
 		}
@@ -268,7 +283,8 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 		Iteration: ss.StageIterations + 1, MaxIterations: stage.MaxIterations,
 		Criteria: sp.AcceptanceCriteria, Description: stage.Criteria.Description,
 		Promise: stage.Criteria.Promise, Method: stage.Criteria.VerificationMethod,
-		HandoffPath: e.relToRoot(e.dir.Handoff(sp.Key)), Handoff: string(handoff),
+		ReportCriteria: e.opts.Project.Config.Layers.CriteriaReport,
+		HandoffPath:    e.relToRoot(e.dir.Handoff(sp.Key)), Handoff: string(handoff),
 		GuardrailPath: e.relToRoot(e.dir.Guardrails()), Guardrails: string(guard),
 	}
 	if c := sp.Front.Completion; c != nil {

@@ -21,7 +21,7 @@ import (
 // prompt) and status WORD at hand.
 const planAgent = `prompt=$(cat)
 line=$(sed -n "${RALPH_ITERATION}p" plan.txt)
-promise() { printf '%s\n' "$prompt" | grep -o '^<promise>.*</promise>$' | head -n 1; }
+promise() { printf '%s\n' "$prompt" | sed -n '/^## Acceptance Criteria$/,/^$/s/^- \[ \] /- [x] /p'; printf '%s\n' "$prompt" | grep -o '^<promise>.*</promise>$' | head -n 1; }
 status() { echo "RALPH_STATUS: $1"; }
 eval "$line"
 `
@@ -96,7 +96,7 @@ func TestRunVerifiesWithAnExternalCheck(t *testing.T) {
 	if len(rots) != 4 || rots[0].Status != "REJECTED" || rots[3].Counter != 3 {
 		t.Fatalf("rotations %+v", rots)
 	}
-	if names := layerNames(rots[1].Layers); names != "contradiction signal promise verifier_guard unfinished external review" {
+	if names := layerNames(rots[1].Layers); names != "contradiction signal promise criteria verifier_guard unfinished external review" {
 		t.Errorf("layers of the first accepted claim: %s", names)
 	}
 }

@@ -125,10 +125,7 @@ func contentHashes(ctx context.Context, root, commit string, items []string) (ma
 	cmd.Dir = root
 	var in bytes.Buffer
 	for _, item := range items {
-		path, _ := strings.CutSuffix(item, frontMatterItem)
-		if p, ok := layers.ViewPath(item); ok {
-			path = p
-		}
+		path, _ := layers.ItemFile(item)
 		fmt.Fprintf(&in, "%s:%s\n", commit, path)
 	}
 	cmd.Stdin = &in
@@ -162,13 +159,7 @@ func contentHashes(ctx context.Context, root, commit string, items []string) (ma
 			_ = cmd.Wait()
 			return nil, fmt.Errorf("git cat-file: %w", err)
 		}
-		content = content[:size]
-		if _, ok := strings.CutSuffix(item, frontMatterItem); ok {
-			content, _, _, _ = schema.SplitFrontMatter(item, content)
-		} else if _, ok := layers.ViewPath(item); ok {
-			content = layers.View(item, content)
-		}
-		sum := sha256.Sum256(content)
+		sum := sha256.Sum256(layers.ItemContent(item, content[:size]))
 		hashes[item] = hex.EncodeToString(sum[:])
 	}
 	return hashes, cmd.Wait()

@@ -3,6 +3,8 @@ package layers
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Contradiction detection (layer 1) hears admissions in the agent's own
@@ -29,32 +31,28 @@ var SeedAdmissions = []string{"requires manual", "cannot be automated", "could n
 var DefaultAdmissions = append(append([]string{}, SeedAdmissions...), MoreAdmissions...)
 
 // MoreAdmissions are the wordings agents use to admit that the work is
-// not done, heard beside the seed phrases (the config's
+// not done, in English, German, French, Spanish, Portuguese, Japanese and
+// Chinese (admission_lang.go), heard beside the seed phrases (the config's
 // layers.contradiction_phrases) unless layers.admissions replaces them.
-var MoreAdmissions = []string{
-	"wasn't able to", "was not able to", "weren't able to", "were not able to", "I was unable to", "I am unable to", "I'm unable to", "we were unable to",
-	"couldn't get", "could not get", "couldn't make", "could not make", "couldn't fix", "could not fix", "couldn't finish", "could not finish",
-	"couldn't complete", "couldn't figure out", "could not figure out", "couldn't resolve", "could not resolve",
-	"couldn't do", "could not do", "couldn't run", "could not run", "couldn't implement", "could not implement",
-	"couldn't solve", "could not solve", "couldn't work out", "couldn't test", "could not test",
-	"I failed to", "we failed to", "didn't manage to", "did not manage to", "wasn't possible", "was not possible",
-	"didn't have time", "did not have time", "not enough time", "no time left",
-	"you'll need to", "you will need to", "you need to manually", "please manually", "manual step",
-	"remains to be done", "left to do", "still to do", "yet to be done", "only partially", "partially implemented",
-	"doesn't work yet", "does not work yet", "not working yet", "isn't working", "doesn't pass yet", "not passing yet",
-	"ran out of time", "run out of time", "out of budget", "left as an exercise",
-	"need to manually", "needs to be done manually", "have to manually", "must be done by hand",
-	"still needs", "still need to", "needs a follow-up", "need a follow-up", "in a follow-up",
-	"not finished", "isn't finished", "not yet complete", "not complete yet", "is incomplete", "still incomplete", "remains incomplete",
-	"didn't get to", "did not get to", "I gave up", "not implemented yet", "not yet implemented", "isn't implemented yet",
-	"left untested", "is untested", "haven't tested", "have not tested", "did not verify", "didn't verify", "couldn't verify", "could not verify",
-	"still failing", "still fails", "tests still fail", "some tests fail", "tests are failing", "temporarily disabled", "commented out the test", "skipped the test",
+var MoreAdmissions = concat(admissionsEN, admissionsDE, admissionsFR, admissionsES, admissionsPT, admissionsJA, admissionsZH)
+
+func concat(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
 }
 
 // negations, in the few words before a phrase, turn it around.
 var negations = map[string]bool{"no": true, "not": true, "never": true, "longer": true, "without": true, "nothing": true,
 	"doesn't": true, "don't": true, "didn't": true, "isn't": true, "aren't": true,
-	"wasn't": true, "won't": true, "nobody": true, "none": true, "neither": true, "nor": true}
+	"wasn't": true, "won't": true, "nobody": true, "none": true, "neither": true, "nor": true,
+	// German, French, Spanish, Portuguese
+	"kein": true, "keine": true, "nichts": true, "nie": true, "mehr": true,
+	"aucun": true, "aucune": true, "rien": true, "jamais": true, "ne": true, "n'ai": true, "n'est": true, "n'a": true, "sans": true,
+	"nada": true, "ningún": true, "ninguna": true, "ninguno": true, "nunca": true, "sin": true, "ya": true,
+	"nenhum": true, "nenhuma": true, "sem": true, "já": true}
 
 // describing words earlier in a clause show that a phrase describes the
 // fault that was fixed, not the work left.
@@ -63,8 +61,11 @@ var describing = regexp.MustCompile(`(?i)\b(fix|fixed|fixes|fixing|bug|bugs|issu
 var (
 	diagnosticLine = regexp.MustCompile(`(?i)^\s*((warning|warn|error|err|fatal|note|info|debug|hint|panic|caused by|npm warn|npm err!|stderr|traceback)\b\s*[:!(]|[\w.-]+:\s*(warning|warn|error|fatal|note)\b|npm (warn|err)|[\w./-]+\.\w+:\d+(:\d+)?:|=== (run|pause|cont)|--- (pass|fail|skip)|(ok|fail|pass)(\s|$)|\$ |\+ )`)
 	quotedText     = regexp.MustCompile("\"[^\"\n]*\"|“[^”\n]*”|`[^`\n]*`")
-	clauseBreak    = regexp.MustCompile(`(?i)[.!?;]+(\s|$)|\n|,?\s+\b(but|however|although|though|except)\b`)
-	wordRE         = regexp.MustCompile(`[\w']+`)
+	clauseBreak    = regexp.MustCompile(`(?i)[.!?;]+(\s|$)|[…。！？；]+|\n|,?\s+\b(but|however|although|though|except)\b`)
+	wordRE         = regexp.MustCompile(`[\p{L}\p{N}_']+`)
+	// undone follows an admission that was taken back in the same clause
+	// ("temporarily disabled the cache test, then restored it").
+	undone = regexp.MustCompile(`(?i)\b(restored|re-?enabled|reverted|undid|undone|put (it|them) back|turned (it|them) back on|re-?added)\b`)
 )
 
 // FinalMessage is the text the contradiction layer reads: tail, the end of
@@ -135,7 +136,10 @@ func admits(clause, phrase string) bool {
 		}
 		at := from + i
 		from = at + len(phrase)
-		if !boundary(clause, at-1) || !boundary(clause, from) {
+		if !boundary(clause, at, -1) || !boundary(clause, from, +1) {
+			continue
+		}
+		if undone.MatchString(clause[from:]) {
 			continue
 		}
 		words := wordRE.FindAllString(clause[:at], -1)
@@ -152,12 +156,37 @@ func admits(clause, phrase string) bool {
 	}
 }
 
-// boundary tells that s has no word character at i (or i is outside s);
-// a hyphen joins words ("needs human-readable output" is no admission).
-func boundary(s string, i int) bool {
-	if i < 0 || i >= len(s) {
+// boundary tells that s has no word character next to i in direction dir
+// (the rune before i for -1, the one at i for +1; none outside s); a
+// hyphen joins words ("needs human-readable output" is no admission).
+// Japanese and Chinese text has no spaces between words: a CJK phrase or
+// neighbour is always at a boundary.
+func boundary(s string, i, dir int) bool {
+	var r rune
+	if dir < 0 {
+		if i <= 0 {
+			return true
+		}
+		r, _ = utf8.DecodeLastRuneInString(s[:i])
+		if first, _ := utf8.DecodeRuneInString(s[i:]); cjk(first) {
+			return true
+		}
+	} else {
+		if i >= len(s) {
+			return true
+		}
+		r, _ = utf8.DecodeRuneInString(s[i:])
+		if last, _ := utf8.DecodeLastRuneInString(s[:i]); cjk(last) {
+			return true
+		}
+	}
+	if cjk(r) {
 		return true
 	}
-	c := s[i]
-	return !(c == '_' || c == '\'' || c == '-' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9')
+	return !(r == '_' || r == '\'' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+// cjk tells a Han, Hiragana or Katakana rune.
+func cjk(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }

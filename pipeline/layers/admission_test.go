@@ -23,7 +23,7 @@ func TestAdmissions(t *testing.T) {
 		{name: "couldn't", tail: "I couldn't get the race test to pass, so I left it.", want: "couldn't get"},
 		{name: "ran out of time", tail: "Implemented parsing; ran out of time before the writer.", want: "ran out of time"},
 		{name: "left as an exercise", tail: "The Windows path is left as an exercise.", want: "left as an exercise"},
-		{name: "you'll need to manually", tail: "You'll need to manually run the migration.", want: "you'll need to|need to manually"},
+		{name: "you'll need to manually", tail: "You'll need to manually run the migration.", want: "you'll need to manually|need to manually"},
 		{name: "still needs a follow-up", tail: "Done for now. The cache still needs a follow-up.", want: "still needs|needs a follow-up"},
 		{name: "is incomplete", tail: "The Windows support is incomplete.", want: "is incomplete"},
 		{name: "after a clause break", tail: "Parsing works; however I was unable to wire the writer.", want: "I was unable to"},

@@ -53,7 +53,7 @@ func hasMarker(lines []string, marker string) bool {
 			}
 			at := from + i
 			from = at + len(m)
-			if wordEdge(l, at-1) && wordEdge(l, from) {
+			if wordEdge(l, at-1, -1) && wordEdge(l, from, +1) {
 				return true
 			}
 		}
@@ -61,13 +61,24 @@ func hasMarker(lines []string, marker string) bool {
 	return false
 }
 
-// wordEdge tells that l has no letter, digit or underscore at i.
-func wordEdge(l string, i int) bool {
+// wordEdge tells that l has no identifier character at i (the side of
+// the marker dir points to: -1 before it, +1 after it), nor a hyphen or
+// dot that joins one to the marker: "XXX-0000", "SKU-XXX" and "todo.txt"
+// hold no marker; "TODO - fix", "- TODO" and "TODO." do.
+func wordEdge(l string, i, dir int) bool {
 	if i < 0 || i >= len(l) {
 		return true
 	}
 	c := l[i]
-	return !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9')
+	if c == '-' || c == '.' {
+		j := i + dir
+		return j < 0 || j >= len(l) || !identChar(l[j])
+	}
+	return !identChar(c)
+}
+
+func identChar(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // Unfinished records the layer on a claim that passed so far: found are

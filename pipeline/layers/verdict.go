@@ -72,6 +72,11 @@ type Rules struct {
 	// Echoes are ralph-ci's own words the agent may quote back (the last
 	// rejection reason): they are no admission.
 	Echoes []string
+	// Headings are the headings of work left ([OpenWork]).
+	Headings []string
+	// Criteria are the spec's acceptance criteria the agent must report
+	// done ([CriteriaLeft]); nil: the criteria layer does not run.
+	Criteria []string
 }
 
 // Claim runs the layers that need no process on a rotation's output:
@@ -84,7 +89,9 @@ func Claim(st status.Status, rep agent.Report, stage plan.Stage, rules Rules) (v
 	if !v.Claimed {
 		return v, false
 	}
-	if reason, ok := Contradiction(Admissions(FinalMessage(rep.Tail, rules.Echoes), rules.Admissions)); !ok {
+	admitted := Admissions(FinalMessage(rep.Tail, rules.Echoes), rules.Admissions)
+	admitted = append(admitted, OpenWork(rep.Tail, rules.Headings, rules.Criteria)...)
+	if reason, ok := Contradiction(admitted); !ok {
 		v.Reject("contradiction", reason)
 		return v, false
 	}
@@ -107,6 +114,9 @@ func Claim(st status.Status, rep agent.Report, stage plan.Stage, rules Rules) (v
 		return v, false
 	}
 	v.Pass(layer, "Promise found in output")
+	if rules.Criteria != nil && !v.Criteria(CriteriaLeft(rep.Tail, rules.Criteria)) {
+		return v, false
+	}
 	return v, true
 }
 

@@ -23,6 +23,10 @@ type Input struct {
 	Description   string   // the stage's success criteria
 	Promise       string
 	Method        string // verification method
+	// ReportCriteria asks the agent to end its final message with the
+	// acceptance criteria, each marked done or not done (see
+	// layers.CriteriaLeft).
+	ReportCriteria bool
 	HandoffPath   string
 	Handoff       string // content of the spec's handoff file
 	GuardrailPath string
@@ -79,6 +83,19 @@ func Build(in Input) string {
 	for _, c := range in.Criteria {
 		fmt.Fprintf(&b, "- [ ] %s\n", c)
 	}
+	if in.ReportCriteria && len(in.Criteria) > 0 {
+		b.WriteString(`
+## Report Each Criterion
+End your final message with every acceptance criterion above, word for
+word, as a task item marked done or not done (a note may follow a colon),
+then the promise line, then the status line:
+` + "```" + `
+- [x] <a criterion that is met>
+- [ ] <a criterion that is not met>: why
+` + "```" + `
+A criterion marked not done, or missing, rejects the claim.
+`)
+	}
 	fmt.Fprintf(&b, `
 ## Your Completion Requirements
 
@@ -87,7 +104,7 @@ When you have GENUINELY completed this stage:
 **Success Criteria for %s:**
 %s
 
-**To signal completion, output:**
+**To signal completion, output, alone on its line just before the status line:**
 `+"```"+`
 <promise>%s</promise>
 `+"```"+`

@@ -19,7 +19,7 @@ func TestBuildGolden(t *testing.T) {
 			Stage: "coder", Iteration: 2, MaxIterations: 15,
 			Outcome:     "All API endpoints require valid JWT tokens",
 			Criteria:    []string{"Login returns a JWT", "Invalid tokens return 401"},
-			Description: "Authentication code complete", Promise: "AUTH_IMPLEMENTED", Method: "external",
+			Description: "Authentication code complete", Promise: "AUTH_IMPLEMENTED", Method: "external", ReportCriteria: true,
 			HandoffPath: ".ralph/handoffs/auth.spec-123abc.md", Handoff: "Middleware written; routes next.",
 			GuardrailPath: ".ralph/guardrails.md", Guardrails: "Run go test ./... before DONE.",
 			Feedback: []string{"The last completion claim was rejected: Command exited with 1, expected 0"},

@@ -20,6 +20,48 @@ type Report struct {
 	Exit       Exit      `json:"exit"`
 	Totals     Totals    `json:"totals"`
 	Specs      []Spec    `json:"specs"`
+	// Spend is what the agents spent, by scope, and which caps stopped
+	// what (run only; absent from check's reports and older versions).
+	Spend *Spend `json:"spend,omitempty"`
+}
+
+// Spend is what the agents spent and the caps that stopped a rotation, a
+// spec or the run.
+type Spend struct {
+	// Run is this invocation's spend; PullRequest every run's of the
+	// loop's state (with delivery: the pull request's); Day the
+	// repository's today, all pull requests, when budgets.per_day is set.
+	Run         Amount  `json:"run"`
+	PullRequest Amount  `json:"pull_request"`
+	Day         *Amount `json:"day,omitempty"`
+	// Stops are the caps that stopped something, in order.
+	Stops []CapStop `json:"stops,omitempty"`
+}
+
+// Amount is a spend. USD leaves out the runs that could not be priced
+// (Unpriced counts them); Text says it as reports write it ("$0.1234",
+// "$0.10 + unknown (1 unpriced)", "unknown").
+type Amount struct {
+	USD      float64 `json:"usd"`
+	Tokens   int64   `json:"tokens"`
+	Unpriced int     `json:"unpriced,omitempty"`
+	Text     string  `json:"text"`
+}
+
+// CapStop is a cap that stopped a rotation (and then the spec or the run,
+// when it bounds them).
+type CapStop struct {
+	Scope     string `json:"scope"`   // rotation, run, spec, pull_request, day
+	Key       string `json:"key"`     // the config key: budgets.per_rotation, …
+	Measure   string `json:"measure"` // cost_usd or tokens
+	Limit     string `json:"limit"`   // the cap: "$0.50", "20000"
+	Spent     Amount `json:"spent"`   // the scope's spend when it stopped
+	Spec      string `json:"spec,omitempty"`
+	Iteration int    `json:"iteration,omitempty"`
+	// Rotation is the stopped rotation's own spend.
+	Rotation *Amount `json:"rotation,omitempty"`
+	// Saved says what stopping saved.
+	Saved string `json:"saved,omitempty"`
 }
 
 // Tool names the program that wrote the report.
@@ -74,8 +116,11 @@ type Spec struct {
 	Stage     string     `json:"stage"`
 	Rotations []Rotation `json:"rotations"` // run by this invocation
 	// TotalRotations counts every rotation of the spec, all runs included.
-	TotalRotations  int     `json:"total_rotations"`
-	CostUSD         float64 `json:"cost_usd"`
+	TotalRotations int     `json:"total_rotations"`
+	CostUSD        float64 `json:"cost_usd"`
+	// Spend is the spec's spend, all runs included (absent from older
+	// versions).
+	Spend           *Amount `json:"spend,omitempty"`
 	DurationSeconds float64 `json:"duration_seconds"`
 	// Checkpoint is the human checkpoint of a verify-tier spec, once
 	// presented.
@@ -135,6 +180,11 @@ type Rotation struct {
 	// (cached input included); absent when it reported none.
 	InputTokens  int64 `json:"input_tokens,omitempty"`
 	OutputTokens int64 `json:"output_tokens,omitempty"`
+	// Spend is the rotation's spend: its CLI's cost, else its tokens
+	// priced (absent from older versions); StoppedBy the cap that stopped
+	// it, if one did.
+	Spend     *Amount  `json:"spend,omitempty"`
+	StoppedBy *CapStop `json:"stopped_by,omitempty"`
 }
 
 // Layer is the verdict of one verification layer or method on a claim.

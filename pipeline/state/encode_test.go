@@ -100,6 +100,8 @@ func TestSameSpecSeesEveryField(t *testing.T) {
 				mf.SetMapIndex(reflect.ValueOf("new"), reflect.ValueOf("v"))
 			case reflect.Pointer:
 				mod.Checkpoint.SHA += "x"
+			case reflect.Struct: // spend.Amount
+				mf.Field(0).SetFloat(mf.Field(0).Float() + 1)
 			default:
 				t.Fatalf("%s%s: a %s field; teach this test (and sameSpec) about it", name, ft.Name, mf.Kind())
 			}
@@ -133,7 +135,7 @@ func indexOf(t *testing.T, prefix string) []int {
 // encode writes State's fields by hand: a field added to State must be
 // added there (and to the list below) or state.json would lose it.
 func TestEncoderKnowsEveryStateField(t *testing.T) {
-	known := []string{"Version", "Iteration", "Specs", "Current", "Pending", "LimitedAgents"}
+	known := []string{"Version", "Iteration", "Specs", "Current", "Pending", "LimitedAgents", "Spend"}
 	typ := reflect.TypeOf(State{})
 	if typ.NumField() != len(known) {
 		t.Fatalf("State has %d fields, encode writes %v: write the new one in encode.go", typ.NumField(), known)

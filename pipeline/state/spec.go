@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
+	"github.com/ralph-ci/ralph-ci/pipeline/spend"
 	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
@@ -26,6 +27,28 @@ type SpecState struct {
 	ReviewLoop
 	VerifierGuard
 	Sharding
+	Spending
+}
+
+// Spending is what the spec's agents spent, all runs included, and the
+// breaker's count of rejections for one reason.
+type Spending struct {
+	// Spend is the spec's spend (budgets.per_spec).
+	Spend spend.Amount `json:"spend,omitzero"`
+	// RejectKey is the normalised reason of the last rejected claim (see
+	// pipeline/breaker); RejectRepeats counts the rejections in a row for
+	// it. StuckBy is "breaker" once loop.same_rejections of them stopped
+	// the spec.
+	RejectKey     string `json:"reject_key,omitempty"`
+	RejectRepeats int    `json:"reject_repeats,omitempty"`
+	StuckBy       string `json:"stuck_by,omitempty"`
+}
+
+// Stuck tells whether the spec was taken out of the loop as stuck: it
+// returned STUCK too often, or its claims were rejected for the same
+// reason too often.
+func (s *SpecState) Stuck() bool {
+	return s.Excluded != "" && (s.LastStatus == status.Stuck || s.StuckBy != "")
 }
 
 // Sharding is what planning a CI matrix reads (pipeline/shards): where

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/spend"
 )
 
 // Version is the state.json format version this package reads and writes.
@@ -30,6 +32,9 @@ type State struct {
 	// time their limit resets, so that the next run (the next CI job) does
 	// not call them again before it.
 	LimitedAgents map[string]time.Time `json:"limited_agents,omitempty"`
+	// Spend is what every run of this state spent: with delivery, one
+	// pull request's loop (budgets.per_pull_request).
+	Spend spend.Amount `json:"spend,omitzero"`
 }
 
 // CorruptError reports a state file that cannot be parsed. It is never
@@ -123,7 +128,8 @@ func Save(dir Dir, s State) error {
 	if err := validate(s); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w (this is a bug in ralph-ci)", err)
 	}
-	out := State{Version: Version, Iteration: s.Iteration, Specs: s.Specs, Current: s.Current, Pending: s.Pending, LimitedAgents: s.LimitedAgents}
+	out := s
+	out.Version = Version
 	if !sorted(s.Specs) || slices.ContainsFunc(s.Specs, func(sp SpecState) bool { return sp.ChangedFiles == nil }) {
 		out.Specs = slices.Clone(s.Specs) // the caller's State is not modified
 		for i := range out.Specs {

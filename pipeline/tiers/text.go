@@ -78,7 +78,7 @@ func EscalationText(name string, log []Rejection) string {
 	b.WriteString(`How would you like to proceed?
 
   1) Re-scope — Reset the rejection counter and restart the slice from scratch
-  2) Pair — Collect step-by-step guidance, then spawn gl-test-writer; resets the rejection counter
+  2) Pair — Reply 2 with step-by-step guidance: the spec goes back to work with it; resets the rejection counter
   3) Skip verification — Mark as auto-verified and proceed (does not reset the counter)
 
 Which option? (1/2/3)

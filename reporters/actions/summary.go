@@ -55,6 +55,7 @@ func summary(r *report.Report, rows int, details bool) string {
 	if !r.StartedAt.IsZero() && r.FinishedAt.After(r.StartedAt) {
 		fmt.Fprintf(&b, " · %s", r.FinishedAt.Sub(r.StartedAt).Round(time.Second))
 	}
+	writeSpend(&b, r.Spend)
 	b.WriteString("\n\n")
 	if len(r.Specs) == 0 {
 		b.WriteString("No spec.\n")
@@ -153,4 +154,26 @@ func finite(x float64) float64 {
 		return 0
 	}
 	return x
+}
+
+// writeSpend writes the run's spend by scope and the caps that stopped
+// something, each on a line of its own.
+func writeSpend(b *strings.Builder, s *report.Spend) {
+	if s == nil {
+		return
+	}
+	amount := func(a report.Amount) string { return fmt.Sprintf("%s, %d tokens", mdText(a.Text), a.Tokens) }
+	fmt.Fprintf(b, "  \n**Spend:** this run %s · the pull request's loop %s", amount(s.Run), amount(s.PullRequest))
+	if s.Day != nil {
+		fmt.Fprintf(b, " · the repository today %s", amount(*s.Day))
+	}
+	for _, c := range s.Stops {
+		fmt.Fprintf(b, "  \n🛑 **%s reached** (%s %s): %s spent", mdText(c.Key), mdText(c.Measure), mdText(c.Limit), amount(c.Spent))
+		if c.Spec != "" {
+			fmt.Fprintf(b, "; rotation %d of %s stopped at %s", c.Iteration, mdText(c.Spec), amount(*c.Rotation))
+		}
+		if c.Saved != "" {
+			fmt.Fprintf(b, "; %s", mdText(c.Saved))
+		}
+	}
 }

@@ -49,6 +49,14 @@ func buildSuite(r *report.Report, s report.Spec) testsuite {
 			{"cost_usd", strconv.FormatFloat(seconds(s.CostUSD), 'f', 4, 64)},
 		}},
 	}
+	if sp := s.Spend; sp != nil {
+		ts.Properties.List = append(ts.Properties.List, property{"spend_usd", text.OneLine(sp.Text, 0)}, property{"spend_tokens", strconv.FormatInt(sp.Tokens, 10)})
+	}
+	for _, rot := range s.Rotations {
+		if c := rot.StoppedBy; c != nil {
+			ts.Properties.List = append(ts.Properties.List, property{"stopped_by", text.OneLine(fmt.Sprintf("%s (%s %s) at iteration %d: %s, %d tokens", c.Key, c.Measure, c.Limit, rot.Iteration, c.Rotation.Text, c.Rotation.Tokens), 0)})
+		}
+	}
 	if !r.StartedAt.IsZero() {
 		ts.Timestamp = r.StartedAt.UTC().Format(time.RFC3339)
 	}

@@ -1,0 +1,152 @@
+package layers
+
+import (
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// FrontMatterItem names the guard item of a spec's front matter (its
+// completion criteria): the spec's path with this suffix.
+const FrontMatterItem = " (front matter)"
+
+// Tree is the working tree as the verifier guard reads it, through the
+// engine: whether a repo-relative, slash-separated path is a regular
+// file, its content (at most limit bytes; an error for a file that is not
+// a small regular one), and the repository's files.
+type Tree interface {
+	IsFile(rel string) bool
+	Read(rel string, limit int64) ([]byte, error)
+	Files() []string
+}
+
+// GuardItems lists, sorted, what the stage's guard covers now: the files
+// its verification runs ([GuardedFiles]) and what those scripts source or
+// run, the spec's front matter and the config file (configPath, "" when
+// it lies outside the repository), the test files unless the stage allows
+// test changes, and what decides how the tests run ([RunnerItems]) with
+// the setup files the jest and vitest configurations name, unless the
+// stage allows verifier changes.
+func GuardItems(t Tree, specPath, configPath string, crit schema.Criteria) []string {
+	set := map[string]bool{}
+	for _, f := range GuardedFiles(crit, t.IsFile) {
+		set[f] = true
+		b, err := t.Read(f, safefile.SourceLimit)
+		if err != nil || !strings.HasPrefix(string(b), "#!") && !strings.HasSuffix(f, "sh") {
+			continue
+		}
+		for _, s := range Called(string(b)) {
+			for _, rel := range []string{path.Clean(s), path.Join(path.Dir(f), s)} {
+				if !strings.HasPrefix(rel, "../") && !path.IsAbs(rel) && t.IsFile(rel) {
+					set[rel] = true
+				}
+			}
+		}
+	}
+	if specPath != "" && t.IsFile(specPath) {
+		set[specPath+FrontMatterItem] = true
+	}
+	if configPath != "" && t.IsFile(configPath) {
+		set[configPath] = true
+	}
+	files := t.Files()
+	if !crit.AllowTestChanges {
+		for _, f := range files {
+			if IsTestFile(f) {
+				set[f] = true
+			}
+		}
+	}
+	for _, item := range runnerItems(t, files, crit) {
+		set[item] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// runnerItems lists what decides how the tests run (RunnerItems), whatever
+// the stage may do to tests, and the setup files the jest and vitest
+// configurations name; none when the stage allows verifier changes.
+func runnerItems(t Tree, files []string, crit schema.Criteria) []string {
+	commands, allow := Commands(crit)
+	if allow {
+		return nil
+	}
+	items := RunnerItems(files, commands)
+	for _, item := range items {
+		p, _ := ViewPath(item)
+		if base := path.Base(p); base != "package.json" && !strings.HasPrefix(base, "jest.config.") && !strings.HasPrefix(base, "vitest.config.") {
+			continue
+		}
+		b, err := t.Read(p, safefile.ConfigLimit)
+		if err != nil {
+			continue
+		}
+		for _, f := range SetupFiles(path.Dir(p), b) {
+			if !strings.HasPrefix(f, "../") && t.IsFile(f) {
+				items = append(items, f)
+			}
+		}
+	}
+	return items
+}
+
+// Stops finds, among the items guarded after a rotation (now, their
+// hashes) that the baseline did not hold, the test files and runner
+// configurations that can stop the existing tests from running: each
+// with why ([StopsTests]).
+func Stops(t Tree, baseline, now map[string]string, allowTestChanges bool) map[string]string {
+	var stops map[string]string
+	for item, h := range now {
+		f, _ := ViewPath(item)
+		if _, old := baseline[item]; old || h == "" {
+			continue
+		}
+		if !IsRunnerConfig(f) && (allowTestChanges || !IsTestFile(f)) {
+			continue
+		}
+		if _, old := baseline[f]; old && f != item {
+			continue
+		}
+		b, err := t.Read(f, safefile.SourceLimit)
+		if err != nil {
+			continue
+		}
+		if why := StopsTests(f, string(b)); why != "" {
+			if stops == nil {
+				stops = map[string]string{}
+			}
+			stops[f] = why
+		}
+	}
+	return stops
+}
+
+// ItemFile is the repo-relative file a guard item reads, and the most of
+// it that is read for a part of it (a spec's front matter, the view of a
+// runner configuration's test keys); limit is 0 for an item that is the
+// whole file, hashed as it is, however large.
+func ItemFile(item string) (file string, limit int64) {
+	if spec, ok := strings.CutSuffix(item, FrontMatterItem); ok {
+		return spec, safefile.SpecLimit
+	}
+	if p, ok := ViewPath(item); ok {
+		return p, safefile.ConfigLimit
+	}
+	return item, 0
+}
+
+// ItemContent is the part of its file's content a guard item hashes.
+func ItemContent(item string, content []byte) []byte {
+	if _, ok := strings.CutSuffix(item, FrontMatterItem); ok {
+		fm, _, _, _ := schema.SplitFrontMatter(item, content)
+		return fm
+	}
+	if _, ok := ViewPath(item); ok {
+		return View(item, content)
+	}
+	return content
+}
