@@ -31,7 +31,11 @@ func newCheckCommand(opts *globalOptions) *cobra.Command {
 		Long: `check validates the config file and the front matter of every discovered
 spec against the schemas built into ralph-ci. Every problem is printed as
 file:line:col: field: message, and the exit code is 2. When all is valid it
-prints one line per spec: its verification tier, stages and methods.
+prints one line per spec: its verification tier, stages and methods, then
+a "warning:" line for what is valid but will not work as expected (an
+agent CLI not on PATH, a cost budget no agent reports, a pull request's
+event without a token, delivery from below the top of the repository),
+each with what to do; warnings do not change the exit code.
 
 Then it is the merge gate of the verify tier: it reads the answers given to
 the checkpoints (reply comments and reactions on the pull request of the

@@ -25,15 +25,6 @@ func TestCaptureClaudeFixtures(t *testing.T) {
 		t.Skip("set RALPH_CAPTURE_DIR to record the Claude Code fixtures")
 	}
 	requireAgentCLI(t, "claude", "@anthropic-ai/claude-code")
-	limited := func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Retry-After", "1")
-		w.WriteHeader(http.StatusTooManyRequests)
-		fmt.Fprint(w, `{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed your account's rate limit. Please try again in 3h."},"request_id":"req_scripted"}`)
-	}
 	truncated := func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			return
@@ -53,9 +44,9 @@ func TestCaptureClaudeFixtures(t *testing.T) {
 		empty   bool             // the scripted server answers with no text
 		args    []string
 	}{
-		{"claude-stream-json-429", limited, false, []string{"--output-format", "stream-json", "--verbose"}},
-		{"claude-json-429", limited, false, []string{"--output-format", "json"}},
-		{"claude-text-429", limited, false, []string{"--output-format", "text"}},
+		{"claude-stream-json-429", answer429, false, []string{"--output-format", "stream-json", "--verbose"}},
+		{"claude-json-429", answer429, false, []string{"--output-format", "json"}},
+		{"claude-text-429", answer429, false, []string{"--output-format", "text"}},
 		{"claude-stream-json-root", nil, false, []string{"--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"}},
 		{"claude-json-root", nil, false, []string{"--output-format", "json", "--dangerously-skip-permissions"}},
 		{"claude-stream-json-budget", nil, false, []string{"--output-format", "stream-json", "--verbose", "--max-budget-usd", "0.01"}},

@@ -31,7 +31,7 @@ func TestClaudeBashChildrenDieWithTheRotation(t *testing.T) {
 		timeout string
 	}{
 		{"the rotation ends", "", "1m"},
-		{"the agent times out", "; sleep 1000", "5s"},
+		{"the agent times out", "; sleep 1000", "15s"}, // the later rotations must start the CLI within it, on a loaded machine too
 		{"ralph-ci is killed", "; sleep 1000", "1m"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

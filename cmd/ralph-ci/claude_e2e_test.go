@@ -112,9 +112,16 @@ func rotationLogs(t *testing.T, stderr []byte) []rotationLog {
 // exit code, stdout and stderr.
 func runRalph(t *testing.T, bin, dir string, env []string, timeout time.Duration) (int, []byte, []byte) {
 	t.Helper()
+	return runRalphArgs(t, bin, dir, env, timeout, "--log-format", "json", "run")
+}
+
+// runRalphArgs runs ralph-ci with args in dir and returns its exit code,
+// stdout and stderr; it fails the test if it does not end in timeout.
+func runRalphArgs(t *testing.T, bin, dir string, env []string, timeout time.Duration, args ...string) (int, []byte, []byte) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--log-format", "json", "run")
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir, cmd.Env = dir, env
 	// On timeout, SIGTERM: ralph-ci then stops the agent's process group
 	// (a SIGKILL would leave the CLI running).
@@ -124,13 +131,13 @@ func runRalph(t *testing.T, bin, dir string, env []string, timeout time.Duration
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("ralph-ci run did not finish in %v\nstderr:\n%s", timeout, stderr.Bytes())
+		t.Fatalf("ralph-ci %s did not finish in %v\nstderr:\n%s", strings.Join(args, " "), timeout, stderr.Bytes())
 	}
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("ralph-ci run: %v", err)
+		t.Fatalf("ralph-ci %s: %v", strings.Join(args, " "), err)
 	}
 	return code, stdout.Bytes(), stderr.Bytes()
 }

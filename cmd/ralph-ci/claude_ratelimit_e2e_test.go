@@ -21,6 +21,18 @@ import (
 // (429) · …"), let the next agent of the pool take the rotation, keep the
 // reset time in state.json so that the next run does not call the CLI
 // before it, and exit 5 (agents exhausted) when every agent is limited.
+// answer429 answers every Messages API call 429 rate_limit_error, and the
+// CLI's connectivity check (HEAD /) 200.
+func answer429(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", "1")
+	w.WriteHeader(http.StatusTooManyRequests)
+	fmt.Fprint(w, `{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed your account's rate limit. Please try again in 3h."},"request_id":"req_scripted"}`)
+}
+
 func TestClaudeCodeRateLimited(t *testing.T) {
 	if testing.Short() && os.Getenv("CI") != "true" {
 		t.Skip("builds the binary and runs the real Claude Code CLI")
@@ -29,14 +41,10 @@ func TestClaudeCodeRateLimited(t *testing.T) {
 	bin := ralphBinary(t)
 	var calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			return // HEAD /: the CLI's connectivity check
+		if r.Method == http.MethodPost {
+			calls.Add(1)
 		}
-		calls.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Retry-After", "1")
-		w.WriteHeader(http.StatusTooManyRequests)
-		fmt.Fprint(w, `{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed your account's rate limit. Please try again in 3h."},"request_id":"req_scripted"}`)
+		answer429(w, r)
 	}))
 	defer srv.Close()
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,4 +100,13 @@ specs: {default_tier: auto}
 		file: hello, content: content, agent: "Codex",
 		history: []string{`"type":"thread.started"`, `"type":"command_execution"`, `"exit_code":0`, `"type":"turn.completed"`, `<promise>IMPLEMENTATION_COMPLETE</promise>`},
 	})
+	// Codex reports tokens, no cost, no model: each rotation's spend is its
+	// tokens at gpt-5.5's default price ($1.25 in, $10 out per million; the
+	// scripted server caches nothing), worked out here by hand.
+	for _, rot := range runReport(t, dir).Specs[0].Rotations {
+		want := (float64(rot.InputTokens)*1.25 + float64(rot.OutputTokens)*10) / 1e6
+		if rot.Spend == nil || rot.InputTokens == 0 || math.Abs(rot.Spend.USD-want) > 1e-12 || rot.Spend.Unpriced != 0 {
+			t.Errorf("rotation %d: spend %+v for %d+%d tokens, want $%.8f", rot.Iteration, rot.Spend, rot.InputTokens, rot.OutputTokens, want)
+		}
+	}
 }

@@ -257,6 +257,7 @@ func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project
 		return "", nil, err
 	}
 	defer os.RemoveAll(tmp)
+	defer useGitCredential(ctx, opts, p.Root)()
 	r, err := deliver.ReadState(ctx, deliver.Git{Dir: p.Root}, c.WithLogin(d.env.Login), head.Ref, tmp)
 	if err != nil {
 		return "", nil, err

@@ -31,6 +31,7 @@ import (
 // DONE with the promise and changes nothing. It notes each rotation's
 // spec and iteration in $PROMPTS (outside the checkout).
 const ciAgent = `prompt=$(cat)
+if grep -qi extraheader .git/config 2>/dev/null; then echo "iteration $RALPH_ITERATION" >> "$PROMPTS.leak"; fi
 n=$(ls "$PROMPTS" | wc -l)
 echo "$RALPH_SPEC $RALPH_ITERATION" > "$PROMPTS/$((n + 1)).txt"
 if [ "$RALPH_ITERATION" -le 2 ]; then
@@ -58,16 +59,33 @@ type ciWorld struct {
 	*ghorigin.Origin
 }
 
-func newCIWorld(t *testing.T, bin string, files map[string]string) *ciWorld {
+// The origins a delivery test can run against: a file:// one (the
+// default), and one served over HTTP that requires the job's token, as a
+// private repository does, with actions/checkout's persist-credentials
+// true (the token in .git/config) or false (ralph-ci hands it to its own
+// fetch and push).
+const (
+	fileOrigin      = "file"
+	httpOrigin      = "http, persist-credentials true"
+	httpOriginNoPer = "http, persist-credentials false"
+)
+
+func newCIWorld(t *testing.T, bin string, files map[string]string, origin ...string) *ciWorld {
 	t.Helper()
 	o := ghorigin.New(t, "master", "changes", 2, map[string]string{"README.md": "hello\n", ".gitignore": ".ralph/\n", "ralph.yaml": files["ralph.yaml"]}, files)
-	return ciWorldOf(t, bin, o, files["ralph.yaml"])
+	return ciWorldOf(t, bin, o, files["ralph.yaml"], origin...)
 }
 
-// ciWorldOf is the ciWorld of origin o, whose base has baseConfig.
-func ciWorldOf(t *testing.T, bin string, o *ghorigin.Origin, baseConfig string) *ciWorld {
+// ciWorldOf is the ciWorld of origin o, whose base has baseConfig, served
+// as origin says (fileOrigin by default).
+func ciWorldOf(t *testing.T, bin string, o *ghorigin.Origin, baseConfig string, origin ...string) *ciWorld {
 	t.Helper()
 	w := &ciWorld{prWorld: &prWorld{t: t, bin: bin}, Origin: o}
+	if len(origin) > 0 && origin[0] != fileOrigin {
+		o.ServeHTTP("test-token") // GITHUB_TOKEN of prWorld.env
+		o.NoPersist = origin[0] == httpOriginNoPer
+		w.extraEnv = append(w.extraEnv, "GITHUB_SERVER_URL="+o.ServerURL)
+	}
 	w.startGitHub(baseConfig)
 	w.srv.HeadFrom, w.srv.HeadRef = func() string { return w.Rev("refs/heads/changes") }, "changes"
 	// The contents API reads origin; the fake's base commit is master.
@@ -111,8 +129,26 @@ func (w *ciWorld) iterations() []string {
 	}
 }
 
+// TestDeliveryAcrossWorkflowRuns runs against each origin: fetch, push
+// and the state ref work whatever persist-credentials says, and the
+// agent never finds the token's header in .git/config.
 func TestDeliveryAcrossWorkflowRuns(t *testing.T) {
-	w := newCIWorld(t, ralphBinary(t), ciRepoFiles)
+	bin := ralphBinary(t)
+	for _, origin := range []string{fileOrigin, httpOrigin, httpOriginNoPer} {
+		t.Run(origin, func(t *testing.T) {
+			w := newCIWorld(t, bin, ciRepoFiles, origin)
+			deliveryAcrossWorkflowRuns(t, w)
+			if leak, err := os.ReadFile(w.prompts + ".leak"); err == nil {
+				t.Errorf("the agent found an extraheader in .git/config: %s", leak)
+			}
+			if origin != fileOrigin && len(w.Requests) == 0 {
+				t.Error("nothing was fetched or pushed over HTTP")
+			}
+		})
+	}
+}
+
+func deliveryAcrossWorkflowRuns(t *testing.T, w *ciWorld) {
 	start := w.Rev("refs/heads/changes")
 
 	// Run 1: two rotations, pushed to the head branch.

@@ -33,6 +33,9 @@ type environment struct {
 	// serverURL is GITHUB_SERVER_URL (https://github.com, or a GHES
 	// host): where delivery's git authenticates with the token.
 	serverURL string
+	// landlock is RALPH_LANDLOCK=1: deny agents writing ralph-ci's own
+	// git directory (see denyGitDirs).
+	landlock bool
 	// runID is GITHUB_RUN_ID: the workflow run the statuses point at.
 	runID string
 	// failOnWaiting is RALPH_FAIL_ON_WAITING=true (the Action's
@@ -75,6 +78,6 @@ func (e environment) exit(code exitcode.Code, stdout io.Writer) exitcode.Code {
 
 // readEnvironment reads the environment through getenv (os.Getenv).
 func readEnvironment(getenv func(string) string) environment {
-	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME"), action: getenv("RALPH_ACTION") == "1", serverURL: getenv("GITHUB_SERVER_URL"), runID: getenv("GITHUB_RUN_ID"),
-		failOnWaiting: getenv("RALPH_FAIL_ON_WAITING") == "true"}
+	return environment{actions: actions.EnvFrom(getenv), pr: prchannel.EnvFrom(getenv), runnerDebug: getenv("RUNNER_DEBUG") == "1", refName: getenv("GITHUB_REF_NAME"), action: getenv("RALPH_ACTION") == "1", serverURL: getenv("GITHUB_SERVER_URL"), landlock: getenv("RALPH_LANDLOCK") == "1",
+		runID: getenv("GITHUB_RUN_ID"), failOnWaiting: getenv("RALPH_FAIL_ON_WAITING") == "true"}
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -91,23 +89,15 @@ func TestGettingStartedLiterally(t *testing.T) {
 	var runOut []byte
 	for _, line := range cmds {
 		args := strings.Fields(line)[1:]
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Dir, cmd.Env = repo, env
-		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-		cmd.WaitDelay = 15 * time.Second
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		cancel()
-		t.Logf("$ %s\n%s%s", line, stdout.Bytes(), stderr.Bytes())
-		if err != nil {
-			t.Fatalf("%s: %v", line, err)
+		code, stdout, stderr := runRalphArgs(t, bin, repo, env, 2*time.Minute, args...)
+		t.Logf("$ %s\n%s%s", line, stdout, stderr)
+		if code != 0 {
+			t.Fatalf("%s: exit %d", line, code)
 		}
 		if args[0] == "run" {
-			runOut = stderr.Bytes()
+			runOut = stderr
 		}
-		if args[0] == "status" && !regexp.MustCompile(`specs/first\.spec\.md\s+3/3`).Match(stdout.Bytes()) {
+		if args[0] == "status" && !regexp.MustCompile(`specs/first\.spec\.md\s+3/3`).Match(stdout) {
 			t.Errorf("status after the run: want specs/first.spec.md at 3/3")
 		}
 	}

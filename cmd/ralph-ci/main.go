@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	_ "github.com/ralph-ci/ralph-ci/internal/shepherd" // see main
 )
 
@@ -25,5 +26,6 @@ func main() {
 
 // Main runs ralph-ci with args and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	defer igit.Cleanup() // ralph-ci's own git directories
 	return int(execute(args, stdin, stdout, stderr))
 }

@@ -118,6 +118,7 @@ func planState(ctx context.Context, opts *globalOptions, p *project.Project, mod
 		return state.State{}, err
 	}
 	defer os.RemoveAll(tmp)
+	defer useGitCredential(ctx, opts, p.Root)()
 	bd, err := stateBinder(opts)
 	if err != nil {
 		return state.State{}, err

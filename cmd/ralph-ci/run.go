@@ -83,6 +83,8 @@ the same commit; the checkpoints are presented there, once per spec.`,
 				return err
 			}
 			ctx, sig := signalContext(cmd.Context())
+			restore := useGitCredential(ctx, opts, p.Root)
+			defer restore()
 			p, dl, err := setupDelivery(ctx, opts, p, mode)
 			if err != nil {
 				return err
@@ -93,15 +95,14 @@ the same commit; the checkpoints are presented there, once per spec.`,
 					return err
 				}
 			}
-			gitEnv, restore := guardAgents(ctx, opts, p)
-			defer restore()
+			opts.host.Remove = p.Config.Environment.Remove
+			denyGitDirs(opts)
 			o := engineOptions(opts, p, maxRotations)
 			o.Shard, o.Integration = matrix.shard, matrix.integrate
 			if dl == nil { // a delivered state comes from its own ref, never from the checkout
 				o.UntrustedState = state.Committed(ctx, p.Root)
 			}
 			if dl != nil {
-				dl.session.Git.Env = append(dl.session.Git.Env, gitEnv...)
 				o.Deliverer = dl.session
 			}
 			if matrix.shard == "" { // a shard's checkpoints wait for the integration

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -35,7 +36,7 @@ func TestShepherdStartsBeforeHeavyInits(t *testing.T) {
 	if !heavyInits.Match(out) {
 		t.Fatalf("ralph-ci version ran none of the heavy inits:\n%s", out)
 	}
-	cmd := &exec.Cmd{Path: ralphBinary(t), Args: shepherd.Args(0, []string{sh, "-c", "echo ran; exit 3"})}
+	cmd := &exec.Cmd{Path: ralphBinary(t), Args: shepherd.Args(0, nil, []string{sh, "-c", "echo ran; exit 3"})}
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	out, err = cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 || !strings.Contains(string(out), "ran\n") {
@@ -43,5 +44,35 @@ func TestShepherdStartsBeforeHeavyInits(t *testing.T) {
 	}
 	if m := heavyInits.FindAll(out, -1); len(m) > 0 {
 		t.Errorf("the shepherd ran after heavy inits: %q", m)
+	}
+}
+
+// TestShepherdDeniesWrites: a command started by the shepherd with -deny
+// cannot write in that folder (Landlock), and still writes elsewhere;
+// ralph-ci gives its own git directory so (denyGitDirs).
+func TestShepherdDeniesWrites(t *testing.T) {
+	if shepherd.LandlockABI() == 0 {
+		t.Skip("this kernel has no Landlock")
+	}
+	denied, err := os.MkdirTemp("/var/tmp", "ralph-ci-landlock-test-")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(denied) })
+	if err := os.WriteFile(filepath.Join(denied, "config"), []byte("ralph-ci's\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	free := t.TempDir()
+	script := `echo planted > "$1/config"; echo "config $?"; touch "$1/new"; echo "new $?"; touch "$2/ok"; echo "free $?"`
+	cmd := &exec.Cmd{Path: ralphBinary(t), Args: shepherd.Args(0, []string{denied}, []string{"/bin/sh", "-c", script, "sh", denied, free})}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("shepherd: %v\n%s", err, out)
+	}
+	if got := string(out); !strings.Contains(got, "config 1") && !strings.Contains(got, "config 2") || !strings.Contains(got, "free 0") || strings.Contains(got, "new 0") {
+		t.Errorf("want the denied folder unwritable and the other one writable:\n%s", out)
+	}
+	if raw, _ := os.ReadFile(filepath.Join(denied, "config")); string(raw) != "ralph-ci's\n" {
+		t.Errorf("the denied file holds %q", raw)
 	}
 }

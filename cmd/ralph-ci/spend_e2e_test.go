@@ -98,13 +98,15 @@ budgets: {max_rotations: 1, per_rotation: %s}
 
 // spendingAgent streams Claude Code's stream-json: three API messages of
 // 62,500 input tokens of claude-opus-5-5 each ($0.25 at $4 per million),
-// then its result ($0.75, CONTINUE). It notes each rotation in $PROMPTS.
+// the third 2 seconds after the second (a model's latency: a rotation
+// stopped at the second is stopped before it), then its result ($0.75,
+// CONTINUE). It notes each rotation in $PROMPTS.
 const spendingAgent = `cat > /dev/null
 n=$(ls "$PROMPTS" | wc -l)
 echo "$RALPH_SPEC $RALPH_ITERATION" > "$PROMPTS/$((n + 1)).txt"
 for i in 1 2 3; do
   printf '{"type":"assistant","message":{"id":"msg_%s_%s","model":"claude-opus-5-5","content":[{"type":"text","text":"working"}],"usage":{"input_tokens":62500,"output_tokens":0}}}\n' "$RALPH_ITERATION" "$i"
-  sleep 0.3
+  [ $i = 2 ] && sleep 2
 done
 printf '{"type":"result","subtype":"success","is_error":false,"num_turns":3,"result":"working\\nRALPH_STATUS: CONTINUE","total_cost_usd":0.75}\n'
 `
@@ -174,8 +176,8 @@ printf '{"type":"result","subtype":"success","is_error":false,"num_turns":20,"re
 // same time: two ralph-ci processes in two clones of one origin, each
 // wanting three rotations of $1.00, share a day capped at $1.00. The
 // ledger on origin (refs/ralph-ci/spend/DATE), updated compare-and-swap,
-// ends within one streamed message per job of the cap, both jobs stop on
-// it, and no hold is left.
+// ends within the cap but for the messages each job streamed while it
+// was being stopped, both jobs stop on it, and no hold is left.
 func TestDaySpendCapAcrossConcurrentJobs(t *testing.T) {
 	bin := ralphBinary(t)
 	root := t.TempDir()
@@ -234,8 +236,10 @@ budgets: {max_rotations: 3, per_day: {cost_usd: 1.0}}
 	if err := json.Unmarshal([]byte(raw), &ledger); err != nil {
 		t.Fatalf("%v: %s", err, raw)
 	}
-	if ledger.Spent.USD < 0.9 || ledger.Spent.USD > 1.0+2*0.05+1e-9 || len(ledger.Holds) != 0 {
-		t.Errorf("the day's ledger: %s; want $1.00 spent, at most one message ($0.05) more per job, and no hold left", raw)
+	// Each job may pass its share by the message that crossed it, and by
+	// the one it was writing when it was stopped (counted: it was spent).
+	if ledger.Spent.USD < 0.9 || ledger.Spent.USD > 1.0+2*2*0.05+1e-9 || len(ledger.Holds) != 0 {
+		t.Errorf("the day's ledger: %s; want $1.00 spent, at most two messages ($0.05 each) more per job, and no hold left", raw)
 	}
 	t.Logf("job 1:\n%s\njob 2:\n%s", outs[0], outs[1])
 	t.Logf("the day's ledger after both jobs: %s (%s commits)", raw, git(bare, "rev-list", "--count", "refs/ralph-ci/spend/"+time.Now().UTC().Format(time.DateOnly)))

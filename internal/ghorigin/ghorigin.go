@@ -1,8 +1,11 @@
 // Package ghorigin is a test helper: a bare "origin" repository holding a
 // pull request as GitHub does (its head branch, refs/pull/N/head and
-// refs/pull/N/merge), fresh checkouts made the way actions/checkout makes
-// them (depth 1, detached, the token in an extraheader), and pushes by
-// "another person". Tests of CI delivery run real git against it.
+// refs/pull/N/merge), served over file:// or, like a private repository,
+// over HTTP requiring the token (ServeHTTP), fresh checkouts made the way
+// actions/checkout makes them (depth 1, detached, the token in an
+// extraheader), and pushes by "another person". Tests of CI delivery run
+// real git against it. It runs git itself, as a person and GitHub would,
+// never on ralph-ci's behalf (internal/layering lists it).
 package ghorigin
 
 import (
@@ -27,6 +30,7 @@ type Origin struct {
 	Base, Head string
 	PR         int
 	Merge      string
+	httpState
 }
 
 // New makes origin with branch base holding baseFiles (one commit) and
@@ -72,14 +76,24 @@ func (o *Origin) RefreshPR() {
 }
 
 // Checkout makes a fresh work tree as actions/checkout does: depth 1,
-// detached on sha fetched into ref, the token in an extraheader.
+// detached on sha fetched into ref, the token in an extraheader (a fake
+// one for github.com; after ServeHTTP the origin's token, unless
+// NoPersist).
 func (o *Origin) Checkout(sha, ref string) string {
 	t := o.t
 	dir := t.TempDir()
 	Git(t, dir, "init", "--quiet")
 	Git(t, dir, "remote", "add", "origin", o.URL)
-	Git(t, dir, "config", "--local", "http.https://github.com/.extraheader", "AUTHORIZATION: basic ***")
-	Git(t, dir, "-c", "protocol.version=2", "fetch", "--quiet", "--no-tags", "--prune", "--no-recurse-submodules", "--depth=1", "origin", "+"+sha+":"+ref)
+	var auth []string
+	switch {
+	case o.Token == "":
+		Git(t, dir, "config", "--local", "http.https://github.com/.extraheader", "AUTHORIZATION: basic ***")
+	case o.NoPersist:
+		auth = []string{"-c", "http." + o.ServerURL + "/.extraheader=" + o.Header()}
+	default:
+		Git(t, dir, "config", "--local", "http."+o.ServerURL+"/.extraheader", o.Header())
+	}
+	Git(t, dir, append(auth, "-c", "protocol.version=2", "fetch", "--quiet", "--no-tags", "--prune", "--no-recurse-submodules", "--depth=1", "origin", "+"+sha+":"+ref)...)
 	Git(t, dir, "checkout", "--quiet", "--force", ref)
 	return dir
 }

@@ -7,13 +7,16 @@
 // of the config files for as long as ralph-ci runs, and puts them back
 // when it is done (a kill -9 leaves them out, which fails closed).
 //
-// ralph-ci's own git calls (delivery: push, fetch) take the token through
-// [Env]: GIT_CONFIG_COUNT/KEY/VALUE on that one git process, never its
+// ralph-ci's own fetch and push take the token through
+// [Hidden.Credentials] or [Credential] handed to internal/git, which gives
+// it to that one git process through GIT_CONFIG_COUNT/KEY/VALUE, never its
 // argv (which any process can read in /proc/PID/cmdline) and never a
 // file. A child's environment is readable by processes of the same user
-// while it lives, so call [Env] only while no agent or verification
-// command lives; between rotations, which is when ralph-ci delivers, the
-// shepherd (pipeline/agent) has already stopped all of them.
+// while it lives; ralph-ci fetches and pushes only between rotations,
+// when the shepherd (pipeline/agent) has stopped every agent process.
+//
+// It reads and edits the checkout's config files with git config
+// (internal/git.CheckoutConfig), which runs no program.
 package gitauth
 
 import (
@@ -24,10 +27,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 // entry is one extraheader setting: the file that holds it, its key and
@@ -57,25 +60,24 @@ func (h *Hidden) Values() []string {
 	return out
 }
 
-// Env gives one of ralph-ci's own git processes (delivery's fetch and
-// push) the hidden entries back, through GIT_CONFIG_COUNT/KEY/VALUE; nil
-// when nothing was hidden. See the package documentation for when.
-func (h *Hidden) Env() []string {
-	var env []string
-	seen := map[entry]bool{}
+// Credentials are the hidden entries as credentials of ralph-ci's own
+// fetch and push (internal/git.UseCredentials); none when nothing was
+// hidden. See the package documentation for when they are used.
+func (h *Hidden) Credentials() []git.Credential {
+	var out []git.Credential
+	seen := map[git.Credential]bool{}
 	for _, e := range h.entries {
-		k := entry{key: e.key, value: e.value}
-		if seen[k] {
+		url, ok := strings.CutPrefix(e.key, "http.")
+		if url, ok = strings.CutSuffix(url, ".extraheader"); !ok {
 			continue
 		}
-		seen[k] = true
-		i := strconv.Itoa(len(seen) - 1)
-		env = append(env, "GIT_CONFIG_KEY_"+i+"="+e.key, "GIT_CONFIG_VALUE_"+i+"="+e.value)
+		c := git.Credential{URL: url, Header: e.value}
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
 	}
-	if len(env) == 0 {
-		return nil
-	}
-	return append([]string{"GIT_CONFIG_COUNT=" + strconv.Itoa(len(seen))}, env...)
+	return out
 }
 
 // Hide removes every http.*.extraheader of the repository at root from
@@ -84,14 +86,14 @@ func (h *Hidden) Env() []string {
 // git repository nothing is hidden.
 func Hide(ctx context.Context, root string) (*Hidden, error) {
 	h := &Hidden{root: root}
-	out, err := git(ctx, root, "config", "--show-origin", "--includes", "--null", "--get-regexp", `^http\..*\.extraheader$`)
+	out, err := runGit(ctx, root, "config", "--show-origin", "--includes", "--null", "--get-regexp", `^http\..*\.extraheader$`)
 	if err != nil {
 		return h, nil // exit 1: none; not a repository: nothing to hide
 	}
 	entries := parse(out, root)
 	var errs []error
 	for _, e := range entries {
-		if _, err := git(ctx, root, "config", "--file", e.file, "--fixed-value", "--unset-all", e.key, e.value); err != nil {
+		if _, err := runGit(ctx, root, "config", "--file", e.file, "--fixed-value", "--unset-all", e.key, e.value); err != nil {
 			errs = append(errs, fmt.Errorf("hiding %s in %s: %w", e.key, e.file, err))
 			continue
 		}
@@ -104,7 +106,7 @@ func Hide(ctx context.Context, root string) (*Hidden, error) {
 func (h *Hidden) Restore(ctx context.Context) error {
 	var errs []error
 	for _, e := range h.entries {
-		if _, err := git(ctx, h.root, "config", "--file", e.file, "--add", e.key, e.value); err != nil {
+		if _, err := runGit(ctx, h.root, "config", "--file", e.file, "--add", e.key, e.value); err != nil {
 			errs = append(errs, fmt.Errorf("restoring %s in %s: %w", e.key, e.file, err))
 		}
 	}
@@ -137,29 +139,24 @@ func parse(out []byte, root string) []entry {
 	return entries
 }
 
-// Env is the environment that gives one of ralph-ci's own git processes
-// the token for serverURL (https://github.com, GITHUB_SERVER_URL), as
-// actions/checkout's header does. Append it to the process's environment;
-// it replaces any GIT_CONFIG_COUNT there.
-func Env(serverURL, token string) []string {
+// Credential is the job's token as the credential of ralph-ci's own
+// fetch and push for serverURL (https://github.com, GITHUB_SERVER_URL),
+// the header actions/checkout persists.
+func Credential(serverURL, token string) git.Credential {
 	cred := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + token))
-	return []string{
-		"GIT_CONFIG_COUNT=1",
-		"GIT_CONFIG_KEY_0=http." + strings.TrimSuffix(serverURL, "/") + "/.extraheader",
-		"GIT_CONFIG_VALUE_0=AUTHORIZATION: basic " + cred,
-	}
+	return git.Credential{URL: strings.TrimSuffix(serverURL, "/") + "/", Header: "AUTHORIZATION: basic " + cred}
 }
 
-func git(ctx context.Context, root string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return out, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, firstLine(stderr.Bytes()))
+// git runs git through the doorway, in root's repository: it reads and
+// edits the repository's config files as data (git config runs no
+// program).
+func runGit(ctx context.Context, root string, args ...string) ([]byte, error) {
+	out, err := git.CheckoutConfig(ctx, root, args[1:]...)
+	var ge *git.Error
+	if errors.As(err, &ge) {
+		return out, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), ge.Err, firstLine([]byte(ge.Stderr)))
 	}
-	return out, nil
+	return out, err
 }
 
 func firstLine(b []byte) string {

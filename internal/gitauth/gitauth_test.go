@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 func run(t *testing.T, dir string, args ...string) string {
@@ -57,15 +59,10 @@ func TestHideAndRestore(t *testing.T) {
 	if v := h.Values(); !slices.Contains(v, "ghs_secretsecret") || !slices.Contains(v, cred) {
 		t.Errorf("Values = %q, want the token and the header's credential", v)
 	}
-	// ralph-ci's own git gets it back through its environment only.
-	env := h.Env()
-	if len(env) != 3 || env[0] != "GIT_CONFIG_COUNT=1" || env[1] != "GIT_CONFIG_KEY_0=http.https://github.com/.extraheader" || env[2] != "GIT_CONFIG_VALUE_0=AUTHORIZATION: basic "+cred {
-		t.Errorf("Env = %q", env)
-	}
-	cmd := exec.Command("git", "-C", repo, "config", "--get", "http.https://github.com/.extraheader")
-	cmd.Env = append(os.Environ(), env...)
-	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "AUTHORIZATION: basic "+cred {
-		t.Errorf("git with Env sees %q, %v", out, err)
+	// ralph-ci's own git gets it back as a credential of its fetch and
+	// push only (internal/git gives it through the environment).
+	if cs := h.Credentials(); len(cs) != 1 || cs[0] != (git.Credential{URL: "https://github.com/", Header: "AUTHORIZATION: basic " + cred}) {
+		t.Errorf("Credentials = %q", cs)
 	}
 	if err := h.Restore(context.Background()); err != nil {
 		t.Fatal(err)
@@ -83,12 +80,10 @@ func TestHideOutsideRepository(t *testing.T) {
 	}
 }
 
-// Env gives one git process the header for the server.
-func TestEnv(t *testing.T) {
-	env := Env("https://github.com/", "tok")
-	want := "GIT_CONFIG_KEY_0=http.https://github.com/.extraheader"
-	if len(env) != 3 || env[0] != "GIT_CONFIG_COUNT=1" || env[1] != want ||
-		env[2] != "GIT_CONFIG_VALUE_0=AUTHORIZATION: basic "+base64.StdEncoding.EncodeToString([]byte("x-access-token:tok")) {
-		t.Errorf("Env = %q", env)
+// Credential gives ralph-ci's fetch and push the header for the server.
+func TestCredential(t *testing.T) {
+	c := Credential("https://github.com", "tok")
+	if c.URL != "https://github.com/" || c.Header != "AUTHORIZATION: basic "+base64.StdEncoding.EncodeToString([]byte("x-access-token:tok")) {
+		t.Errorf("Credential = %q", c)
 	}
 }

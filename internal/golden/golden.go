@@ -17,25 +17,20 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // writes got there.
 func Check(t testing.TB, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it); got:\n%s\n--- want ---\n%s", path, got, want)
-	}
+	check(t, filepath.Join("testdata", name), got, "go test -update")
 }
 
 // CheckFile is Check for a file anywhere, such as a generated page of the
 // documentation: it fails t unless got equals the file at path; with
 // -update it first writes got there.
 func CheckFile(t testing.TB, path string, got []byte) {
+	t.Helper()
+	check(t, path, got, "go generate ./cmd/ralph-ci")
+}
+
+// check compares got with the file at path (writing it first with
+// -update); how says what rewrites it.
+func check(t testing.TB, path string, got []byte, how string) {
 	t.Helper()
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -44,10 +39,10 @@ func CheckFile(t testing.TB, path string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (go generate ./cmd/ralph-ci creates it)", err)
+		t.Fatalf("%v (%s creates it)", err, how)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale: run go generate ./cmd/ralph-ci", path)
+		t.Errorf("%s differs (%s rewrites it); got:\n%s\n--- want ---\n%s", path, how, got, want)
 	}
 }
 

@@ -16,6 +16,10 @@
 //	                                  every layer shares; they import nothing of
 //	                                  the module
 //
+// A second rule: no package but internal/git (the git doorway) starts
+// git; test helpers that build fixtures are listed with their reason
+// (gitdoor_test.go).
+//
 // A new package gets its place in the table of layering_test.go; until it
 // has one the test names it.
 package layering

@@ -152,3 +152,38 @@ func TestWorkflowsPassActionlint(t *testing.T) {
 		}
 	}
 }
+
+// The README shows the config init writes for a Go repository, comments
+// left out: it must stay what init writes.
+func TestREADMEShowsWhatInitWrites(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "The config `init` writes, for a Go repository:\n\n```yaml\n# ralph.yaml\n")
+	if !ok {
+		t.Fatal("README: no block after \"The config `init` writes, for a Go repository:\"")
+	}
+	shown, _, _ := strings.Cut(after, "```")
+	files, err := Files(Agents[0], "go test ./...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := withoutComments(string(find(t, files, "ralph.yaml"))), withoutComments(shown); got != want {
+		t.Errorf("README shows:\n%s\ninit writes:\n%s", want, got)
+	}
+}
+
+// withoutComments drops YAML comments and blank lines.
+func withoutComments(s string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if i := strings.Index(line, "#"); i >= 0 && !strings.Contains(line[:i], `"`) {
+			line = line[:i]
+		}
+		if line = strings.TrimRight(line, " "); strings.TrimSpace(line) != "" {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}

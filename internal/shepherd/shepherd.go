@@ -47,21 +47,34 @@ func Is(args []string) bool {
 }
 
 // Args is the shepherd's command line for argv, whose first element is
-// the path of the command to start.
-func Args(grace time.Duration, argv []string) []string {
-	return append([]string{Name, "-grace", grace.String(), "--"}, argv...)
+// the path of the command to start. deny are folders the command and
+// everything it starts may not write in (see DenyWrites).
+func Args(grace time.Duration, deny, argv []string) []string {
+	args := []string{Name, "-grace", grace.String()}
+	for _, d := range deny {
+		args = append(args, "-deny", d)
+	}
+	return append(append(args, "--"), argv...)
 }
 
 // parseArgs reads the shepherd's arguments (os.Args[1:]).
-func parseArgs(args []string) (grace time.Duration, argv []string, err error) {
-	if len(args) < 4 || args[0] != "-grace" || args[2] != "--" {
-		return 0, nil, errors.New("usage: " + Name + " -grace DURATION -- COMMAND [ARG...]")
+func parseArgs(args []string) (grace time.Duration, deny, argv []string, err error) {
+	usage := errors.New("usage: " + Name + " -grace DURATION [-deny DIR]... -- COMMAND [ARG...]")
+	if len(args) < 4 || args[0] != "-grace" {
+		return 0, nil, nil, usage
 	}
 	grace, err = time.ParseDuration(args[1])
 	if err != nil {
-		return 0, nil, errors.New("-grace: " + err.Error())
+		return 0, nil, nil, errors.New("-grace: " + err.Error())
 	}
-	return grace, args[3:], nil
+	rest := args[2:]
+	for len(rest) >= 2 && rest[0] == "-deny" {
+		deny, rest = append(deny, rest[1]), rest[2:]
+	}
+	if len(rest) < 2 || rest[0] != "--" {
+		return 0, nil, nil, usage
+	}
+	return grace, deny, rest[1:], nil
 }
 
 // say writes a line to stderr.

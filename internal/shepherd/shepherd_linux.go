@@ -21,10 +21,14 @@ const prSetChildSubreaper = 36
 // status: the command's, or 127 when it could not start. The command's
 // path is the one ralph-ci resolved: the shepherd does not search PATH.
 func Main(args []string) int {
-	grace, argv, err := parseArgs(args)
+	grace, deny, argv, err := parseArgs(args)
 	if err != nil {
 		say(err.Error())
 		return 2
+	}
+	if err := DenyWrites(deny); err != nil {
+		say(Name + ": cannot deny writes to " + deny[0] + ": " + err.Error())
+		return 127
 	}
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
 		say(Name + ": cannot become a child subreaper: " + errno.Error())

@@ -11,3 +11,9 @@ func Main([]string) int {
 	say(Name + " works on Linux only")
 	return 2
 }
+
+// DenyWrites does nothing: Landlock is Linux's.
+func DenyWrites([]string) error { return nil }
+
+// LandlockABI is 0: Landlock is Linux's.
+func LandlockABI() int { return 0 }

@@ -50,6 +50,7 @@ type claudeStream struct {
 	model   string
 	last    Tokens
 	started bool
+	models  map[string]Tokens // totals' result
 }
 
 var _ Format = (*claudeFormat)(nil)
@@ -153,10 +154,14 @@ func (f *claudeFormat) read(raw []byte) bool {
 			f.message(msg + " (rate_limit_event, " + clip(i.RateLimitType, 40) + ")")
 		}
 	case "assistant":
-		if t := assistantText(m.Message); t != "" {
+		var msg assistantMessage
+		if json.Unmarshal(m.Message, &msg) != nil {
+			break
+		}
+		if t := msg.text(); t != "" {
 			f.assistant = t
 		}
-		if f.live != nil && f.result == nil && f.stream.add(m.Message) {
+		if f.live != nil && f.result == nil && f.stream.add(msg) {
 			f.usage.Tokens, f.usage.Models = f.stream.totals()
 			f.live(f.usage)
 		}
@@ -201,15 +206,22 @@ func claudeTokens(input, cacheWrite, cacheRead, output int64) Tokens {
 	return Tokens{Input: input + cacheWrite + cacheRead, CachedInput: cacheRead, CacheWrite: cacheWrite, Output: output}
 }
 
-// add reads a streamed assistant message's id, model and usage, and tells
-// whether it had usage.
-func (s *claudeStream) add(raw json.RawMessage) bool {
-	var msg struct {
-		ID    string       `json:"id"`
-		Model string       `json:"model"`
-		Usage *claudeUsage `json:"usage"`
-	}
-	if json.Unmarshal(raw, &msg) != nil || msg.Usage == nil {
+// assistantMessage is the message of an assistant event: its text
+// blocks, and the id, model and usage of its API message.
+type assistantMessage struct {
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	ID    string       `json:"id"`
+	Model string       `json:"model"`
+	Usage *claudeUsage `json:"usage"`
+}
+
+// add counts a streamed assistant message's usage, and tells whether it
+// had one.
+func (s *claudeStream) add(msg assistantMessage) bool {
+	if msg.Usage == nil {
 		return false
 	}
 	if s.started && msg.ID != s.lastID {
@@ -226,30 +238,25 @@ func (s *claudeStream) add(raw json.RawMessage) bool {
 	return true
 }
 
-// totals are the tokens streamed so far, in all and per model.
+// totals are the tokens streamed so far, in all and per model. The map
+// is the stream's own, rewritten by the next call.
 func (s *claudeStream) totals() (Tokens, map[string]Tokens) {
-	models := make(map[string]Tokens, len(s.done)+1)
+	if s.models == nil {
+		s.models = make(map[string]Tokens, len(s.done)+1)
+	}
+	clear(s.models)
 	var all Tokens
 	for m, t := range s.done {
-		models[m], all = t, all.Add(t)
+		s.models[m], all = t, all.Add(t)
 	}
-	models[s.model] = models[s.model].Add(s.last)
-	return all.Add(s.last), models
+	s.models[s.model] = s.models[s.model].Add(s.last)
+	return all.Add(s.last), s.models
 }
 
-// assistantText joins the text blocks of an assistant message.
-func assistantText(raw json.RawMessage) string {
-	var msg struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	if json.Unmarshal(raw, &msg) != nil {
-		return ""
-	}
+// text joins the text blocks of an assistant message.
+func (m assistantMessage) text() string {
 	var parts []string
-	for _, c := range msg.Content {
+	for _, c := range m.Content {
 		if c.Type == "text" && c.Text != "" {
 			parts = append(parts, c.Text)
 		}

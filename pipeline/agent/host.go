@@ -26,6 +26,9 @@ type Host struct {
 	// does, from internal/shepherd's init); "" for none. It has an effect
 	// only where a shepherd can work (Linux).
 	Shepherd string
+	// Deny are folders no process started through the shepherd may write
+	// in (ralph-ci's own git directories; internal/shepherd.DenyWrites).
+	Deny []string
 }
 
 // AddSecrets adds values to mask in every output read afterwards.
@@ -65,6 +68,14 @@ func (h *Host) policy(pass, remove []string) EnvPolicy {
 		p.Remove = h.Remove
 	}
 	return p
+}
+
+// deny are the folders of Deny.
+func (h *Host) deny() []string {
+	if h == nil {
+		return nil
+	}
+	return h.Deny
 }
 
 // shepherd is the shepherd executable, "" for none.

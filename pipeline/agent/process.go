@@ -113,7 +113,7 @@ func command(inv Invocation, exe string) (cmd *exec.Cmd, shepherded bool, err er
 		if err != nil {
 			return nil, false, err
 		}
-		args := shepherd.Args(inv.Grace, append([]string{path}, inv.Argv[1:]...))
+		args := shepherd.Args(inv.Grace, inv.Host.deny(), append([]string{path}, inv.Argv[1:]...))
 		cmd = &exec.Cmd{Path: exe, Args: args}
 	}
 	cmd.Dir = inv.Dir

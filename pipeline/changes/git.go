@@ -1,7 +1,6 @@
 package changes
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,57 +10,42 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 // errNotRepo means the root is not inside a git work tree.
 var errNotRepo = errors.New("not a git repository")
 
-// gitError is a failed git command, with what git printed on stderr.
-type gitError struct {
-	args    []string // the git arguments, without the leading -c options
-	stderr  string   // git's standard error, trimmed
-	err     error    // the error from running the process
-	notRepo bool     // git found no repository, or there is no git at all
-}
+// gitError is a failed git command (a *git.Error) that errors.Is finds
+// as errNotRepo when git found no repository, or there is no git at all.
+type gitError struct{ err *git.Error }
 
-// Error reports the command, how it failed and git's stderr.
-func (e *gitError) Error() string {
-	msg := "git " + strings.Join(e.args, " ") + ": " + e.err.Error()
-	if e.stderr != "" {
-		msg += ": " + e.stderr
-	}
-	return msg
-}
-
-// Unwrap returns the error from running the process.
-func (e *gitError) Unwrap() error { return e.err }
+// Error is the git error's.
+func (e gitError) Error() string { return e.err.Error() }
 
 // Is makes errors.Is(err, errNotRepo) true when git found no repository.
-func (e *gitError) Is(target error) bool { return target == errNotRepo && e.notRepo }
+func (e gitError) Is(target error) bool { return target == errNotRepo && e.err.NotRepo() }
+
+// Unwrap returns the *git.Error.
+func (e gitError) Unwrap() error { return e.err }
 
 // gitRuns counts the git processes started, so that tests can tell that a
 // Watcher's Take ran none.
 var gitRuns atomic.Int64
 
-// runGit runs git with args in dir and returns its standard output. Optional
-// locks are off, so that a status never writes the index under a concurrent
-// git, and messages are in English, so that errNotRepo can be recognised.
+// runGit runs git with args in dir through the doorway (internal/git) and
+// returns its standard output. Optional locks are off, so that a status
+// never writes the index under a concurrent git.
 func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	gitRuns.Add(1)
-	full := append([]string{"-c", "core.quotepath=off"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := git.Command{Dir: dir, Args: args, Env: []string{"GIT_OPTIONAL_LOCKS=0"}}.Run(ctx)
 	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
+		var ge *git.Error
+		if errors.As(err, &ge) {
+			return nil, gitError{ge}
 		}
-		e := &gitError{args: args, stderr: strings.TrimSpace(stderr.String()), err: err}
-		e.notRepo = strings.Contains(e.stderr, "not a git repository") || errors.Is(err, exec.ErrNotFound)
-		return nil, e
+		return nil, err
 	}
 	return out, nil
 }

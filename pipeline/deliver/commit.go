@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 // Identity is the author and committer of ralph-ci's commits.
@@ -127,15 +129,18 @@ func forbidden(ctx context.Context, g Git, base, head string) (workflows, ralph 
 	return workflows, ralph, nil
 }
 
-// trailerArgs returns the rotation's trailers as git interpret-trailers
-// arguments.
-func (r Rotation) trailerArgs() []string {
-	args := []string{"--trailer", "Ralph-Spec: " + r.Spec, "--trailer", "Ralph-Stage: " + r.Stage,
-		"--trailer", "Ralph-Iteration: " + strconv.Itoa(r.Iteration), "--trailer", "Ralph-Status: " + r.Status}
-	if r.Counter != "" {
-		args = append(args, "--trailer", "Ralph-Counter: "+r.Counter)
+// withTrailers is msg with the rotation's trailers added, as ralph-ci
+// parses them (internal/git.Trailers): to its trailer block when it ends
+// with one, else as a paragraph of their own. Git's trailer.* settings,
+// which the agent can write, play no part.
+func (r Rotation) withTrailers(msg string) string {
+	msg = strings.TrimRight(msg, "\n \t")
+	sep := "\n\n"
+	if igit.Trailers(msg) != nil {
+		sep = "\n"
 	}
-	return args
+	_, trailers, _ := strings.Cut(r.Message(), "\n\nRalph-Spec: ")
+	return msg + sep + "Ralph-Spec: " + trailers
 }
 
 // markAgentCommits gives the commits the agent made itself during the
@@ -173,10 +178,7 @@ func markAgentCommits(ctx context.Context, g Git, id Identity, since string, r R
 		if err != nil {
 			return fmt.Errorf("read the message of the agent's commit %.12s: %w", c, err)
 		}
-		marked, err := g.RunInput(ctx, msg, append([]string{"interpret-trailers"}, r.trailerArgs()...)...)
-		if err != nil {
-			return fmt.Errorf("mark the agent's commit %.12s: %w", c, err)
-		}
+		marked := []byte(r.withTrailers(string(msg)))
 		args := []string{"commit-tree", f[0]}
 		for _, p := range strings.Fields(f[1]) {
 			args = append(args, "-p", cmp.Or(mapped[p], p))

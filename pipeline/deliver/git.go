@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
+
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 // Git runs git commands in one work tree.
@@ -19,23 +19,7 @@ type Git struct {
 }
 
 // GitError is a failed git command with what git printed on stderr.
-type GitError struct {
-	Args   []string
-	Stderr string
-	Err    error
-}
-
-// Error names the command, how it failed and git's message.
-func (e *GitError) Error() string {
-	msg := "git " + strings.Join(e.Args, " ") + ": " + e.Err.Error()
-	if e.Stderr != "" {
-		msg += ": " + e.Stderr
-	}
-	return msg
-}
-
-// Unwrap returns the error from running the process.
-func (e *GitError) Unwrap() error { return e.Err }
+type GitError = igit.Error
 
 // Run runs git with args and returns its trimmed standard output.
 func (g Git) Run(ctx context.Context, args ...string) (string, error) {
@@ -48,26 +32,20 @@ func (g Git) RunInput(ctx context.Context, stdin []byte, args ...string) ([]byte
 	return g.run(ctx, stdin, args...)
 }
 
+// run runs git through the doorway (internal/git), which owns the
+// environment and the configuration git sees: no hook, no configuration
+// of the agent's.
 func (g Git) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
-	// No hook runs: what ralph-ci commits and pushes is decided here, not
-	// by scripts the agent could have written into .git/hooks.
-	full := append([]string{"-c", "core.quotepath=off", "-c", "advice.detachedHead=false", "-c", "core.hooksPath=" + os.DevNull}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = g.Dir
-	cmd.Env = append(append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0"), g.Env...)
+	c := igit.Command{Dir: g.Dir, Args: append([]string{"-c", "advice.detachedHead=false"}, args...), Env: g.Env}
 	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+		c.Stdin = bytes.NewReader(stdin)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		return out, &GitError{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+	out, err := c.Run(ctx)
+	var ge *igit.Error
+	if errors.As(err, &ge) {
+		ge.Args = args
 	}
-	return out, nil
+	return out, err
 }
 
 // revParse resolves rev to a commit id; ok is false when it does not exist.

@@ -2,10 +2,13 @@ package deliver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 // Target says which branch the loop works on.
@@ -138,16 +141,12 @@ const (
 // person made, at the branch's root, or after maxLoopHistory commits.
 func (g Git) deepenPastLoop(ctx context.Context, branch string) error {
 	for depth := 1; ; depth += deepenStep {
-		out, err := g.Run(ctx, "log", "--first-parent", "-n", strconv.Itoa(maxLoopHistory),
-			"--format=%(trailers:key="+loopTrailerKey+",valueonly)%x1e", "HEAD")
+		person, err := g.personOnFirstParents(ctx)
 		if err != nil {
 			return fmt.Errorf("read the history of %s: %w", branch, err)
 		}
-		recs := strings.Split(out, "\x1e")
-		for _, rec := range recs[:len(recs)-1] {
-			if strings.TrimSpace(rec) == "" {
-				return nil // a commit the loop did not make
-			}
+		if person {
+			return nil // a commit the loop did not make
 		}
 		shallow, err := g.Run(ctx, "rev-parse", "--is-shallow-repository")
 		if err != nil || shallow != "true" || depth >= maxLoopHistory {
@@ -158,4 +157,37 @@ func (g Git) deepenPastLoop(ctx context.Context, branch string) error {
 			return fmt.Errorf("fetch more history of %s (the loop's trusted commit): %w", branch, err)
 		}
 	}
+}
+
+// personOnFirstParents tells whether HEAD's first-parent line, as far as
+// the checkout holds it (maxLoopHistory commits at most), has a commit
+// the loop did not make: one without a Ralph-Spec: trailer. Commits are
+// read checked against their ids and their trailers parsed by ralph-ci.
+func (g Git) personOnFirstParents(ctx context.Context) (bool, error) {
+	id, ok, err := g.revParse(ctx, "HEAD")
+	if err != nil || !ok {
+		return false, err
+	}
+	objs, err := igit.OpenObjects(ctx, g.Dir, 64<<20)
+	if err != nil {
+		return false, err
+	}
+	defer objs.Close()
+	for i := 0; i < maxLoopHistory && id != ""; i++ {
+		c, err := objs.Commit(id)
+		if errors.Is(err, igit.ErrMissing) {
+			return false, nil // past a shallow boundary
+		}
+		if err != nil {
+			return false, err
+		}
+		if len(igit.Trailers(c.Message)[loopTrailerKey]) == 0 {
+			return true, nil
+		}
+		id = ""
+		if len(c.Parents) > 0 {
+			id = c.Parents[0]
+		}
+	}
+	return false, nil
 }

@@ -81,14 +81,17 @@ type Outcome struct {
 
 // engine is the state of one run.
 type engine struct {
-	opts   Options
-	root   string
-	dir    state.Dir
-	st     state.State
-	specs  []plan.Spec
-	specAt map[string]int // index in specs by path
-	loader *project.Loader
-	log    zerolog.Logger
+	opts Options
+	// trusted is the verifier guard's trusted commit as ralph-ci recorded
+	// it (see loopTrusted).
+	trusted string
+	root    string
+	dir     state.Dir
+	st      state.State
+	specs   []plan.Spec
+	specAt  map[string]int // index in specs by path
+	loader  *project.Loader
+	log     zerolog.Logger
 
 	// after is the snapshot taken after the last rotation: the baseline
 	// of the next one, unless the watcher can tell cheaply.

@@ -2,13 +2,14 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"io/fs"
 	"maps"
-	"os/exec"
 	"path/filepath"
 	"slices"
 
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 )
 
@@ -52,9 +53,7 @@ func snapshotKey(s changes.Snapshot) [sha256.Size]byte {
 // root: those git tracks or would track (not ignored), or, outside a git
 // work tree, every file but .git, .ralph, node_modules and vendor.
 func listFiles(root string) []string {
-	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	cmd.Dir = root
-	if out, err := cmd.Output(); err == nil {
+	if out, err := igit.Run(context.Background(), root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"); err == nil {
 		var files []string
 		for _, f := range bytes.Split(out, []byte{0}) {
 			if len(f) > 0 && !bytes.HasPrefix(f, []byte(".ralph/")) {

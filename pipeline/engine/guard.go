@@ -105,7 +105,7 @@ func (e *engine) baselineVerifier(ctx context.Context, sp plan.Spec, stage plan.
 	switch layers.Rebase(stage.Name, ss.VerifierKey, e.resuming, ss.VerifierSeen, now) {
 	case layers.RebaseNew:
 		wt := hashFiles(e.root, items)
-		loop := trustedBase(context.Background(), e.root) // one walk for the hashes and the tree
+		loop := e.loopTrusted(context.Background()) // one walk for the hashes and the tree
 		base := e.trustedHashes(context.Background(), loop, stage.Criteria, maps.Clone(wt))
 		ss.RecordVerifier(layers.GuardKey(stage.Name, sp.Hash, items), base)
 		if len(base) > 0 { // what the working tree holds, for the next Rebase

@@ -243,6 +243,7 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 		m, pre := e.meter(ctx, ss, a)
 		if pre != nil { // no share of the day left: the rotation waits for the next run
 			e.spend.halt = pre
+			e.spend.stops = append(e.spend.stops, reportStop(*pre))
 			return agent.Result{Cancelled: true}, nil
 		}
 		res, err := agent.Configured(ctx, agent.Start{Name: name, Agent: a, Dir: e.root, Env: env, Prompt: text, Output: out, Watch: watch, Meter: m.Check, Host: e.opts.Host})

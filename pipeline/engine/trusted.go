@@ -1,17 +1,14 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"io"
-	"os/exec"
-	"strconv"
+	"errors"
 	"strings"
 
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -40,29 +37,94 @@ type loopBase struct {
 	tree string
 }
 
+// maxObjectSize bounds an object the guard reads (a commit, a tree, a
+// verifier's content).
+const maxObjectSize = 64 << 20
+
 // trustedBase walks HEAD's first-parent line once for the trusted commit,
-// whether it is HEAD, and its tree (see gitHeadTree).
+// whether it is HEAD, and its tree (see gitHeadTree). Each commit is read
+// and checked against its id (internal/git.Objects) and its trailers are
+// parsed by ralph-ci (git.Trailers): replace refs, trailer.* settings and
+// rewritten object files of the agent's change nothing.
 func trustedBase(ctx context.Context, root string) loopBase {
-	out, err := git(ctx, root, "log", "--first-parent", "-n", strconv.Itoa(maxLoopCommits), "--format=%H%x00%T%x00%(trailers:key=Ralph-Spec,valueonly)%x1e", "HEAD")
+	head, err := git(ctx, root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil {
 		return loopBase{}
 	}
+	objs, err := igit.OpenObjects(ctx, root, maxObjectSize)
+	if err != nil {
+		return loopBase{}
+	}
+	defer objs.Close()
 	var b loopBase
-	for i, rec := range strings.Split(string(out), "\x1e") {
-		fields := strings.SplitN(strings.TrimLeft(rec, "\n"), "\x00", 3)
-		if len(fields) != 3 {
-			continue
+	id := strings.TrimSpace(string(head))
+	for i := 0; i < maxLoopCommits && id != ""; i++ {
+		c, err := objs.Commit(id)
+		if err != nil {
+			return loopBase{tree: b.tree} // shallow history, or a tampered object: no trusted commit
 		}
 		if i == 0 {
-			b.tree = fields[1] // HEAD's, unless a trusted commit is found
+			b.tree = c.Tree // HEAD's, unless a trusted commit is found
 		}
-		if strings.TrimSpace(fields[2]) == "" {
-			b.commit, b.head, b.tree = fields[0], i == 0, fields[1]
+		if len(igit.Trailers(c.Message)[loopTrailer]) == 0 {
+			b.commit, b.head, b.tree = c.ID, i == 0, c.Tree
 			return b
+		}
+		id = ""
+		if len(c.Parents) > 0 {
+			id = c.Parents[0]
 		}
 	}
 	return b
 }
+
+// loopTrusted is trustedBase held to what ralph-ci recorded: the run's
+// first walk records the trusted commit (the checkout is ralph-ci's then:
+// no agent ran yet); a later walk may move it only onto a person's commit
+// that delivery integrated from origin (the recorded commit its ancestor,
+// itself reachable from what delivery last pushed). A commit without the
+// loop's trailer that appeared in the checkout during the run is the
+// agent's (an amended, rebased, reset or replaced commit of the loop's
+// loses its trailers, and a commit the agent made itself has none): the
+// guard says so and keeps the recorded commit.
+func (e *engine) loopTrusted(ctx context.Context) loopBase {
+	b := trustedBase(ctx, e.root)
+	switch {
+	case e.trusted == "" || b.commit == e.trusted:
+		e.trusted = b.commit
+		return b
+	case b.commit != "" && e.isAncestor(ctx, e.trusted, b.commit) && e.isAncestor(ctx, b.commit, e.deliveredHead()):
+		e.trusted = b.commit
+		return b
+	}
+	e.log.Warn().Str("found", b.commit).Str("trusted", e.trusted).Msg("verifier guard: HEAD's history holds a commit without ralph-ci's trailers that did not come from origin (the agent rewrote the loop's history, or committed outside it); the trusted commit stays the one ralph-ci recorded")
+	tree, err := git(ctx, e.root, "rev-parse", "--verify", "-q", e.trusted+"^{tree}")
+	if err != nil {
+		return loopBase{commit: e.trusted}
+	}
+	head, _ := git(ctx, e.root, "rev-parse", "--verify", "-q", "HEAD")
+	return loopBase{commit: e.trusted, head: strings.TrimSpace(string(head)) == e.trusted, tree: strings.TrimSpace(string(tree))}
+}
+
+// isAncestor tells whether commit a is an ancestor of b (or b itself).
+func (e *engine) isAncestor(ctx context.Context, a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	_, err := git(ctx, e.root, "merge-base", "--is-ancestor", a, b)
+	return err == nil
+}
+
+// deliveredHead is the last commit delivery pushed ("" without one).
+func (e *engine) deliveredHead() string {
+	if d, ok := e.opts.Deliverer.(interface{ Head() string }); ok {
+		return d.Head()
+	}
+	return ""
+}
+
+// loopTrailer marks the loop's own commits.
+const loopTrailer = "Ralph-Spec"
 
 // trustedHashes rebases hashes, the items' hashes in the working tree,
 // on the trusted commit base: an item unchanged against HEAD takes its
@@ -118,49 +180,32 @@ func (e *engine) trustedHashes(ctx context.Context, base loopBase, crit schema.C
 }
 
 // contentHashes hashes the items as commit holds them, the way hashFiles
-// hashes the working tree ("" for an item commit lacks), with one git
-// cat-file process.
+// hashes the working tree ("" for an item commit lacks), each object
+// read checked against its id, with one git cat-file process.
 func contentHashes(ctx context.Context, root, commit string, items []string) (map[string]string, error) {
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
-	cmd.Dir = root
-	var in bytes.Buffer
-	for _, item := range items {
-		path, _ := layers.ItemFile(item)
-		fmt.Fprintf(&in, "%s:%s\n", commit, path)
-	}
-	cmd.Stdin = &in
-	out, err := cmd.StdoutPipe()
+	id, err := git(ctx, root, "rev-parse", "--verify", "-q", commit+"^{commit}")
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	commit = strings.TrimSpace(string(id))
+	objs, err := igit.OpenObjects(ctx, root, maxObjectSize)
+	if err != nil {
 		return nil, err
 	}
-	r := bufio.NewReader(out)
+	defer objs.Close()
 	hashes := make(map[string]string, len(items))
 	for _, item := range items {
-		header, err := r.ReadString('\n')
-		if err != nil {
-			_ = cmd.Wait()
-			return nil, fmt.Errorf("git cat-file: %w", err)
-		}
-		fields := strings.Fields(header)
-		if len(fields) != 3 || fields[1] != "blob" {
+		path, _ := layers.ItemFile(item)
+		_, content, err := objs.Blob(commit, path)
+		switch {
+		case errors.Is(err, igit.ErrMissing):
 			hashes[item] = "" // missing (or not a file) at commit
 			continue
+		case err != nil:
+			return nil, err
 		}
-		size, err := strconv.Atoi(fields[2])
-		if err != nil {
-			_ = cmd.Wait()
-			return nil, fmt.Errorf("git cat-file: %q", header)
-		}
-		content := make([]byte, size+1) // and the newline after it
-		if _, err := io.ReadFull(r, content); err != nil {
-			_ = cmd.Wait()
-			return nil, fmt.Errorf("git cat-file: %w", err)
-		}
-		sum := sha256.Sum256(layers.ItemContent(item, content[:size]))
+		sum := sha256.Sum256(layers.ItemContent(item, content))
 		hashes[item] = hex.EncodeToString(sum[:])
 	}
-	return hashes, cmd.Wait()
+	return hashes, objs.Close()
 }

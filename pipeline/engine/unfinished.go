@@ -3,10 +3,10 @@ package engine
 import (
 	"bytes"
 	"context"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 )
@@ -55,8 +55,7 @@ func loopAdded(ctx context.Context, root, tree string) layers.Added {
 	return added
 }
 
+// git runs git in root through the doorway (internal/git).
 func git(ctx context.Context, root string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = root
-	return cmd.Output()
+	return igit.Run(ctx, root, args...)
 }

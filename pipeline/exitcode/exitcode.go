@@ -16,8 +16,8 @@ const (
 	OK          Code = 0   // all specs verified (run); everything valid/approved (check)
 	Failure     Code = 1   // an unexpected failure: I/O, git, an agent that cannot start
 	Usage       Code = 2   // bad config, spec front matter or command line
-	Limits      Code = 3   // a limit stopped the run: max rotations, iterations, wall time, cost
-	Stuck       Code = 4   // a spec kept returning STUCK and was taken out of the loop
+	Limits      Code = 3   // a limit stopped the run: max rotations, iterations, wall time, a spend cap
+	Stuck       Code = 4   // a spec kept returning STUCK, or was rejected for one reason too often
 	Exhausted   Code = 5   // every agent of a pool is rate limited or out of quota
 	AwaitHuman  Code = 6   // a verify-tier checkpoint waits for a human answer
 	Rejected    Code = 7   // a human rejected a checkpoint; the spec goes back to work

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
 
@@ -40,7 +40,7 @@ func (Local) Status(context.Context, string, string, string) error { return nil 
 
 // Head is the HEAD commit of the git repository at root, "" outside one.
 func Head(ctx context.Context, root string) string {
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "HEAD").Output()
+	out, err := git.Run(ctx, root, "rev-parse", "HEAD")
 	if err != nil {
 		return ""
 	}

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 // Committed says why the state folder in the checkout of root is not
@@ -17,7 +18,7 @@ import (
 // from its own ref instead) and `check` on a pull request presents no
 // checkpoint from it.
 func Committed(ctx context.Context, root string) string {
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "--", DirName).Output()
+	out, err := git.Run(ctx, root, "ls-files", "--", DirName)
 	if err != nil || len(bytes.TrimSpace(out)) == 0 {
 		return ""
 	}

@@ -1,0 +1,326 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// copiedConfig are the checkout's settings ralph-ci's git directory takes
+// (as data, at the first use): they describe the repository and the file
+// system, and none names a program, a file, a URL rewrite or a helper.
+var copiedConfig = []string{"core.repositoryformatversion", "extensions.objectformat", "core.filemode", "core.symlinks",
+	"core.ignorecase", "core.precomposeunicode", "core.autocrlf", "core.eol", "core.safecrlf", "status.showuntrackedfiles"}
+
+// privateFor returns ralph-ci's own git directory for the checkout,
+// making it at the first use: the checkout's repository settings and
+// origin's URL are read then, as data, and never again.
+func privateFor(c Checkout) (*private, error) {
+	privMu.Lock()
+	defer privMu.Unlock()
+	if p, ok := privates[c.Top]; ok {
+		return p, nil
+	}
+	dir, err := makePrivateDir(c.Top)
+	if err != nil {
+		return nil, fmt.Errorf("ralph-ci's own git directory: %w", err)
+	}
+	p := &private{dir: dir}
+	for _, d := range []string{"refs/heads", "refs/tags", "info"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o600); err != nil {
+		return nil, err
+	}
+	p.config = renderConfig(nil, "")
+	if err := os.WriteFile(filepath.Join(dir, "config"), p.config, 0o600); err != nil {
+		return nil, err
+	}
+	settings, err := readConfigFile(dir, filepath.Join(c.CommonDir, "config"))
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("read the settings of %s: %w", c.Top, err)
+	}
+	p.config = renderConfig(settings, settings["remote.origin.url"])
+	p.exclude, _ = readLimited(filepath.Join(c.CommonDir, "info", "exclude"), 1<<20)
+	p.alternates, _ = readLimited(filepath.Join(c.Objects(), "info", "alternates"), 1<<20)
+	if shallow, err := readLimited(filepath.Join(c.CommonDir, "shallow"), 64<<20); err == nil {
+		if err := os.WriteFile(filepath.Join(dir, "shallow"), shallow, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	privates[c.Top] = p
+	return p, nil
+}
+
+// makePrivateDir makes a git directory of ralph-ci's own, outside the
+// work tree top, in ralph-ci's folder (see PrivateBase).
+func makePrivateDir(top string) (string, error) {
+	if privBase == "" || within(privBase, top) {
+		base, err := makeBase(top)
+		if err != nil {
+			return "", err
+		}
+		privBase = base
+	}
+	return os.MkdirTemp(privBase, "git-")
+}
+
+// makeBase makes ralph-ci's folder for its git directories (one per
+// user, ralph-ci-UID, only it may enter), outside the work tree: in
+// SetPrivateDir's folder, else the first of /var/tmp (where
+// agents make no files of their own, so that Landlock can deny them the
+// folder: see internal/shepherd.DenyWrites), the temporary folder, /tmp,
+// the user's cache folder and the folder above the work tree that is
+// outside it and writable.
+func makeBase(top string) (string, error) {
+	candidates := []string{baseDir}
+	if baseDir == "" {
+		cache, _ := os.UserCacheDir()
+		candidates = []string{"/var/tmp", os.TempDir(), "/tmp", cache, filepath.Dir(top)}
+	}
+	var errs []error
+	for _, base := range candidates {
+		abs, err := filepath.Abs(base)
+		if base == "" || err != nil || within(abs, top) {
+			continue
+		}
+		dir := filepath.Join(abs, "ralph-ci-"+strconv.Itoa(os.Getuid()))
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := ownFolder(dir); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		return dir, nil
+	}
+	return "", fmt.Errorf("no folder outside the work tree %s to make it in: %w", top, errors.Join(errs...))
+}
+
+// ownFolder checks that dir is a folder (not a link) of this user's that
+// no one else may enter.
+func ownFolder(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 || (ok && int(st.Uid) != os.Getuid()) {
+		return fmt.Errorf("%s is not a folder of this user's that only it may enter", dir)
+	}
+	return nil
+}
+
+// PrivateBase is the folder holding ralph-ci's own git directories ("" until
+// the first one is made).
+func PrivateBase() string {
+	privMu.Lock()
+	defer privMu.Unlock()
+	return privBase
+}
+
+// within tells whether path is dir or inside it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// readConfigFile reads one config file of the checkout's as data (git
+// config --file, without its includes), with ralph-ci's git directory as
+// the repository so that nothing else is read.
+func readConfigFile(gitDir, file string) (map[string]string, error) {
+	if _, err := os.Stat(file); err != nil {
+		return nil, nil
+	}
+	bin, err := binary()
+	if err != nil {
+		return nil, err
+	}
+	env := append(baseEnv(), "GIT_DIR="+gitDir)
+	out, err := runPlain(context.Background(), bin, gitDir, env, "config", "--file", file, "--null", "--list")
+	if err != nil {
+		return nil, err
+	}
+	settings := map[string]string{}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		k, v, _ := strings.Cut(rec, "\n")
+		k = strings.ToLower(k)
+		if _, seen := settings[k]; !seen && k != "" {
+			settings[k] = v
+		}
+	}
+	return settings, nil
+}
+
+// renderConfig is the configuration of ralph-ci's git directory.
+func renderConfig(settings map[string]string, originURL string) []byte {
+	var b bytes.Buffer
+	b.WriteString("# Written by ralph-ci before each git command; edits are lost.\n")
+	section := func(name string, kv ...string) {
+		fmt.Fprintf(&b, "[%s]\n", name)
+		for i := 0; i+1 < len(kv); i += 2 {
+			fmt.Fprintf(&b, "\t%s = %s\n", kv[i], quote(kv[i+1]))
+		}
+	}
+	core := []string{"bare", "false", "logAllRefUpdates", "false", "hooksPath", os.DevNull, "fsmonitor", "false",
+		"attributesFile", os.DevNull, "splitIndex", "false", "quotePath", "false", "pager", "cat", "editor", ":", "askPass", ""}
+	for _, k := range copiedConfig {
+		v, ok := settings[k]
+		name, key, _ := strings.Cut(k, ".")
+		if !ok || name != "core" {
+			continue
+		}
+		core = append(core, key, v)
+	}
+	if _, ok := settings["core.repositoryformatversion"]; !ok {
+		core = append(core, "repositoryformatversion", "0")
+	}
+	section("core", core...)
+	if f, ok := settings["extensions.objectformat"]; ok {
+		section("extensions", "objectFormat", f)
+	}
+	if v, ok := settings["status.showuntrackedfiles"]; ok {
+		section("status", "showUntrackedFiles", v)
+	}
+	section("gc", "auto", "0")
+	section("maintenance", "auto", "false")
+	section("commit", "gpgSign", "false")
+	section("tag", "gpgSign", "false")
+	section("push", "gpgSign", "false", "recurseSubmodules", "no")
+	section("fetch", "recurseSubmodules", "false", "writeCommitGraph", "false")
+	section("submodule", "recurse", "false")
+	section("rebase", "autoStash", "false", "autoSquash", "false")
+	section("advice", "detachedHead", "false")
+	section("protocol", "allow", "never")
+	if scheme := urlScheme(originURL); scheme != "" {
+		section(`protocol "`+scheme+`"`, "allow", "always")
+		section(`remote "origin"`, "url", originURL, "fetch", "+refs/heads/*:refs/remotes/origin/*")
+	}
+	return b.Bytes()
+}
+
+// urlScheme is the transport of a remote URL ("" when git would not use
+// one ralph-ci allows): https, http, ssh (also scp-like user@host:path),
+// git or file (a path too). ext:: and other helpers are never allowed.
+func urlScheme(u string) string {
+	if u == "" || strings.ContainsAny(u, "\n\x00") {
+		return ""
+	}
+	if scheme, _, ok := strings.Cut(u, "://"); ok {
+		switch scheme {
+		case "https", "http", "ssh", "git", "file":
+			return scheme
+		}
+		return ""
+	}
+	if strings.Contains(u, "::") {
+		return "" // a remote helper (ext::, fd::…)
+	}
+	if filepath.IsAbs(u) || strings.HasPrefix(u, ".") {
+		return "file"
+	}
+	if at, _, ok := strings.Cut(u, ":"); ok && !strings.Contains(at, "/") {
+		return "ssh"
+	}
+	return ""
+}
+
+// quote makes a config value that git reads back as v.
+func quote(v string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`)
+	return `"` + r.Replace(v) + `"`
+}
+
+// guard makes ralph-ci's git directory what ralph-ci wrote, before each
+// use: its config, an info folder holding only its exclude file, none of
+// the files that would make git read another git directory or config; and
+// checks that the checkout has no object store git would read besides its
+// own that ralph-ci did not see at the first use.
+func (p *private) guard(c Checkout) error {
+	if err := rewrite(filepath.Join(p.dir, "config"), p.config); err != nil {
+		return err
+	}
+	info := filepath.Join(p.dir, "info")
+	entries, err := os.ReadDir(info)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() != "exclude" {
+			if err := os.RemoveAll(filepath.Join(info, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	if err := os.MkdirAll(info, 0o700); err != nil {
+		return err
+	}
+	if err := rewrite(filepath.Join(info, "exclude"), p.exclude); err != nil {
+		return err
+	}
+	for _, name := range []string{"commondir", "gitdir", "config.worktree", "objects", "hooks", "worktrees", "refs/replace", "modules"} {
+		if err := os.RemoveAll(filepath.Join(p.dir, name)); err != nil {
+			return err
+		}
+	}
+	alt, _ := readLimited(filepath.Join(c.Objects(), "info", "alternates"), 1<<20)
+	if !bytes.Equal(alt, p.alternates) {
+		return fmt.Errorf("%s changed since ralph-ci started: it names object stores ralph-ci did not choose; refusing to read them", filepath.Join(c.Objects(), "info", "alternates"))
+	}
+	if fi, err := os.Lstat(c.Objects()); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s is not the folder of the repository's objects", c.Objects())
+	}
+	if fi, err := os.Lstat(c.Index()); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file: refusing to read it as the index", c.Index())
+	}
+	return nil
+}
+
+// rewrite makes path hold content (replacing whatever is there: a link, a
+// folder, other content).
+func rewrite(path string, content []byte) error {
+	if cur, err := readLimited(path, int64(len(content))+1); err == nil && bytes.Equal(cur, content) {
+		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+			return nil
+		}
+	}
+	_ = os.RemoveAll(path)
+	tmp := path + ".ralph-ci-tmp"
+	_ = os.RemoveAll(tmp)
+	if err := os.WriteFile(tmp, content, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// readLimited reads a regular file of at most max bytes.
+func readLimited(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscallNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
+	}
+	var b bytes.Buffer
+	_, err = b.ReadFrom(f)
+	return b.Bytes(), err
+}

@@ -1,0 +1,160 @@
+package git
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// subcommand is git's command in args (after the global options).
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-c" || a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+// remote tells whether a git command talks to a remote: only those get
+// the credential.
+func remote(sub string) bool { return sub == "fetch" || sub == "push" || sub == "ls-remote" }
+
+// Credential is an HTTP header ralph-ci's fetch and push send to the URLs
+// under URL, as git's http.<URL>.extraheader does.
+type Credential struct{ URL, Header string }
+
+var (
+	credMu sync.Mutex
+	creds  []Credential
+)
+
+// UseCredentials makes ralph-ci's fetch and push (and only those) send
+// the credentials, given to that one git process through GIT_CONFIG_COUNT/
+// KEY/VALUE, never its argv (readable in /proc/PID/cmdline) nor a file.
+// None forgets them. A child's environment is readable by processes of
+// the same user while it lives: ralph-ci fetches and pushes only while no
+// agent or verification command lives (see the package documentation).
+func UseCredentials(cs ...Credential) {
+	credMu.Lock()
+	defer credMu.Unlock()
+	creds = nil
+	for _, c := range cs {
+		if c.URL != "" && c.Header != "" {
+			creds = append(creds, c)
+		}
+	}
+}
+
+// credentialEnv is the environment giving a remote command the
+// credentials.
+func credentialEnv() []string {
+	credMu.Lock()
+	defer credMu.Unlock()
+	if len(creds) == 0 {
+		return nil
+	}
+	var env []string
+	for i, c := range creds {
+		n := strconv.Itoa(i)
+		env = append(env, "GIT_CONFIG_KEY_"+n+"=http."+strings.TrimSuffix(c.URL, "/")+"/.extraheader", "GIT_CONFIG_VALUE_"+n+"="+c.Header)
+	}
+	return append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(len(creds)))
+}
+
+// Open pins ralph-ci's view of the checkout around dir: its own git
+// directory is made, and origin's URL and the repository's settings are
+// read from the checkout's configuration, as data, now and never again.
+// Call it at start, before any agent runs; the first git command in a
+// checkout does it otherwise.
+func Open(dir string) (Checkout, error) {
+	c, err := Find(dir)
+	if err != nil {
+		return c, err
+	}
+	_, err = privateFor(c)
+	return c, err
+}
+
+// setup is the environment of one command run in dir, and what to do
+// when it is done: ralph-ci's git directory for the checkout (its HEAD
+// made the checkout's first), the checkout's work tree, index and object
+// store; for fetch and push of origin, the credential.
+func setup(dir string, args []string) (env []string, done func() error, err error) {
+	c, err := Find(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	sub := subcommand(args)
+	if remote(sub) {
+		if name := remoteName(args); name != "origin" {
+			return nil, nil, fmt.Errorf("ralph-ci talks to origin only, not %q", name)
+		}
+	}
+	p, err := privateFor(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.guard(c); err != nil {
+		return nil, nil, err
+	}
+	if err := p.syncIn(c); err != nil {
+		return nil, nil, err
+	}
+	env = append(baseEnv(), "GIT_DIR="+p.dir, "GIT_WORK_TREE="+c.Top, "GIT_OBJECT_DIRECTORY="+c.Objects(), "GIT_INDEX_FILE="+c.Index())
+	if remote(sub) {
+		env = append(env, credentialEnv()...)
+	}
+	return env, func() error {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.syncOut(c)
+	}, nil
+}
+
+// remoteName is the remote a fetch, push or ls-remote names: its first
+// argument after the options.
+func remoteName(args []string) string {
+	sub := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case !sub && (a == "-c" || a == "-C"):
+			i++
+		case strings.HasPrefix(a, "-"):
+		case !sub:
+			sub = true
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+// CheckoutConfig runs git config with args on the checkout's own
+// configuration (its .git/config and the files it includes), as data:
+// git config runs no program. It is how ralph-ci finds and hides the
+// credential actions/checkout persisted there; nothing else runs git on
+// the checkout's git directory.
+func CheckoutConfig(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	args = append([]string{"config"}, args...)
+	c, err := Find(dir)
+	if err != nil {
+		return nil, &Error{Args: args, Stderr: "fatal: not a git repository", Err: err}
+	}
+	bin, err := binary()
+	if err != nil {
+		return nil, &Error{Args: args, Err: err}
+	}
+	env := append(baseEnv(), "GIT_DIR="+c.GitDir, "GIT_WORK_TREE="+c.Top)
+	return runPlain(ctx, bin, dir, env, args...)
+}
