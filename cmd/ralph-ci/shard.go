@@ -1,13 +1,10 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -85,9 +82,9 @@ func (m *matrixRun) prepare(ctx context.Context, opts *globalOptions, p *project
 	return nil
 }
 
-// fold reads the branch's integrated state and every shard's, merges
-// them (shards.Merge: the multi-spec rule across shards) and writes the
-// result to the project's .ralph, adopted by the session.
+// fold reads, through git, the branch's integrated state and every
+// shard's, and has shards.Integrate merge them (the multi-spec rule across
+// shards) into the project's .ralph, adopted by the session.
 func (m *matrixRun) fold(ctx context.Context, opts *globalOptions, p *project.Project, s *deliver.Session) error {
 	var err error
 	if m.tmp, err = os.MkdirTemp("", "ralph-ci-integrate-"); err != nil {
@@ -106,10 +103,7 @@ func (m *matrixRun) fold(ctx context.Context, opts *globalOptions, p *project.Pr
 	if read.State != "" && !read.Bound {
 		opts.log.Warn().Msg(deliver.Unbound(read.Ref, read.Binding))
 	}
-	base := shards.Input{}
-	if base.State, err = state.Load(state.Dir(baseDir)); err != nil {
-		return exitcode.New(exitcode.Failure, err)
-	}
+	base := shards.Folder{Dir: baseDir}
 	if read.Found() {
 		if base.Changed, err = deliver.ChangedSince(ctx, g, read.Described, head); err != nil {
 			return exitcode.New(exitcode.Failure, err)
@@ -119,40 +113,31 @@ func (m *matrixRun) fold(ctx context.Context, opts *globalOptions, p *project.Pr
 	if err != nil {
 		return exitcode.New(exitcode.Failure, err)
 	}
+	var folders []shards.Folder
+	byName := map[string]deliver.ShardState{}
 	for _, sh := range fetched {
 		if sh.Unbound != "" {
 			opts.log.Warn().Str("shard", sh.Name).Msg(sh.Unbound + " (not integrated)")
 			continue
 		}
-		m.integrated = append(m.integrated, sh)
+		folders = append(folders, shards.Folder{Name: sh.Name, Dir: sh.Dir, Changed: sh.Changed, Time: sh.Time})
+		byName[sh.Name] = sh
 	}
-	slices.SortStableFunc(m.integrated, func(a, b deliver.ShardState) int {
-		return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.Name, b.Name))
-	})
-	var inputs []shards.Input
-	var dirs []string
-	for _, sh := range m.integrated {
-		st, err := state.Load(state.Dir(sh.Dir))
-		if err != nil {
-			return exitcode.New(exitcode.Failure, fmt.Errorf("shard %s: %w", sh.Name, err))
-		}
-		inputs = append(inputs, shards.Input{Name: sh.Name, State: st, Changed: sh.Changed, Time: sh.Time})
-		dirs = append(dirs, sh.Dir)
+	folded, placed, err := shards.Integrate(state.At(p.Root).Path(), base, folders)
+	if err != nil {
+		return exitcode.New(exitcode.Failure, err)
 	}
-	merged, placed := shards.Merge(base, inputs)
 	for _, pl := range placed {
 		if pl.Dropped {
 			opts.log.Info().Str("spec", pl.Path).Str("shard", pl.Shard).Msg("verified before files it has not seen changed: 3/3 drops to 2/3, verified again on the integrated commit")
 		}
 	}
-	if err := shards.Fold(state.At(p.Root).Path(), baseDir, dirs, merged); err != nil {
-		return exitcode.New(exitcode.Failure, err)
+	names := make([]string, 0, len(folded))
+	for _, f := range folded {
+		m.integrated = append(m.integrated, byName[f.Name])
+		names = append(names, f.Name)
 	}
 	s.Adopt = true
-	names := make([]string, 0, len(m.integrated))
-	for _, sh := range m.integrated {
-		names = append(names, sh.Name)
-	}
 	opts.log.Info().Strs("shards", names).Str("head", head).Msg("integrating the shards' states")
 	return nil
 }

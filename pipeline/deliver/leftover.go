@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/gitstate"
 )
 
@@ -17,17 +18,15 @@ import (
 
 // snapGit records the checkout's git state as ralph-ci leaves it, the
 // reference InspectGit judges the next rotation against.
-func (s *Session) snapGit(ctx context.Context) error {
-	if s.gitDir == "" {
-		top, err := s.Git.Run(ctx, "rev-parse", "--show-toplevel")
+func (s *Session) snapGit() error {
+	if s.checkout.GitDir == "" {
+		c, err := igit.Find(s.Git.Dir)
 		if err != nil {
 			return fmt.Errorf("delivery: %w", err)
 		}
-		if s.gitDir, err = gitstate.Dir(top); err != nil {
-			return fmt.Errorf("delivery: %w", err)
-		}
+		s.checkout = c
 	}
-	snap, err := gitstate.Read(s.gitDir)
+	snap, err := gitstate.Read(s.checkout.GitDir, s.checkout.CommonDir)
 	if err != nil {
 		return fmt.Errorf("delivery: %w", err)
 	}
@@ -65,7 +64,7 @@ func (s *Session) InspectGit(ctx context.Context) (string, error) {
 	if s.gitBefore == nil {
 		return "", nil
 	}
-	after, err := gitstate.Read(s.gitDir)
+	after, err := gitstate.Read(s.checkout.GitDir, s.checkout.CommonDir)
 	if err != nil {
 		return "", fmt.Errorf("delivery: %w", err)
 	}
@@ -77,7 +76,7 @@ func (s *Session) InspectGit(ctx context.Context) (string, error) {
 	if len(why) == 0 {
 		return "", nil
 	}
-	reset, err := gitstate.Restore(s.gitDir, *s.gitBefore, after, descends)
+	reset, err := gitstate.Restore(s.checkout.GitDir, s.checkout.CommonDir, *s.gitBefore, after, descends)
 	if err != nil {
 		return "", fmt.Errorf("delivery: %w", err)
 	}
@@ -86,5 +85,5 @@ func (s *Session) InspectGit(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("delivery: reset the checkout after %s: %w", strings.Join(why, "; "), err)
 		}
 	}
-	return gitstate.Reason(why), s.snapGit(ctx)
+	return gitstate.Reason(why), s.snapGit()
 }

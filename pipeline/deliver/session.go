@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/gitstate"
 )
@@ -57,7 +58,7 @@ type Session struct {
 	since    string
 	stateTip string // the last state commit (origin's)
 
-	gitDir    string             // the checkout's git directory, read as data
+	checkout  igit.Checkout      // the checkout's git directories, read as data
 	gitBefore *gitstate.Snapshot // its state as ralph-ci left it (see InspectGit)
 }
 
@@ -97,7 +98,7 @@ func (s *Session) Start(ctx context.Context) (changed []string, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("delivery: %w", err)
 	}
-	if err := s.snapGit(ctx); err != nil {
+	if err := s.snapGit(); err != nil {
 		return nil, err
 	}
 	if err := s.checkClean(); err != nil {
@@ -105,7 +106,7 @@ func (s *Session) Start(ctx context.Context) (changed []string, err error) {
 	}
 	defer func() {
 		if err == nil {
-			err = s.snapGit(ctx) // as the fetches of the state left it
+			err = s.snapGit() // as the fetches of the state left it
 		}
 	}()
 	s.base, s.described, s.since = head, head, head
@@ -219,14 +220,14 @@ func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, erro
 	}
 	s.described, s.since = head, head
 	if !s.Push {
-		return nil, s.snapGit(ctx)
+		return nil, s.snapGit()
 	}
 	foreign, err := s.sync(ctx, fmt.Sprintf("ralph-ci state after %s iteration %d\n", r.Spec, r.Iteration))
 	if tip, terr := s.Git.Run(ctx, "rev-parse", "HEAD"); terr == nil {
 		s.since = tip // a rebase moved the loop's commits onto the others'
 	}
 	if err == nil {
-		err = s.snapGit(ctx) // as ralph-ci's commit, fetch and push left it
+		err = s.snapGit() // as ralph-ci's commit, fetch and push left it
 	}
 	return foreign, err
 }

@@ -78,8 +78,10 @@ const (
 	maxRefs     = 100000
 )
 
-// Read reads the state of the git directory gitDir (a checkout's .git).
-func Read(gitDir string) (Snapshot, error) {
+// Read reads the state of a checkout: gitDir holds its HEAD, index and
+// operations in progress, commonDir its refs (gitDir, but for a linked
+// worktree; see internal/git.Find).
+func Read(gitDir, commonDir string) (Snapshot, error) {
 	var s Snapshot
 	head, err := safefile.Read(filepath.Join(gitDir, "HEAD"), refLimit)
 	if err != nil {
@@ -99,24 +101,10 @@ func Read(gitDir string) (Snapshot, error) {
 	if _, err := os.Lstat(filepath.Join(gitDir, "index.lock")); err == nil {
 		s.Lock = true
 	}
-	if s.Refs, err = readRefs(commonDir(gitDir)); err != nil {
+	if s.Refs, err = readRefs(commonDir); err != nil {
 		return s, err
 	}
 	return s, nil
-}
-
-// commonDir is where the refs of gitDir live: gitDir itself, or for a
-// linked worktree the folder its commondir file names.
-func commonDir(gitDir string) string {
-	raw, err := safefile.Read(filepath.Join(gitDir, "commondir"), refLimit)
-	if err != nil {
-		return gitDir
-	}
-	dir := strings.TrimSpace(string(raw))
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(gitDir, dir)
-	}
-	return filepath.Clean(dir)
 }
 
 // readRefs reads packed-refs, then the loose refs under refs/ (which win).
@@ -163,29 +151,4 @@ func readRefs(gitDir string) (map[string]string, error) {
 		return nil, fmt.Errorf("read the checkout's refs: %w", err)
 	}
 	return refs, nil
-}
-
-// Dir is the git directory of the work tree root: root/.git, or the
-// folder a .git file names (a linked worktree, a submodule).
-func Dir(root string) (string, error) {
-	p := filepath.Join(root, ".git")
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return "", fmt.Errorf("find the checkout's .git: %w", err)
-	}
-	if fi.IsDir() {
-		return p, nil
-	}
-	raw, err := safefile.Read(p, refLimit)
-	if err != nil {
-		return "", fmt.Errorf("find the checkout's .git: %w", err)
-	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(raw)), "gitdir: ")
-	if !ok {
-		return "", fmt.Errorf("%s: not a git directory nor a gitdir file", p)
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(root, dir)
-	}
-	return dir, nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
-// Restore puts the git directory gitDir back where after (what the agent
+// Restore puts the checkout's git directories (see Read) back where after (what the agent
 // left) differs from before, as files, with no git process: it removes
 // the markers of operations in progress and the index lock, points HEAD
 // back (and the loop's branch, when it no longer descends from where it
@@ -21,7 +21,7 @@ import (
 // shepherd stopped them), so nothing races it. resetTree tells that the
 // index and work tree no longer belong to HEAD (an operation was in
 // progress, HEAD or its branch moved): the caller resets them to HEAD.
-func Restore(gitDir string, before, after Snapshot, descends Descends) (resetTree bool, err error) {
+func Restore(gitDir, commonDir string, before, after Snapshot, descends Descends) (resetTree bool, err error) {
 	var errs []error
 	for _, o := range ops {
 		if _, err := os.Lstat(filepath.Join(gitDir, o.file)); err == nil {
@@ -51,10 +51,10 @@ func Restore(gitDir string, before, after Snapshot, descends Descends) (resetTre
 	}
 	if before.Symbolic && movedFrom(before, Snapshot{Head: before.Head, Symbolic: true, Refs: after.Refs}, descends) != "" {
 		resetTree = true
-		errs = append(errs, setRef(commonDir(gitDir), before.Head, before.Tip()))
+		errs = append(errs, setRef(commonDir, before.Head, before.Tip()))
 	}
 	for _, r := range changedRefs(before, after) {
-		errs = append(errs, setRef(commonDir(gitDir), r, before.Refs[r]))
+		errs = append(errs, setRef(commonDir, r, before.Refs[r]))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return resetTree, fmt.Errorf("restore the checkout's .git: %w", err)

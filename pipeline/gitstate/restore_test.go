@@ -24,11 +24,8 @@ func TestReadRestore(t *testing.T) {
 	git("add", "-A")
 	git("commit", "-qm", "base")
 	base := git("rev-parse", "HEAD")
-	gitDir, err := Dir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before, err := Read(gitDir)
+	gitDir := filepath.Join(dir, ".git")
+	before, err := Read(gitDir, gitDir)
 	if err != nil || !before.Symbolic || before.Head != "refs/heads/main" || before.Tip() != base {
 		t.Fatalf("before: %+v, %v", before, err)
 	}
@@ -47,7 +44,7 @@ func TestReadRestore(t *testing.T) {
 	if out, err := runGit(dir, cmd...); err == nil {
 		t.Fatalf("the merge did not conflict: %s", out)
 	}
-	after, err := Read(gitDir)
+	after, err := Read(gitDir, gitDir)
 	if err != nil || !slices.Equal(after.Ops, []string{"a merge"}) || after.Refs["refs/tags/v1"] != ours {
 		t.Fatalf("after: %+v, %v", after, err)
 	}
@@ -55,12 +52,12 @@ func TestReadRestore(t *testing.T) {
 		_, err := runGit(dir, "merge-base", "--is-ancestor", from, to)
 		return err == nil
 	}
-	reset, err := Restore(gitDir, before, after, descends)
+	reset, err := Restore(gitDir, gitDir, before, after, descends)
 	if err != nil || !reset {
 		t.Fatalf("restore: reset %v, %v", reset, err)
 	}
 	git("reset", "-q", "--hard", "HEAD")
-	again, err := Read(gitDir)
+	again, err := Read(gitDir, gitDir)
 	if err != nil || len(again.Ops) > 0 || len(Judge(before, again, descends)) > 0 || again.Tip() != ours {
 		t.Fatalf("restored: %+v, %v; still %q", again, err, Judge(before, again, descends))
 	}

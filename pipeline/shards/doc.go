@@ -10,6 +10,7 @@
 // integrated commit: Merge drops it to 2/3 and the integration run
 // verifies it again there, until every spec is 3/3 on the same commit.
 //
-// Everything here is a pure function of its inputs; git and the files
-// are the caller's (cmd/ralph-ci, pipeline/deliver).
+// Plan and Merge are pure functions of their inputs; Integrate (and Fold)
+// read the saved state folders and write the integrated one. Git is the
+// caller's (cmd/ralph-ci, pipeline/deliver): it fetches the folders.
 package shards
