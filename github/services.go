@@ -41,6 +41,11 @@ type Comments interface {
 	EditComment(ctx context.Context, owner, repo string, id int64, comment *gh.IssueComment) (*gh.IssueComment, *gh.Response, error)
 }
 
+// Commits reads a commit (its message: the loop's trailers).
+type Commits interface {
+	GetCommit(ctx context.Context, owner, repo, sha string, opts *gh.ListOptions) (*gh.RepositoryCommit, *gh.Response, error)
+}
+
 // Users reads a user ("" for the token's own).
 type Users interface {
 	Get(ctx context.Context, user string) (*gh.User, *gh.Response, error)
@@ -57,6 +62,7 @@ var (
 	_ Contents     = (*gh.RepositoriesService)(nil)
 	_ Comments     = (*gh.IssuesService)(nil)
 	_ Dispatch     = (*gh.ActionsService)(nil)
+	_ Commits      = (*gh.RepositoriesService)(nil)
 	_ Users        = (*gh.UsersService)(nil)
 )
 
@@ -68,6 +74,7 @@ type Repo struct {
 	Contents     Contents
 	Comments     Comments
 	Dispatch     Dispatch
+	Commits      Commits
 	Users        Users
 }
 
@@ -78,5 +85,5 @@ func RepoOf(c *gh.Client, repository string) (Repo, error) {
 		return Repo{}, fmt.Errorf("GITHUB_REPOSITORY %q: want owner/name", repository)
 	}
 	return Repo{Owner: owner, Name: name, PullRequests: c.PullRequests, Statuses: c.Repositories,
-		Contents: c.Repositories, Comments: c.Issues, Dispatch: c.Actions, Users: c.Users}, nil
+		Contents: c.Repositories, Comments: c.Issues, Dispatch: c.Actions, Commits: c.Repositories, Users: c.Users}, nil
 }

@@ -214,6 +214,10 @@ type GitHub struct {
 	// Timeout bounds each GitHub API request (sending it and reading its
 	// answer).
 	Timeout Duration `json:"timeout"`
+	// ProgressComment keeps one progress comment on the pull request.
+	ProgressComment bool `json:"progress_comment"`
+	// StatusContext names the one merge-gate status (default ralph-ci).
+	StatusContext string `json:"status_context"`
 }
 
 // Delivery modes (delivery.mode, run --deliver).
@@ -228,6 +232,9 @@ type Delivery struct {
 	Mode   string  `json:"mode"`
 	Branch string  `json:"branch,omitempty"`
 	Author *Author `json:"author,omitempty"`
+	// CIWorkflows are started with workflow_dispatch on the pushed branch
+	// after the last push (without a push token).
+	CIWorkflows []string `json:"ci_workflows"`
 }
 
 // Author is a git identity.

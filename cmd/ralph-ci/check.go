@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 func newCheckCommand(opts *globalOptions) *cobra.Command {
@@ -63,9 +65,16 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
   ralph-ci check --wait 10m          # the merge gate: wait for the human answers`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			sweep := opts.env.pr.Sweep()
-			p, err := loadProjectSpecs(opts, sweep)
+			// On pull_request_target the checkout is the base: the pull
+			// request (a fork's, maybe) is judged through the API, as a
+			// sweep judges each one.
+			sweep := opts.env.pr.Sweep() || opts.env.pr.EventName == "pull_request_target"
+			queue := opts.env.pr.EventName == "merge_group" // the group's pull requests are judged by their statuses
+			p, err := loadProjectSpecs(opts, sweep || queue)
 			if err != nil {
+				if !sweep && !queue { // a broken config fails the gate of the pull request
+					brokenGate(cmd.Context(), opts, err)
+				}
 				return err
 			}
 			listSpecs(opts.stdout, p.Specs)
@@ -74,16 +83,16 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 			}
 			opts.log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
 			ctx, sig := signalContext(cmd.Context())
+			if mg, ok, merr := opts.env.pr.MergeGroup(); merr != nil || ok {
+				if merr != nil {
+					return merr
+				}
+				return checkMergeGroup(ctx, opts, p, mg)
+			}
 			if sweep { // each pull request's delivered state is judged on its own events
 				err = checkSweep(ctx, opts, p, wait)
 			} else {
-				err = checkGate(ctx, opts, p, wait, every)
-			}
-			if err == nil && !sweep { // the gate judges the head the loop delivered
-				mode, merr := deliveryMode(deliverMode, p.Config)
-				if err = merr; err == nil {
-					err = checkDelivered(ctx, opts, p, mode)
-				}
+				err = checkGate(ctx, opts, p, wait, every, deliverMode)
 			}
 			if exitcode.Of(err) == exitcode.Interrupted {
 				return exitcode.New(sig.code(), err)
@@ -110,9 +119,21 @@ const defaultPollInterval = 15 * time.Second
 // channel (which on a pull request raises the tiers a pull request tried
 // to lower, so that lowering every verify-tier spec cannot skip the gate),
 // runs the gate and maps where the checkpoints stand to the exit code.
-func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wait, every time.Duration) (err error) {
+//
+// On a pull request it then sets the one merge-gate status on its head
+// (gate.Judge): the checkpoints (with the removal checkpoint of each
+// verify-tier spec of the base gone from the head), and whether every
+// spec is verified 3/3 at the head: the state delivered for it (delivery
+// pr, checkDelivered's rule), else ralph-ci's own earlier gate status on
+// the head (verifiedEarlier). The exit code is the checkpoints', then
+// delivery pr's rule.
+func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wait, every time.Duration, deliverMode string) (err error) {
 	if every <= 0 {
 		return &usageError{fmt.Errorf("--poll-interval %v: want a positive duration", every)}
+	}
+	mode, err := deliveryMode(deliverMode, p.Config)
+	if err != nil {
+		return err
 	}
 	if pr, ok, _ := opts.env.pr.PullRequest(); ok && opts.env.pr.Token == "" {
 		return exitcode.New(exitcode.Failure, fmt.Errorf("pull request #%d and no GitHub token: check reads the answers and posts the checkpoints through the GitHub API; %s", pr, giveToken))
@@ -133,18 +154,45 @@ func checkGate(ctx context.Context, opts *globalOptions, p *project.Project, wai
 			err = exitcode.New(exitcode.Failure, fmt.Errorf("%w\nGitHub refused the token (401): %s", err, giveToken))
 		}
 	}()
-	res, gated, err := gate.Check{Channel: ch, Specs: p.Specs, Dir: state.At(p.Root), Lock: state.LockInfo{Command: "check", Version: versionString()},
-		Wait: wait, Every: every, Log: opts.log, Untrusted: untrusted}.Run(ctx)
-	if c, ok := ch.(*prchannel.Client); ok { // what left the gate, whatever stands
+	specs := p.Specs
+	c, onPR := ch.(*prchannel.Client)
+	if onPR { // what left the gate, whatever stands
 		for _, left := range c.Left() {
 			fmt.Fprintln(opts.stdout, "warning: "+left)
 		}
+		specs = append(slices.Clip(specs), c.Removals()...)
 	}
-	if err != nil || !gated {
+	res, gated, err := gate.Check{Channel: ch, Specs: specs, Dir: state.At(p.Root), Lock: state.LockInfo{Command: "check", Version: versionString()},
+		Wait: wait, Every: every, Log: opts.log, Untrusted: untrusted}.Run(ctx)
+	if err != nil {
+		if onPR {
+			setGate(ctx, opts, p.Config, c, gate.Standing{Failed: err})
+		}
 		return err
 	}
-	code, msg := res.Code()
-	return standings(opts, res.Lines(), code, msg)
+	head, why, derr := checkDelivered(ctx, opts, p, mode)
+	if onPR {
+		s := gate.Standing{Checkpoints: res, Unverified: why, Failed: derr}
+		if mode != schema.DeliverPR && derr == nil {
+			s.Unverified, s.Failed = verifiedEarlier(ctx, c, c.Head(), gateContext(p.Config))
+		}
+		setGate(ctx, opts, p.Config, c, s)
+	}
+	if gated {
+		code, msg := res.Code()
+		if err := standings(opts, res.Lines(), code, msg); err != nil {
+			return err
+		}
+	}
+	if derr != nil {
+		return derr
+	}
+	if len(why) > 0 {
+		msg := fmt.Sprintf("not verified at the pull request's head %.7s: %s; run the loop again", head, strings.Join(why, "; "))
+		opts.log.Warn().Msg(msg)
+		return exitcode.Printed(exitcode.Limits, errors.New(msg))
+	}
+	return nil
 }
 
 // standings prints where the checkpoints stand, one line each, logs msg

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/github/pulls"
@@ -26,6 +25,11 @@ type delivery struct {
 	session *deliver.Session
 	env     prchannel.Env
 	event   deliver.Event
+	// ciWorkflows are started on the pushed branch after the last push
+	// (delivery.ci_workflows), unless pushToken pushed (its push starts
+	// them).
+	ciWorkflows []string
+	pushToken   bool
 }
 
 // loadDelivering loads the project with load and its delivery mode
@@ -78,7 +82,7 @@ func setupDelivery(ctx context.Context, opts *globalOptions, p *project.Project,
 	if a := p.Config.Delivery.Author; a != nil {
 		id = deliver.Identity{Name: a.Name, Email: a.Email}
 	}
-	d := &delivery{env: opts.env.pr}
+	d := &delivery{env: opts.env.pr, ciWorkflows: p.Config.Delivery.CIWorkflows, pushToken: opts.env.pushToken != ""}
 	bd, err := stateBinder(opts)
 	if err != nil {
 		return nil, nil, err
@@ -190,6 +194,9 @@ func (d *delivery) finish(ctx context.Context, opts *globalOptions, summary stri
 			}
 		}
 	}
+	if derr := d.startCI(ctx, opts); err == nil {
+		err = derr
+	}
 	if out := opts.env.actions.Output; out != "" {
 		ferr := appendOutputs(out, []actions.Output{{Name: "branch", Value: s.Target.Branch}, {Name: "head-sha", Value: s.Head()},
 			{Name: "pull-request", Value: pr}, {Name: "pull-request-url", Value: url}})
@@ -226,37 +233,38 @@ func stateBinder(opts *globalOptions) (deliver.Binder, error) {
 
 // checkDelivered reads what the merge gate's rule for delivery pr
 // (gate.Delivered) judges: the pull request's head, and the loop's state
-// saved in git for its head branch.
-func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project, mode string) error {
+// saved in git for its head branch. It returns the head and why the rule
+// does not hold (nothing when it does, or off delivery pr).
+func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project, mode string) (string, []string, error) {
 	if mode != schema.DeliverPR {
-		return nil
+		return "", nil, nil
 	}
 	d := &delivery{env: opts.env.pr}
 	ev, err := d.readEvent(ctx)
 	if err != nil || ev.PR == 0 {
-		return err
+		return "", nil, err
 	}
 	c, err := d.pulls()
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	head, err := c.Head(ctx, ev.PR)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	tmp, err := os.MkdirTemp("", "ralph-ci-state-")
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	defer os.RemoveAll(tmp)
 	defer useGitCredential(ctx, opts, p.Root)()
 	r, err := deliver.ReadState(ctx, deliver.Git{Dir: p.Root}, c.WithLogin(d.env.Login), head.Ref, tmp)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	st, err := state.Load(state.Dir(tmp))
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	why := gate.Delivered(p.Specs, &st, r.Found(), r.Described, head.Ref, head.SHA)
 	if r.State != "" && !r.Bound {
@@ -264,9 +272,6 @@ func checkDelivered(ctx context.Context, opts *globalOptions, p *project.Project
 	}
 	if len(why) == 0 {
 		opts.log.Info().Str("head", head.SHA).Msg("every spec is verified 3/3 at the pull request's head")
-		return nil
 	}
-	msg := fmt.Sprintf("not verified at the pull request's head %.7s: %s; run the loop again", head.SHA, strings.Join(why, "; "))
-	opts.log.Warn().Msg(msg)
-	return exitcode.Printed(exitcode.Limits, fmt.Errorf("%s", msg))
+	return head.SHA, why, nil
 }

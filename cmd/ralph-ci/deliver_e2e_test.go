@@ -73,13 +73,20 @@ const (
 func newCIWorld(t *testing.T, bin string, files map[string]string, origin ...string) *ciWorld {
 	t.Helper()
 	o := ghorigin.New(t, "master", "changes", 2, map[string]string{"README.md": "hello\n", ".gitignore": ".ralph/\n", "ralph.yaml": files["ralph.yaml"]}, files)
+	return ciWorldOf(t, bin, o, files["ralph.yaml"], origin...)
+}
+
+// ciWorldOf is the ciWorld of origin o, whose base has baseConfig, served
+// as origin says (fileOrigin by default).
+func ciWorldOf(t *testing.T, bin string, o *ghorigin.Origin, baseConfig string, origin ...string) *ciWorld {
+	t.Helper()
 	w := &ciWorld{prWorld: &prWorld{t: t, bin: bin}, Origin: o}
 	if len(origin) > 0 && origin[0] != fileOrigin {
 		o.ServeHTTP("test-token") // GITHUB_TOKEN of prWorld.env
 		o.NoPersist = origin[0] == httpOriginNoPer
 		w.extraEnv = append(w.extraEnv, "GITHUB_SERVER_URL="+o.ServerURL)
 	}
-	w.startGitHub(files["ralph.yaml"])
+	w.startGitHub(baseConfig)
 	w.srv.HeadFrom, w.srv.HeadRef = func() string { return w.Rev("refs/heads/changes") }, "changes"
 	// The contents API reads origin; the fake's base commit is master.
 	w.srv.Files = map[string]map[string]string{}
@@ -87,7 +94,7 @@ func newCIWorld(t *testing.T, bin string, files map[string]string, origin ...str
 		if ref == w.srv.BaseSHA {
 			ref = "master"
 		}
-		out, err := exec.Command("git", "-C", w.Bare, "show", ref+":"+path).Output()
+		out, err := exec.Command("git", "-C", w.Bare, "cat-file", "blob", ref+":"+path).Output() // a file, not a folder
 		return string(out), err == nil
 	}
 	return w

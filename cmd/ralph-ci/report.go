@@ -77,8 +77,10 @@ the status step output.`,
 				return err
 			}
 			t := merged.Totals
-			fmt.Fprintf(opts.stdout, "merged %d reports: %d specs, %d verified, %d pending, %d failed, %d stuck, %d awaiting; exit %s\n",
-				len(inputs), t.Specs, t.Verified, t.Pending, t.Failed, t.Stuck, t.Awaiting, merged.Exit.Class)
+			// "verified" counts as the step's verified output does: every
+			// spec at 3/3, those awaiting a checkpoint included.
+			fmt.Fprintf(opts.stdout, "merged %d reports: %d specs, %d verified (%d of them awaiting a checkpoint), %d pending, %d failed, %d stuck; exit %s\n",
+				len(inputs), t.Specs, t.AllVerified(), t.Awaiting, t.Pending, t.Failed, t.Stuck, merged.Exit.Class)
 			opts.log.Info().Int("reports", len(inputs)).Int("specs", t.Specs).Str("exit", merged.Exit.Class).Msg("reports merged")
 			return nil
 		}),

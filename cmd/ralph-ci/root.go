@@ -40,13 +40,17 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.
 	opts := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr, env: readEnvironment(getenv), host: &agent.Host{}}
 	token, err := readToken(getenv)
 	opts.env.pr.Token = token
+	if err == nil {
+		opts.env.pushToken, err = readFD(getenv, pushTokenFDVar)
+	}
 	protectProcess(opts.host, token)
+	opts.host.AddSecrets(opts.env.pushToken)
 	opts.host.AddSecrets(sealedSecrets(sealed)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "ralph-ci: %v\n", err)
-		return opts.env.exit(exitcode.Usage)
+		return opts.env.exit(exitcode.Usage, stdout)
 	}
-	return opts.env.exit(executeArgs(opts, args))
+	return opts.env.exit(executeArgs(opts, args), stdout)
 }
 
 // executeArgs runs the command line args and maps the outcome to an exit code.

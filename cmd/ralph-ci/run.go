@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
@@ -22,6 +24,7 @@ import (
 
 func newRunCommand(opts *globalOptions) *cobra.Command {
 	var maxRotations int
+	var progressEvery time.Duration
 	var junitPath, jsonPath, deliverMode string
 	var matrix matrixRun
 	cmd := &cobra.Command{
@@ -62,6 +65,13 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			if maxRotations < 0 {
 				return &usageError{fmt.Errorf("--max-rotations %d: want 0 (the config's budget) or more", maxRotations)}
 			}
+			if own, head, err := ownPush(cmd.Context(), opts); err != nil || own {
+				if own {
+					fmt.Fprintf(opts.stdout, "::notice title=ralph-ci::this run was started by ralph-ci's own push (%.7s carries Ralph-* trailers): no second loop; the repository's workflows run on that head\n", head)
+					opts.log.Info().Str("head", head).Msg("started by ralph-ci's own push: nothing to do")
+				}
+				return err
+			}
 			p, mode, err := loadDelivering(opts, loadRunProject, deliverMode)
 			if err != nil {
 				return err
@@ -100,8 +110,17 @@ the same commit; the checkpoints are presented there, once per spec.`,
 					return err
 				}
 			}
+			progress := newProgressComment(opts, p, o.Checkpoints, maxRotations, progressEvery)
+			if progress != nil {
+				o.AfterRotation = func(ctx context.Context, rotations int, cost float64, specs []plan.Spec, st *state.State) {
+					progress.update(ctx, rotations, cost, specs, st, "")
+				}
+			}
 			out, err := engine.Run(ctx, o)
-			return endRun(ctx, opts, p, dl, &matrix, sig, out, err, junitPath, jsonPath)
+			code := endRun(ctx, opts, p, dl, &matrix, sig, out, err, junitPath, jsonPath)
+			progress.update(ctx, out.Rotations, out.CostUSD, out.Specs, &out.State, exitcode.Of(code).Class())
+			runGate(ctx, opts, p, o.Checkpoints, dl, exitcode.Of(code), err, out.Message, &out.State)
+			return code
 		}),
 	}
 	cmd.Flags().IntVar(&maxRotations, "max-rotations", 0, "stop after `N` rotations (state saved); 0 uses budgets.max_rotations")
@@ -110,6 +129,10 @@ the same commit; the checkpoints are presented there, once per spec.`,
 	cmd.Flags().StringVar(&matrix.shard, "shard", "", "run as shard `K-of-N` of a CI matrix (ralph-ci plan): its specs only, its state in its own ref, no checkpoint")
 	cmd.Flags().StringSliceVar(&matrix.specs, "specs", nil, "the shard's spec `PATHS` (comma-separated, as plan prints them; default: plan again)")
 	cmd.Flags().BoolVar(&matrix.integrate, "integrate", false, "integrate a matrix's shards: fold their states into the branch's, re-verify what another shard's work may have broken, present the checkpoints")
+	// Internal, for tests: the least time between two edits of the
+	// progress comment. Hidden: a shorter one only spends the API.
+	cmd.Flags().DurationVar(&progressEvery, "progress-interval", defaultProgressInterval, "internal: the least time between two edits of the progress comment")
+	_ = cmd.Flags().MarkHidden("progress-interval")
 	cmd.Flags().StringVar(&deliverMode, "deliver", "", "deliver the work: `MODE` none, commit (a commit per rotation) or pr (commit and push; the state travels in git) (default: delivery.mode)")
 	return cmd
 }
@@ -158,7 +181,9 @@ func engineOptions(opts *globalOptions, p *project.Project, maxRotations int) en
 	if opts.env.actions.Actions {
 		o.Echo = actionsEcho(opts.stdout)
 	}
-	if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) {
+	// On a runner the log is no terminal, whatever the runner says:
+	// ::group:: blocks only, no progress line.
+	if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) && !opts.env.actions.Actions {
 		o.Progress = f
 	}
 	return o

@@ -78,6 +78,7 @@ func newSweepWorld(t *testing.T, bin, config, event string, prs ...int) *sweepWo
 		body := tiers.CommentBody(sweepSpecPath, tiers.Slice{ID: fmt.Sprintf("totals-%d", n), Name: title, Criteria: []string{"The total has two decimals"}}, rec)
 		w.comments[n] = w.srv.AddCommentOn(n, fake.Bot, body)
 		w.srv.SetStatus(head, "ralph-ci/"+sweepSpecPath, "pending", "awaiting the human checkpoint")
+		w.srv.SetStatus(head, "ralph-ci", "pending", "verified 3/3 at "+head[:7]+"; awaiting approval: "+sweepSpecPath) // the run's gate
 	}
 	w.srv.Perms["alice"], w.srv.Perms["Codertocat"] = "write", "admin"
 	w.srv.SetFile(w.srv.BaseSHA, "ralph.yaml", config)
@@ -157,4 +158,17 @@ func (w *sweepWorld) status(n int) fake.Status {
 // writes counts the requests that change something on GitHub.
 func (w *sweepWorld) writes() int {
 	return w.srv.Seen("POST", ".") + w.srv.Seen("PATCH", ".") + w.srv.Seen("DELETE", ".")
+}
+
+// gate is the newest `ralph-ci` status on pull request n's head.
+func (w *sweepWorld) gate(n int) fake.Status {
+	w.t.Helper()
+	_, statuses := w.srv.Snapshot()
+	for i := len(statuses) - 1; i >= 0; i-- {
+		if st := statuses[i]; st.SHA == w.heads[n] && st.Context == "ralph-ci" {
+			return st
+		}
+	}
+	w.t.Fatalf("#%d: no ralph-ci status on its head", n)
+	return fake.Status{}
 }

@@ -76,6 +76,13 @@ func sweepThree(t *testing.T, bin string) {
 	if st := w.status(3); st.State != "pending" || !strings.Contains(st.Description, "rejected (1/3): back to work") {
 		t.Fatalf("#3: status %+v", st)
 	}
+	// The one merge-gate status follows: #1 may merge, #2 waits, #3 was
+	// rejected.
+	for n, want := range map[int]string{1: "success", 2: "pending", 3: "failure"} {
+		if st := w.gate(n); st.State != want {
+			t.Errorf("#%d: ralph-ci %s %q, want %s", n, st.State, st.Description, want)
+		}
+	}
 	comments, _ := w.srv.Snapshot()
 	if len(comments) != 4 { // three checkpoints, one reply
 		t.Fatalf("%d comments, want the 3 checkpoints and the reply: %+v", len(comments), comments)

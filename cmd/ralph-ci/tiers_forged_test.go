@@ -241,19 +241,24 @@ func TestPullRequestCannotHideASpec(t *testing.T) {
 		contains(t, "the log", stderr, "the pull request's own specs.dirs and specs.prompt are ignored")
 		contains(t, "check", stdout, specA+"\tcheckpoint=pending")
 	})
-	t.Run("a deleted spec passes, and the gate says so", func(t *testing.T) {
+	t.Run("a deleted spec's removal is a checkpoint, and the gate says so", func(t *testing.T) {
 		t.Parallel()
 		w := baseWorld(t, func(dir string) {
 			if err := os.Remove(filepath.Join(dir, specA)); err != nil {
 				t.Fatal(err)
 			}
 		})
-		msg := specA + " (verify on the pull request's base) is not in the pull request: it leaves the gate without a human checkpoint"
-		stdout, stderr := w.ralph(0, "check")
-		contains(t, "check", stdout, "warning: "+msg, "::warning title=ralph-ci%3A a verify-tier spec left the gate::"+msg)
+		msg := specA + " (verify on the pull request's base) is not in the pull request: its removal is a checkpoint of its own, pending until a person who may approve accepts it"
+		stdout, stderr := w.ralph(6, "check")
+		contains(t, "check", stdout, "warning: "+msg, "::warning title=ralph-ci%3A a verify-tier spec left the gate::"+msg, specA+"\tcheckpoint=pending")
 		contains(t, "the log", stderr, msg)
 		summary, _ := os.ReadFile(w.summary)
 		contains(t, "the job summary", string(summary), msg)
+		removal, _ := w.checkpointOf(specA)
+		contains(t, "the removal checkpoint", removal.Body, "Removal of "+specA)
+		w.srv.React(removal.ID, alice, "+1")
+		stdout, _ = w.ralph(0, "check")
+		contains(t, "check after the removal was accepted", stdout, specA+"\tcheckpoint=passed")
 	})
 }
 

@@ -233,7 +233,7 @@ func (w *prWorld) checkpoint() fake.Comment {
 	var found []fake.Comment
 	comments, _ := w.srv.Snapshot()
 	for _, c := range comments {
-		if c.User == fake.Bot {
+		if c.User == fake.Bot && tiers.HasMarker(c.Body) { // not the progress comment
 			found = append(found, c)
 		}
 	}

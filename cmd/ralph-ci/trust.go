@@ -37,21 +37,8 @@ import (
 
 // readToken reads the job's token as the Action hands it.
 func readToken(getenv func(string) string) (string, error) {
-	if fd := getenv(agent.TokenFDVar); fd != "" {
-		n, err := strconv.Atoi(fd)
-		if err != nil || n < 3 {
-			return "", fmt.Errorf("%s=%q: want a file descriptor number above 2", agent.TokenFDVar, fd)
-		}
-		f := os.NewFile(uintptr(n), "token")
-		if f == nil {
-			return "", fmt.Errorf("%s=%d is not an open file descriptor", agent.TokenFDVar, n)
-		}
-		defer f.Close()
-		raw, err := readSmall(f)
-		if err != nil {
-			return "", fmt.Errorf("reading the token from %s=%d: %w", agent.TokenFDVar, n, err)
-		}
-		return strings.TrimSpace(string(raw)), nil
+	if getenv(agent.TokenFDVar) != "" {
+		return readFD(getenv, agent.TokenFDVar)
 	}
 	if file := getenv(agent.TokenFileVar); file != "" {
 		f, err := os.Open(file)
@@ -71,6 +58,33 @@ func readToken(getenv func(string) string) (string, error) {
 	return getenv("GITHUB_TOKEN"), nil
 }
 
+// pushTokenFDVar names the descriptor the Action hands the push-token
+// input on.
+const pushTokenFDVar = "RALPH_PUSH_TOKEN_FD"
+
+// readFD reads a secret from the file descriptor the variable names (""
+// when it names none).
+func readFD(getenv func(string) string, name string) (string, error) {
+	fd := getenv(name)
+	if fd == "" {
+		return "", nil
+	}
+	n, err := strconv.Atoi(fd)
+	if err != nil || n < 3 {
+		return "", fmt.Errorf("%s=%q: want a file descriptor number above 2", name, fd)
+	}
+	f := os.NewFile(uintptr(n), "token")
+	if f == nil {
+		return "", fmt.Errorf("%s=%d is not an open file descriptor", name, n)
+	}
+	defer f.Close()
+	raw, err := readSmall(f)
+	if err != nil {
+		return "", fmt.Errorf("reading the token from %s=%d: %w", name, n, err)
+	}
+	return strings.TrimSpace(string(raw)), nil
+}
+
 // readSmall reads at most 64 KiB: a token is far shorter.
 func readSmall(f *os.File) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, 64<<10))
@@ -88,10 +102,15 @@ func protectProcess(host *agent.Host, token string) {
 }
 
 // ownCredentials are the credentials of ralph-ci's own fetch and push:
+// the push token when the Action was given one (its push starts the
+// repository's workflows, as a push with the job's token does not), else
 // the checkout's hidden header when actions/checkout persisted one, else,
 // with persist-credentials: false, the job's token for the server (none
 // when either is unknown: a laptop's git uses its own credentials).
-func ownCredentials(hidden []igit.Credential, serverURL, token string) []igit.Credential {
+func ownCredentials(hidden []igit.Credential, serverURL, token, pushToken string) []igit.Credential {
+	if pushToken != "" && serverURL != "" {
+		return []igit.Credential{gitauth.Credential(serverURL, pushToken)}
+	}
 	if len(hidden) > 0 || serverURL == "" || token == "" {
 		return hidden
 	}
@@ -114,7 +133,7 @@ func useGitCredential(ctx context.Context, opts *globalOptions, root string) (re
 		opts.log.Warn().Err(err).Msg("could not hide the git credential actions/checkout persisted: the agent may read it (use persist-credentials: false)")
 	}
 	opts.host.AddSecrets(hidden.Values()...)
-	igit.UseCredentials(ownCredentials(hidden.Credentials(), opts.env.serverURL, opts.env.pr.Token)...)
+	igit.UseCredentials(ownCredentials(hidden.Credentials(), opts.env.serverURL, opts.env.pr.Token, opts.env.pushToken)...)
 	return func() {
 		igit.UseCredentials()
 		if err := hidden.Restore(context.WithoutCancel(ctx)); err != nil {

@@ -78,7 +78,7 @@ func TestAgentFindsNoCredential(t *testing.T) {
 
 			ctx := t.Context()
 			cmd, o, e := w.command(ctx, "run")
-			env := []string{"LOOT=" + loot, "OWN=" + own, "ANTHROPIC_API_KEY=" + apiKey, "RALPH_ACTION=1", "ACTIONS_RUNTIME_TOKEN=" + token + "-rt"}
+			env := []string{"LOOT=" + loot, "OWN=" + own, "ANTHROPIC_API_KEY=" + apiKey, "RALPH_ACTION=1", "RALPH_FAIL_ON_WAITING=true", "ACTIONS_RUNTIME_TOKEN=" + token + "-rt"}
 			for _, kv := range cmd.Env {
 				if !strings.HasPrefix(kv, "GITHUB_TOKEN=") {
 					env = append(env, kv)

@@ -144,12 +144,18 @@ func (c *Client) departures(ctx context.Context, specs []plan.Spec, prefix strin
 		}
 		c.log.Warn().Str("spec", d.Base.Path).Str("base", c.base).Msg(d.Message())
 		c.left = append(c.left, d.Message())
+		c.removed = append(c.removed, gate.RemovalSpec(d.Base))
 		if c.annotations != nil {
 			_ = actions.WriteAnnotation(c.annotations, actions.Annotation{Level: actions.LevelWarning, Title: "ralph-ci: a verify-tier spec left the gate", Message: d.Message()})
 		}
 		c.summary("\n> [!WARNING]\n> ralph-ci: " + d.Message() + "\n")
 	}
 }
+
+// Removals are the checkpoints of the verify-tier specs of the base that
+// left the pull request (gate.RemovalSpec), for the gate to judge with
+// the specs.
+func (c *Client) Removals() []plan.Spec { return c.removed }
 
 // Left are the messages of the verify-tier specs of the base that left
 // the pull request (departures), for the gate's output.

@@ -34,6 +34,7 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -52,6 +53,7 @@ type Client struct {
 	baseSpecs   *schema.Specs  // the specs section that decides which specs exist (nil: unknown)
 	specs       schema.Specs   // the loaded config's specs section
 	left        []string       // verify-tier specs of the base that left the pull request
+	removed     []plan.Spec    // their removal checkpoints (gate.RemovalSpec)
 	prOwn       *schema.GitHub // the pull request's own section, when it differs from the base's
 	log         zerolog.Logger
 	actions     actions.Env

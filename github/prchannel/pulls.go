@@ -138,7 +138,7 @@ func (s *Sweeper) Channel(ctx context.Context, p gate.Pull, specs []string) (gat
 		plans = append(plans, plan.Resolve(s.cfg, discovered(spec, spec == s.cfg.Specs.Prompt, src), fm))
 	}
 	c.RaiseTiers(ctx, plans, s.prefix)
-	return c, plans, nil
+	return c, append(plans, c.Removals()...), nil
 }
 
 // discovered is the discovery record of a spec read through the API.

@@ -28,9 +28,7 @@ func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
 	c.head, c.prAuthor, c.prURL = pr.GetHead().GetSHA(), pr.GetUser().GetLogin(), pr.GetHTMLURL()
 	c.forget(prev)
 	c.trust(ctx, pr)
-	if c.self == "" {
-		c.self = github.Self(ctx, c.gh.Users, "")
-	}
+	c.whoAmI(ctx)
 	comments, err := c.comments(ctx)
 	if err != nil {
 		return gate.Snapshot{}, err
@@ -115,6 +113,13 @@ const ActionsLogin = github.ActionsLogin
 // token's own login (never "any bot": dependabot's or another app's
 // comments are not ralph-ci's). What its marker claims is still only a
 // cache: the gate confirms every decision with GitHub (gate.Confirmer).
+// whoAmI settles the login the token writes as, once.
+func (c *Client) whoAmI(ctx context.Context) {
+	if c.self == "" {
+		c.self = github.Self(ctx, c.gh.Users, "")
+	}
+}
+
 func (c *Client) own(u *gh.User) bool {
 	return c.self != "" && strings.EqualFold(u.GetLogin(), c.self)
 }

@@ -18,13 +18,15 @@ type Client struct {
 	prs         github.PullRequests
 	statuses    github.Statuses
 	users       github.Users
+	dispatch    github.Dispatch
+	commits     github.Commits
 	owner, repo string
 	self        string // the token's login, "" until known (see login)
 }
 
 // New is the client of the pull requests of r (github.RepoOf).
 func New(r github.Repo) *Client {
-	return &Client{prs: r.PullRequests, statuses: r.Statuses, users: r.Users, owner: r.Owner, repo: r.Name}
+	return &Client{prs: r.PullRequests, statuses: r.Statuses, users: r.Users, dispatch: r.Dispatch, commits: r.Commits, owner: r.Owner, repo: r.Name}
 }
 
 // Head is a pull request's head and base, as delivery needs them.
@@ -70,4 +72,25 @@ func (c *Client) Ensure(ctx context.Context, head, base, title, body string) (PR
 		return PR{}, fmt.Errorf("open a pull request for %s into %s: %w", head, base, err)
 	}
 	return PR{Number: pr.GetNumber(), URL: pr.GetHTMLURL()}, nil
+}
+
+// Dispatch starts workflow (a file name such as ci.yml, or an id) on ref
+// with the workflow_dispatch API: the repository's CI on a branch that
+// ralph-ci pushed with the job's token, which starts no workflow itself.
+// The token needs `actions: write`.
+func (c *Client) Dispatch(ctx context.Context, workflow, ref string) error {
+	_, err := c.dispatch.CreateWorkflowDispatchEventByFileName(ctx, c.owner, c.repo, workflow, gh.CreateWorkflowDispatchEventRequest{Ref: ref})
+	if err != nil {
+		return fmt.Errorf("start workflow %s on %s (workflow_dispatch; the job needs actions: write, the workflow an on: workflow_dispatch trigger): %w", workflow, ref, err)
+	}
+	return nil
+}
+
+// CommitMessage reads the message of commit sha.
+func (c *Client) CommitMessage(ctx context.Context, sha string) (string, error) {
+	rc, _, err := c.commits.GetCommit(ctx, c.owner, c.repo, sha, nil)
+	if err != nil {
+		return "", fmt.Errorf("read commit %.7s: %w", sha, err)
+	}
+	return rc.GetCommit().GetMessage(), nil
 }

@@ -119,6 +119,15 @@ type Server struct {
 	// FilesFrom, when set, answers the contents API for files not in
 	// Files (a bare origin's blobs).
 	FilesFrom func(ref, path string) (string, bool)
+	// TreeFrom, when set, lists the files of ref (a bare origin's tree)
+	// for the contents API's directory listings beside Files.
+	TreeFrom func(ref string) []string
+	// Ancestor, when set, tells whether commit a is an ancestor of
+	// commit b (the compare API; a merge group contains its pull
+	// requests' heads).
+	Ancestor func(a, b string) bool
+	// MessageFrom, when set, gives a commit's message (the commits API).
+	MessageFrom func(sha string) (string, bool)
 	// Pulls are the pull requests opened through the API (pulls.go).
 	Pulls []Pull
 	// Self is who the token writes as (comments, statuses); zero: Bot.
@@ -126,6 +135,14 @@ type Server struct {
 	// commits are New's pull request's commits, oldest first: its first
 	// head, then every head SetHead gave it (SetCommits rewrites them).
 	commits []string
+	// required are the contexts the base branch requires (Protect);
+	// merged is the head New's pull request was merged at ("" not yet).
+	required []string
+	merged   string
+	// Workflows are the workflow files a workflow_dispatch may name (nil:
+	// any); dispatches are the requests received.
+	Workflows  []string
+	dispatches []Dispatch
 }
 
 // The base of the pull request of New, as in the webhook examples of

@@ -61,6 +61,8 @@ func TestRoutes(t *testing.T) {
 		{"POST", "/repos/o/r/pulls", `{"title":"t","body":"b","head":"ralph-ci/main","base":"main"}`, 201},
 		{"POST", "/repos/o/r/pulls", `{"title":"t","body":"b","head":"ralph-ci/main","base":"main"}`, 422},
 		{"PATCH", "/repos/o/r/pulls/107", `{"body":"again"}`, 200},
+		{"DELETE", "/repos/o/r/issues/comments/1001", "", 204},
+		{"DELETE", "/repos/o/r/issues/comments/1001", "", 404},
 	}
 	rec := &recorder{TB: t}
 	s := New(rec, "o", "r", 7, "abc123", "author")
@@ -82,7 +84,6 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/repos/o/r/pulls/8/commits"},
 		{"GET", "/repos/other/r/pulls/7"},
 		{"GET", "/repos/o/other/issues/7/comments"},
-		{"DELETE", "/repos/o/r/issues/comments/1001"},
 		{"GET", "/repos/o/r/issues/comments/x/reactions"},
 		{"POST", "/repos/o/r/statuses/not-a-sha"},
 		{"PUT", "/repos/o/r/contents/ralph.yaml"},
@@ -155,5 +156,40 @@ func TestFault(t *testing.T) {
 	}
 	if n := s.Seen("POST", `/issues/7/comments$`); n != 2 {
 		t.Fatalf("Seen: got %d, want 2", n)
+	}
+}
+
+// A protected base: the merge goes through only when every required
+// context is success on the head, once.
+func TestProtectedMerge(t *testing.T) {
+	s := New(t, "o", "r", 7, "abc123", "author")
+	s.Protect("ralph-ci")
+	merge := func(body string) int { return do(t, s, "PUT", "/repos/o/r/pulls/7/merge", body) }
+	if got := merge(`{}`); got != 405 {
+		t.Fatalf("no status: %d, want 405", got)
+	}
+	s.SetStatus("abc123", "ralph-ci", "pending", "awaiting approval")
+	s.SetStatus("abc123", "ralph-ci/specs/a.spec.md", "success", "approved")
+	if got := merge(`{}`); got != 405 {
+		t.Fatalf("pending: %d, want 405", got)
+	}
+	s.SetStatus("abc123", "ralph-ci", "success", "approved")
+	if got := merge(`{"sha":"def456"}`); got != 409 {
+		t.Fatalf("another sha: %d, want 409", got)
+	}
+	s.SetStatus("old", "ralph-ci", "success", "approved")
+	s.SetHead("def456")
+	if got := merge(`{}`); got != 405 {
+		t.Fatalf("success on an older head only: %d, want 405", got)
+	}
+	s.SetStatus("def456", "ralph-ci", "success", "approved")
+	if got := merge(`{"sha":"def456","merge_method":"squash"}`); got != 200 {
+		t.Fatalf("success on the head: %d, want 200", got)
+	}
+	if ok, at := s.Merged(); !ok || at != "def456" {
+		t.Fatalf("Merged: %v %s", ok, at)
+	}
+	if got := merge(`{}`); got != 405 {
+		t.Fatalf("merged twice: %d, want 405", got)
 	}
 }

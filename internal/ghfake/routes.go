@@ -31,6 +31,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{a}/{b}", s.issuesGet)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{number}/comments", s.createComment)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/issues/comments/{id}", s.editComment)
+	mux.HandleFunc("DELETE /repos/{owner}/{repo}/issues/comments/{id}", s.deleteComment)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/comments/{id}/reactions", s.listReactions)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{user}/permission", s.getPermission)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/statuses/{sha}", s.createStatus)
@@ -39,6 +40,10 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}/statuses", s.listStatuses)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls", s.createPull)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/pulls/{id}", s.editPull)
+	mux.HandleFunc("PUT /repos/{owner}/{repo}/pulls/{number}/merge", s.mergePull)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{basehead}", s.compare)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}", s.getCommit)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches", s.dispatch)
 	mux.HandleFunc("/", s.unexpected)
 	return mux
 }
@@ -206,7 +211,12 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request) {
 func (s *Server) dirEntries(ref, dir string) []map[string]any {
 	var out []map[string]any
 	seen := map[string]bool{}
-	for _, f := range slices.Sorted(maps.Keys(s.Files[ref])) {
+	files := slices.Collect(maps.Keys(s.Files[ref]))
+	if s.TreeFrom != nil {
+		files = append(files, s.TreeFrom(ref)...)
+	}
+	slices.Sort(files)
+	for _, f := range slices.Compact(files) {
 		rest, ok := strings.CutPrefix(f, dir+"/")
 		if !ok {
 			continue
@@ -302,6 +312,27 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 			}
 			s.Comments[i].Body, s.Comments[i].UpdatedAt = body, s.now()
 			s.json(w, 200, shape("issue-comment", s.commentJSON(s.Comments[i])))
+			return
+		}
+	}
+	s.error(w, 404, "Not Found")
+}
+
+// deleteComment: only the token's own comments may be deleted with it.
+func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request) {
+	if !s.ours(w, r) {
+		return
+	}
+	id := int64(atoi(r.PathValue("id")))
+	for i, c := range s.Comments {
+		if c.ID == id {
+			if c.User != s.self() {
+				s.error(w, 403, "Must have admin rights to Repository.")
+				return
+			}
+			s.Comments = append(s.Comments[:i:i], s.Comments[i+1:]...)
+			delete(s.Reactions, id)
+			w.WriteHeader(http.StatusNoContent)
 			return
 		}
 	}

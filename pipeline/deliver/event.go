@@ -72,3 +72,15 @@ func ParseEvent(file string, payload []byte) (Event, error) {
 	}
 	return ev, nil
 }
+
+// LoopCommit tells whether a commit message is one of the loop's own
+// commits: its trailers (the last paragraph) name a spec (Ralph-Spec:).
+func LoopCommit(message string) bool {
+	paras := strings.Split(strings.TrimSpace(strings.ReplaceAll(message, "\r\n", "\n")), "\n\n")
+	for _, line := range strings.Split(paras[len(paras)-1], "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(k), loopTrailerKey) && strings.TrimSpace(v) != "" {
+			return true
+		}
+	}
+	return false
+}

@@ -53,6 +53,10 @@ type Options struct {
 	// Integration is true for the run that integrates a matrix's shards
 	// (see pipeline/shards): the report names it where it ran a spec.
 	Integration bool
+	// AfterRotation, when set, is called after each rotation with the
+	// rotations and cost of this run so far and the state (the pull
+	// request's progress comment).
+	AfterRotation func(ctx context.Context, rotations int, costUSD float64, specs []plan.Spec, st *state.State)
 	// Host is how the agents and verification commands are started: the
 	// secrets masked in their output, the environment policy, the
 	// shepherd (nil: none of these).
@@ -259,6 +263,9 @@ func (e *engine) loop(ctx context.Context) error {
 		}
 		if err := e.rotate(ctx, sp, pending); err != nil {
 			return err
+		}
+		if e.opts.AfterRotation != nil {
+			e.opts.AfterRotation(ctx, e.outcome.Rotations, e.outcome.CostUSD, e.specs, &e.st)
 		}
 		pending = nil
 	}

@@ -22,7 +22,7 @@ var Uses = []Use{
 	{"answer", OK, "the answer was recorded: an approval, or a choice after an escalation"},
 	{"", OK, "done"},
 	{"run", Failure, "an unexpected failure: I/O, git, an agent that cannot start or cannot work at all (its CLI refused to: root with permissions skipped, a refused API key, Gemini CLI's exits 41, 42, 44, 52, 55); with delivery, a push that failed (a rebase conflict, a refused push, a workflow change, a fork): the work is saved on a rescue branch or in a bundle"},
-	{"check", Failure, "an unexpected failure; on a schedule, a pull request whose checkpoints could not be read (the others are still read)"},
+	{"check", Failure, "an unexpected failure; on a schedule, a pull request whose checkpoints could not be read (the others are still read); on merge_group, a pull request of the group without ralph-ci success at the head the group holds"},
 	{"", Failure, "an unexpected failure: I/O, git"},
 	{"", Usage, "a bad config, spec front matter or command line"},
 	{"answer", Usage, "also an answer that changed nothing: an auto-tier spec, no checkpoint waiting, a checkpoint presented for another commit than HEAD, or not 1, 2 or 3 after an escalation"},

@@ -15,8 +15,8 @@ import (
 // head is looked for among the head's specs that are new (not at a path
 // of the base): one with the same front-matter id, else the same content,
 // is the same spec moved, and stays verify. One found nowhere left the
-// pull request: it may pass, but the gate says so (output, job summary,
-// annotation), so that the reviewer sees what left the gate.
+// pull request: its removal is a checkpoint of its own (RemovalSpec), and
+// the gate says so (output, job summary, annotation).
 
 // BaseSpec is a spec file on the pull request's base commit.
 type BaseSpec struct {
@@ -72,5 +72,19 @@ func (d Departure) Message() string {
 	if d.To != "" {
 		return fmt.Sprintf("%s (verify on the pull request's base) moved to %s: it keeps its human checkpoint (tier verify)", d.Base.Path, d.To)
 	}
-	return fmt.Sprintf("%s (verify on the pull request's base) is not in the pull request: it leaves the gate without a human checkpoint", d.Base.Path)
+	return fmt.Sprintf("%s (verify on the pull request's base) is not in the pull request: its removal is a checkpoint of its own, pending until a person who may approve accepts it", d.Base.Path)
+}
+
+// RemovalSpec is the checkpoint of the removal of b, a verify-tier spec
+// of the base that left the pull request (a Departure with no To): the
+// gate stays pending until a person who may approve accepts it, answered
+// like any checkpoint (1/yes or 👍 accepts; a rejection fails the gate
+// until the spec is back). It has the base's path, so its comment and
+// its ralph-ci/<path> status are found as a spec's.
+func RemovalSpec(b BaseSpec) plan.Spec {
+	sp := plan.Spec{Title: "Removal of " + b.Path, ID: "removal:" + b.Path, Tier: plan.TierVerify, Removal: true,
+		AcceptanceCriteria: []string{b.Path + " (tier verify on the pull request's base) is no longer in this pull request, and its human checkpoint goes with it"},
+		Steps:              []string{"Check that removing " + b.Path + " (or replacing it by a spec that is not recognised as it) is intended"}}
+	sp.Path, sp.Hash = b.Path, b.Hash
+	return sp
 }

@@ -208,13 +208,20 @@ func settle(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap
 	// A rejection this state has not seen yet sends the spec back to
 	// work: one read now, or one another job (check on a comment)
 	// recorded in the comment while this state still says 3/3.
-	if r.Status == tiers.StatusRework && !reworkSeen(st.Spec(sp.Path), *r) {
+	if r.Status == tiers.StatusRework && !sp.Removal && !reworkSeen(st.Spec(sp.Path), *r) {
 		sendBack(sp, st, *r) // may add the spec's state
 		res.SentBack = append(res.SentBack, sp.Path)
 	}
+	var stale string // the older commit an approval was for
+	if r.Status == tiers.StatusApproved && r.SHA != snap.Head {
+		stale = r.SHA
+	}
 	ss := st.Spec(sp.Path)
-	if ss.Verified(sp.Hash) {
+	if ss.Verified(sp.Hash) || sp.Removal { // a removal has nothing to verify
 		*r = tiers.Present(*r, snap.PR, snap.Head)
+	}
+	if sp.Removal {
+		ss = nil // no state: its comment's marker is its record
 	}
 	if r.Status == tiers.StatusEscalated && len(r.RejectionLog) == 0 {
 		log.Warn().Str("spec", sp.Path).Msg(tiers.HistoryUnavailable)
@@ -223,7 +230,7 @@ func settle(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap
 	if err := publish(ctx, ch, sp, r, before, changed, log); err != nil {
 		return err
 	}
-	if ss != nil || r.Status != tiers.StatusNone {
+	if !sp.Removal && (ss != nil || r.Status != tiers.StatusNone) {
 		ss = st.SpecOrNew(sp.Path)
 		cp := clone(*r)
 		ss.Checkpoint = &cp
@@ -236,6 +243,10 @@ func settle(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap
 	case r.Status == tiers.StatusRework:
 		res.Rework = append(res.Rework, sp.Path)
 	default:
+		if stale != "" {
+			log.Warn().Str("spec", sp.Path).Str("approved_for", stale).Str("head", snap.Head).
+				Msgf("the checkpoint of %s was approved for an older commit (%.7s), not for the head %.7s: a push since made it stale; it is asked again for the head once the spec is verified 3/3 there", sp.Path, stale, snap.Head)
+		}
 		res.Pending = append(res.Pending, sp.Path)
 	}
 	return nil

@@ -62,6 +62,9 @@ type Sweep struct {
 	// RateLimited tells an error that is the API's rate limit.
 	RateLimited func(error) bool
 	Log         zerolog.Logger
+	// Judged, when set, is called with each pull request judged and its
+	// channel: check sets the one merge-gate status there.
+	Judged func(ctx context.Context, p Pull, ch Channel, res Result, err error)
 }
 
 // Judged is one pull request the sweep read.
@@ -146,6 +149,9 @@ func (s Sweep) judge(ctx context.Context, p Pull, specs []string, log zerolog.Lo
 	}
 	var st state.State
 	res, err := Sync(ctx, ch, plans, &st, log)
+	if s.Judged != nil && (err == nil || !s.RateLimited(err)) {
+		s.Judged(ctx, p, ch, res, err)
+	}
 	if err != nil {
 		return res, err
 	}

@@ -31,6 +31,10 @@ type Spec struct {
 	AcceptanceCriteria []string // aggregated over all contracts
 	Steps              []string // aggregated over all contracts
 	Stages             []Stage
+	// Removal is true for the checkpoint of a verify-tier spec of a pull
+	// request's base that is gone from its head (gate.RemovalSpec): no
+	// file, no loop; a person accepts its removal like any checkpoint.
+	Removal bool
 }
 
 // Stage is one stage of a spec's loop.

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
+)
+
+// maxQueueCommits bounds the older commits of a pull request looked for
+// in a merge group (one compare each).
+const maxQueueCommits = 20
+
+// olderIn tells whether the group holds an older commit of pr (its head
+// moved since the group was made).
+func olderIn(ctx context.Context, c *prchannel.Client, pr gate.Pull, group string) (bool, error) {
+	commits, err := c.CommitsOf(ctx, pr.Number, maxQueueCommits)
+	if err != nil {
+		return false, err
+	}
+	for _, sha := range commits {
+		if sha == pr.Head {
+			continue
+		}
+		if in, err := c.Contains(ctx, sha, group); err != nil || in {
+			return in, err
+		}
+	}
+	return false, nil
+}
+
+// checkMergeGroup is check on a merge_group event: it sets the one
+// `ralph-ci` status on the group's commit (gate.QueueVerdict) from the
+// open pull requests whose head the group contains (and the one its
+// branch is named after), each judged by ralph-ci's own `ralph-ci` status
+// on that head. No agent runs, no checkpoint is posted. Exit 0 when the
+// group passes, else 1 with the reason.
+func checkMergeGroup(ctx context.Context, opts *globalOptions, p *project.Project, mg prchannel.MergeGroup) error {
+	sw, err := prchannel.NewSweeper(prOptions(opts, p), p.Config, gate.RepoPrefix(p.Root))
+	if err != nil {
+		return err
+	}
+	pulls, err := sw.OpenPulls(ctx)
+	if err != nil {
+		return err
+	}
+	c, name := sw.Client(), gateContext(p.Config)
+	var members []gate.Member
+	for _, pr := range pulls {
+		in, err := c.Contains(ctx, pr.Head, mg.HeadSHA)
+		if err != nil {
+			return err
+		}
+		if !in && pr.Number != mg.PR {
+			if in, err = olderIn(ctx, c, pr, mg.HeadSHA); err != nil {
+				return err
+			}
+			if !in {
+				continue // not in this group
+			}
+			in = false // an older commit of it is: its head moved
+		}
+		state, _, err := c.GateOn(ctx, pr.Head, name)
+		if err != nil {
+			return err
+		}
+		members = append(members, gate.Member{PR: pr.Number, Head: pr.Head, Contained: in, Gate: state})
+		fmt.Fprintf(opts.stdout, "#%d\t%s\tcontained=%v\t%s=%s\n", pr.Number, pr.Head, in, name, state)
+	}
+	v := gate.QueueVerdict(members)
+	if err := c.Gate(ctx, mg.HeadSHA, name, opts.env.runURL(), v); err != nil {
+		return err
+	}
+	if v.State == gate.Success {
+		opts.log.Info().Str("group", mg.HeadSHA).Msg(v.Description)
+		return nil
+	}
+	opts.log.Warn().Str("group", mg.HeadSHA).Msg(v.Description)
+	return exitcode.Printed(exitcode.Failure, errors.New("merge group: "+v.Description))
+}

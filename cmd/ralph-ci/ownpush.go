@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
+)
+
+// ownPush tells whether this run was started by ralph-ci's own push: with
+// a push-token, ralph-ci's push starts the repository's pull_request
+// workflows, its own run workflow too; that run must not start a second
+// loop on the branch the first one is delivering to. It is such a run
+// when the event is a pull request's synchronize (a push) and the head it
+// names is one of the loop's commits (a Ralph-Spec: trailer, read
+// through the API: the checkout may not hold it). The example workflow's
+// concurrency rule (one run per pull request at a time) does the rest.
+func ownPush(ctx context.Context, opts *globalOptions) (bool, string, error) {
+	e := opts.env.pr
+	if opts.env.pushToken == "" || (e.EventName != "pull_request" && e.EventName != "pull_request_target") || e.EventPath == "" {
+		return false, "", nil
+	}
+	raw, err := os.ReadFile(e.EventPath)
+	if err != nil {
+		return false, "", fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
+	}
+	var ev struct {
+		Action      string `json:"action"`
+		PullRequest struct {
+			Head struct {
+				SHA string `json:"sha"`
+			} `json:"head"`
+		} `json:"pull_request"`
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil || ev.Action != "synchronize" || ev.PullRequest.Head.SHA == "" {
+		return false, "", nil
+	}
+	d := &delivery{env: e}
+	c, err := d.pulls()
+	if err != nil {
+		return false, "", err
+	}
+	msg, err := c.CommitMessage(ctx, ev.PullRequest.Head.SHA)
+	if err != nil {
+		return false, "", err
+	}
+	return deliver.LoopCommit(msg), ev.PullRequest.Head.SHA, nil
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
+	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
+)
+
+// progressOf are the progress comments on the pull request.
+func (w *prWorld) progressOf() []fake.Comment {
+	var out []fake.Comment
+	comments, _ := w.srv.Snapshot()
+	for _, c := range comments {
+		if strings.HasPrefix(c.Body, prchannel.ProgressMarker) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// One progress comment per pull request, through the binary: three runs
+// keep one comment, edited in place; with the default interval a run of
+// fast rotations edits it at most twice (its first rotation and its end,
+// counted requests); with no interval once per rotation; the checkpoint
+// stays its own comment; github.progress_comment: false turns it off.
+func TestProgressComment(t *testing.T) {
+	bin := ralphBinary(t)
+	w := newPRWorld(t, bin)
+	w.extraEnv = append(w.extraEnv, "GITHUB_SERVER_URL=https://github.com", "GITHUB_RUN_ID=7")
+	edits := func() int {
+		return w.srv.Seen("PATCH", `/issues/comments/`) + w.srv.Seen("POST", `/issues/2/comments$`)
+	}
+
+	// Two specs, 3/3 each: six rotations in all.
+	before := edits()
+	w.ralph(3, "run", "--max-rotations", "4") // run 1: 4 fast rotations
+	if n := edits() - before; n != 2 {
+		t.Fatalf("run 1 wrote the progress comment %d times, want 2 (its first rotation, then nothing for 10 s, then the end)", n)
+	}
+	before = edits()
+	w.ralph(3, "run", "--max-rotations", "1", "--progress-interval", "0") // run 2: each rotation, and the end
+	if n := edits() - before; n != 2 {
+		t.Fatalf("run 2 wrote the progress comment %d times, want 2 (its rotation and the end)", n)
+	}
+	w.ralph(6, "run") // run 3: the last rotation, the checkpoint presented
+	all := w.progressOf()
+	if len(all) != 1 {
+		t.Fatalf("%d progress comments after three runs, want 1", len(all))
+	}
+	contains(t, "the progress comment", all[0].Body, "ralph-ci loop: ended: awaiting_human", "| `specs/a.spec.md` | 3/3 | coder | DONE | no | verify |",
+		"Checkpoints waiting for a person: `specs/a.spec.md`", "[The workflow run](https://github.com/Codertocat/Hello-World/actions/runs/7)", "Rotations: 1")
+	w.checkpoint() // the checkpoint is its own comment
+
+	off := newPRWorld(t, bin, map[string]string{"ralph.yaml": strings.Replace(prRepoFiles["ralph.yaml"], "github: {approvers: [carol]}", "github: {approvers: [carol], progress_comment: false}", 1)})
+	off.ralph(6, "run")
+	if n := len(off.progressOf()); n != 0 {
+		t.Fatalf("github.progress_comment: false: %d progress comments", n)
+	}
+}

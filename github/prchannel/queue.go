@@ -1,0 +1,95 @@
+package prchannel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// MergeGroup is a merge_group event: the temporary commit a merge queue
+// tests, and the pull request its branch is named after.
+type MergeGroup struct {
+	HeadSHA, HeadRef, BaseSHA string
+	// PR is the pull request of head_ref (gh-readonly-queue/<base>/pr-N-<sha>), 0 if none.
+	PR int
+}
+
+var reQueueRef = regexp.MustCompile(`/pr-([0-9]+)-[0-9a-f]+$`)
+
+// MergeGroup reads the event's merge_group; ok is false on another event.
+func (e Env) MergeGroup() (MergeGroup, bool, error) {
+	if e.EventName != "merge_group" || e.EventPath == "" {
+		return MergeGroup{}, false, nil
+	}
+	raw, err := os.ReadFile(e.EventPath)
+	if err != nil {
+		return MergeGroup{}, false, fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
+	}
+	var ev struct {
+		MergeGroup *struct {
+			HeadSHA string `json:"head_sha"`
+			HeadRef string `json:"head_ref"`
+			BaseSHA string `json:"base_sha"`
+		} `json:"merge_group"`
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return MergeGroup{}, false, fmt.Errorf("parse the event payload %s: %w", e.EventPath, err)
+	}
+	if ev.MergeGroup == nil || !reSHA.MatchString(ev.MergeGroup.HeadSHA) {
+		return MergeGroup{}, false, fmt.Errorf("the merge_group event %s has no head_sha", e.EventPath)
+	}
+	mg := MergeGroup{HeadSHA: ev.MergeGroup.HeadSHA, HeadRef: ev.MergeGroup.HeadRef, BaseSHA: ev.MergeGroup.BaseSHA}
+	if m := reQueueRef.FindStringSubmatch(mg.HeadRef); m != nil {
+		mg.PR, _ = strconv.Atoi(m[1])
+	}
+	return mg, true, nil
+}
+
+var reSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// Contains tells whether commit group contains commit sha (sha is group
+// or one of its ancestors), from the compare API.
+func (c *Client) Contains(ctx context.Context, sha, group string) (bool, error) {
+	if sha == group {
+		return true, nil
+	}
+	cmp, _, err := c.gh.Repositories.CompareCommits(ctx, c.owner, c.repo, sha, group, nil)
+	if err != nil {
+		return false, fmt.Errorf("compare %.7s with %.7s: %w", sha, group, err)
+	}
+	return cmp.GetStatus() == "ahead" || cmp.GetStatus() == "identical", nil
+}
+
+// Client is the client the sweep's pull requests share (for the
+// repository-wide reads of a merge group).
+func (s *Sweeper) Client() *Client { return s.c }
+
+// CommitsOf lists the commits of pull request pr, newest first, at most
+// max of them.
+func (c *Client) CommitsOf(ctx context.Context, pr, max int) ([]string, error) {
+	opts := &gh.ListOptions{PerPage: 100}
+	var shas []string
+	for range maxPages {
+		page, resp, err := c.gh.PullRequests.ListCommits(ctx, c.owner, c.repo, pr, opts)
+		if err != nil {
+			return nil, fmt.Errorf("commits of pull request #%d: %w", pr, err)
+		}
+		for _, rc := range page {
+			shas = append(shas, rc.GetSHA())
+		}
+		next, err := nextPage(resp, opts.Page, fmt.Sprintf("commits of pull request #%d", pr))
+		if next == 0 || err != nil {
+			slices.Reverse(shas)
+			return shas[:min(max, len(shas))], err
+		}
+		opts.Page = next
+	}
+	slices.Reverse(shas)
+	return shas[:min(max, len(shas))], nil
+}
