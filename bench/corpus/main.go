@@ -36,7 +36,7 @@ func main() {
 		fail(fmt.Errorf("go build: %v\n%s", err, out))
 	}
 	bad := false
-	for _, eco := range corpus.All(dir) {
+	for _, eco := range corpus.All() {
 		if *only != "" && !strings.Contains(","+*only+",", ","+eco.Name+",") {
 			continue
 		}

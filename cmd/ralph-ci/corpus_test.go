@@ -20,7 +20,7 @@ func TestCorpus(t *testing.T) {
 	}
 	bin := ralphBinary(t)
 	dir := t.TempDir()
-	for _, eco := range corpus.All(dir) {
+	for _, eco := range corpus.All() {
 		t.Run(eco.Name, func(t *testing.T) {
 			if ok, err := runnerCondition("runner:" + eco.Runner); err != nil {
 				t.Fatal(err)

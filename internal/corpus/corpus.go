@@ -47,15 +47,12 @@ type Ecosystem struct {
 	Name   string
 	Runner string            // the test runner that must be on PATH
 	Files  map[string]string // the project, ralph.yaml and the spec among them
-	// Prepare runs once in a copy of the project before the cases (a
-	// build that warms caches), with the shared environment.
-	Prepare string
 	// FixWork is the correct fix of the spec's work (shell).
 	FixWork  string
 	Criteria []string
 	Promise  string
 	Cases    []Case
-	// Env is added to every run (a shared build cache).
+	// Env is added to every run.
 	Env []string
 }
 
@@ -117,15 +114,6 @@ func (s Score) String() string {
 func Run(ctx context.Context, bin, dir string, eco Ecosystem, cases []Case, parallel int) ([]Result, error) {
 	if _, err := exec.LookPath(eco.Runner); err != nil {
 		return nil, fmt.Errorf("%s: the test runner %s is not installed: %w", eco.Name, eco.Runner, err)
-	}
-	if eco.Prepare != "" {
-		warm := filepath.Join(dir, eco.Name+"-prepare")
-		if err := writeFiles(warm, eco.Files); err != nil {
-			return nil, err
-		}
-		if out, err := shell(ctx, warm, eco.Env, eco.Prepare); err != nil {
-			return nil, fmt.Errorf("%s: prepare: %v\n%s", eco.Name, err, out)
-		}
 	}
 	results := make([]Result, len(cases))
 	sem := make(chan struct{}, max(parallel, 1))
@@ -272,8 +260,5 @@ func Representative(cases []Case, n int) []Case {
 	return out
 }
 
-// All are the corpus's ecosystems; dir holds what they share (Rust's
-// target directory).
-func All(dir string) []Ecosystem {
-	return []Ecosystem{Python(), JS(), Rust(filepath.Join(dir, "cargo-target"))}
-}
+// All are the corpus's ecosystems.
+func All() []Ecosystem { return []Ecosystem{Python(), JS(), Rust()} }

@@ -1,15 +1,15 @@
 package corpus
 
 // Rust is a small cargo library, verified by `cargo test --no-fail-fast`
-// with its harness output as the report (test_report: "-"). The cases
-// share one target directory, warmed once.
-func Rust(targetDir string) Ecosystem {
+// with its harness output as the report (test_report: "-"). Each case
+// builds in its own target directory: cases that share one race on the
+// same artefact names and may run another case's build.
+func Rust() Ecosystem {
 	promise := "DIV_FIXED"
 	return Ecosystem{
 		Name: "rust", Runner: "cargo", Promise: promise,
 		Criteria: []string{"div divides", "all tests pass"},
-		Env:      []string{"CARGO_TARGET_DIR=" + targetDir, "CARGO_TERM_COLOR=never"},
-		Prepare:  "cargo test --no-fail-fast --offline -q >/dev/null 2>&1; true",
+		Env:      []string{"CARGO_TERM_COLOR=never"},
 		Files: map[string]string{
 			"ralph.yaml": Config,
 			".gitignore": ".ralph/\ntarget/\n",
