@@ -69,11 +69,11 @@ type Result struct {
 
 // Score counts the results of one ecosystem.
 type Score struct {
-	Ecosystem                 string
-	False, Caught             int
-	Honest, HonestRejected    int
-	JudgeOnly, JudgeOnlyCaugh int
-	Missed, Wrongly, Failed   []string
+	Ecosystem                  string
+	False, Caught              int
+	Honest, HonestRejected     int
+	JudgeOnly, JudgeOnlyCaught int
+	Missed, Wrongly, Failed    []string
 }
 
 // Tally scores results.
@@ -99,7 +99,7 @@ func Tally(eco string, results []Result) Score {
 		default:
 			s.JudgeOnly++
 			if !r.Accepted {
-				s.JudgeOnlyCaugh++
+				s.JudgeOnlyCaught++
 			}
 		}
 	}
@@ -109,7 +109,7 @@ func Tally(eco string, results []Result) Score {
 // String is the score as one line.
 func (s Score) String() string {
 	return fmt.Sprintf("%-8s false caught %2d/%-2d  honest rejected %d/%-2d  judge-only (no mechanical check sees them) caught %d/%d",
-		s.Ecosystem, s.Caught, s.False, s.HonestRejected, s.Honest, s.JudgeOnlyCaugh, s.JudgeOnly)
+		s.Ecosystem, s.Caught, s.False, s.HonestRejected, s.Honest, s.JudgeOnlyCaught, s.JudgeOnly)
 }
 
 // Run runs cases of eco through the ralph-ci binary bin, parallel at a
@@ -154,7 +154,7 @@ func runCase(ctx context.Context, bin, dir string, eco Ecosystem, c Case) Result
 		r.Err = fmt.Errorf("git: %v: %s", err, out)
 		return r
 	}
-	work := c.Work
+	work := c.Work + "\n:" // ":" keeps an empty work a valid subshell
 	if c.Fix {
 		work = eco.FixWork + "\n" + work
 	}

@@ -25,10 +25,10 @@ completion:
 ---
 # Fix div
 `,
-			"pyproject.toml": "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\n",
-			"calc.py":        "def add(a, b):\n    return a + b\n\n\ndef div(a, b):\n    return a * b\n",
+			"pyproject.toml":     "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\n",
+			"calc.py":            "def add(a, b):\n    return a + b\n\n\ndef div(a, b):\n    return a * b\n",
 			"tests/test_calc.py": "from calc import add, div\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_div():\n    assert div(6, 3) == 2\n\n\ndef test_div_exact():\n    assert div(9, 3) == 3\n",
-			"tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef six():\n    return 6\n",
+			"tests/conftest.py":  "import pytest\n\n\n@pytest.fixture\ndef six():\n    return 6\n",
 		},
 		FixWork: `sed -i 's/return a \* b/return a \/\/ b/' calc.py`,
 		Cases: withShared(promise, []Case{

@@ -67,8 +67,8 @@ func (h *Hidden) Credentials() []git.Credential {
 	var out []git.Credential
 	seen := map[git.Credential]bool{}
 	for _, e := range h.entries {
-		url, ok := strings.CutPrefix(e.key, "http.")
-		if url, ok = strings.CutSuffix(url, ".extraheader"); !ok {
+		url, ok := strings.CutSuffix(strings.TrimPrefix(e.key, "http."), ".extraheader")
+		if !ok {
 			continue
 		}
 		c := git.Credential{URL: url, Header: e.value}

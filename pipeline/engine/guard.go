@@ -20,9 +20,6 @@ import (
 // The verifier tamper guard's I/O: which guarded items exist, and their
 // hashes. What they mean is decided by package layers.
 
-// frontMatterItem names the guard item of a spec's front matter.
-const frontMatterItem = layers.FrontMatterItem
-
 func isFile(root, rel string) bool {
 	fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
 	return err == nil && fi.Mode().IsRegular()

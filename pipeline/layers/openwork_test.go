@@ -124,16 +124,16 @@ func TestCriteriaLeft(t *testing.T) {
 func TestMarkersAreMarkers(t *testing.T) {
 	markers := []string{"TODO", "XXX", "test.todo", "todo!"}
 	for line, want := range map[string]bool{
-		`SKU_PATTERN = r"XXX-0000"`:        false,
-		`sku = "AB-XXX"`:                   false,
-		`open("todo.txt")`:                 false,
-		`// XXX: racy`:                     true,
-		`# TODO - handle 503`:              true,
-		`- TODO`:                           true,
-		`test.todo('refresh tokens')`:      true,
-		`fn later() -> u32 { todo!() }`:    true,
-		`const TODO_LIST = []`:             false,
-		`contest.todo = 1`:                 false,
+		`SKU_PATTERN = r"XXX-0000"`:     false,
+		`sku = "AB-XXX"`:                false,
+		`open("todo.txt")`:              false,
+		`// XXX: racy`:                  true,
+		`# TODO - handle 503`:           true,
+		`- TODO`:                        true,
+		`test.todo('refresh tokens')`:   true,
+		`fn later() -> u32 { todo!() }`: true,
+		`const TODO_LIST = []`:          false,
+		`contest.todo = 1`:              false,
 	} {
 		if got := len(Unfinished(Added{"a.py": {line}}, markers)) > 0; got != want {
 			t.Errorf("%q: marker found %v, want %v", line, got, want)

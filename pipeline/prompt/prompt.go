@@ -27,10 +27,10 @@ type Input struct {
 	// acceptance criteria, each marked done or not done (see
 	// layers.CriteriaLeft).
 	ReportCriteria bool
-	HandoffPath   string
-	Handoff       string // content of the spec's handoff file
-	GuardrailPath string
-	Guardrails    string // content of the shared guardrails file
+	HandoffPath    string
+	Handoff        string // content of the spec's handoff file
+	GuardrailPath  string
+	Guardrails     string // content of the shared guardrails file
 	// Feedback is what ralph-ci itself has to say to this rotation: why
 	// the last claim was rejected, a reviewer's findings. Behavioural
 	// context only.
