@@ -46,6 +46,11 @@ type Commits interface {
 	GetCommit(ctx context.Context, owner, repo, sha string, opts *gh.ListOptions) (*gh.RepositoryCommit, *gh.Response, error)
 }
 
+// Collaborators reads a person's permission on the repository.
+type Collaborators interface {
+	GetPermissionLevel(ctx context.Context, owner, repo, user string) (*gh.RepositoryPermissionLevel, *gh.Response, error)
+}
+
 // Users reads a user ("" for the token's own).
 type Users interface {
 	Get(ctx context.Context, user string) (*gh.User, *gh.Response, error)
@@ -57,25 +62,27 @@ type Dispatch interface {
 }
 
 var (
-	_ PullRequests = (*gh.PullRequestsService)(nil)
-	_ Statuses     = (*gh.RepositoriesService)(nil)
-	_ Contents     = (*gh.RepositoriesService)(nil)
-	_ Comments     = (*gh.IssuesService)(nil)
-	_ Dispatch     = (*gh.ActionsService)(nil)
-	_ Commits      = (*gh.RepositoriesService)(nil)
-	_ Users        = (*gh.UsersService)(nil)
+	_ PullRequests  = (*gh.PullRequestsService)(nil)
+	_ Statuses      = (*gh.RepositoriesService)(nil)
+	_ Contents      = (*gh.RepositoriesService)(nil)
+	_ Comments      = (*gh.IssuesService)(nil)
+	_ Dispatch      = (*gh.ActionsService)(nil)
+	_ Commits       = (*gh.RepositoriesService)(nil)
+	_ Collaborators = (*gh.RepositoriesService)(nil)
+	_ Users         = (*gh.UsersService)(nil)
 )
 
 // Repo is one repository and the parts of the API its callers use.
 type Repo struct {
-	Owner, Name  string
-	PullRequests PullRequests
-	Statuses     Statuses
-	Contents     Contents
-	Comments     Comments
-	Dispatch     Dispatch
-	Commits      Commits
-	Users        Users
+	Owner, Name   string
+	PullRequests  PullRequests
+	Statuses      Statuses
+	Contents      Contents
+	Comments      Comments
+	Dispatch      Dispatch
+	Commits       Commits
+	Collaborators Collaborators
+	Users         Users
 }
 
 // RepoOf is the repository ("owner/name", GITHUB_REPOSITORY) through c.
@@ -85,5 +92,5 @@ func RepoOf(c *gh.Client, repository string) (Repo, error) {
 		return Repo{}, fmt.Errorf("GITHUB_REPOSITORY %q: want owner/name", repository)
 	}
 	return Repo{Owner: owner, Name: name, PullRequests: c.PullRequests, Statuses: c.Repositories,
-		Contents: c.Repositories, Comments: c.Issues, Dispatch: c.Actions, Commits: c.Repositories, Users: c.Users}, nil
+		Contents: c.Repositories, Comments: c.Issues, Dispatch: c.Actions, Commits: c.Repositories, Collaborators: c.Repositories, Users: c.Users}, nil
 }

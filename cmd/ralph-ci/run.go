@@ -72,6 +72,13 @@ the same commit; the checkpoints are presented there, once per spec.`,
 				}
 				return err
 			}
+			if fork, asked, why, err := forkAsked(cmd.Context(), opts); err != nil || (fork && !asked) {
+				if why != "" {
+					fmt.Fprintf(opts.stdout, "::notice title=ralph-ci::%s\n", why)
+					opts.log.Info().Msg(why)
+				}
+				return err
+			}
 			p, mode, err := loadDelivering(opts, loadRunProject, deliverMode)
 			if err != nil {
 				return err

@@ -20,13 +20,14 @@ type Client struct {
 	users       github.Users
 	dispatch    github.Dispatch
 	commits     github.Commits
+	collab      github.Collaborators
 	owner, repo string
 	self        string // the token's login, "" until known (see login)
 }
 
 // New is the client of the pull requests of r (github.RepoOf).
 func New(r github.Repo) *Client {
-	return &Client{prs: r.PullRequests, statuses: r.Statuses, users: r.Users, dispatch: r.Dispatch, commits: r.Commits, owner: r.Owner, repo: r.Name}
+	return &Client{prs: r.PullRequests, statuses: r.Statuses, users: r.Users, dispatch: r.Dispatch, commits: r.Commits, collab: r.Collaborators, owner: r.Owner, repo: r.Name}
 }
 
 // Head is a pull request's head and base, as delivery needs them.
@@ -93,4 +94,22 @@ func (c *Client) CommitMessage(ctx context.Context, sha string) (string, error) 
 		return "", fmt.Errorf("read commit %.7s: %w", sha, err)
 	}
 	return rc.GetCommit().GetMessage(), nil
+}
+
+// CanWrite tells whether login may write to the repository (the
+// collaborator permission API: write, maintain or admin); not a
+// collaborator (404) is no.
+func (c *Client) CanWrite(ctx context.Context, login string) (bool, error) {
+	p, resp, err := c.collab.GetPermissionLevel(ctx, c.owner, c.repo, login)
+	if err != nil {
+		if resp != nil && resp.StatusCode == 404 {
+			return false, nil
+		}
+		return false, fmt.Errorf("the permission of @%s: %w", login, err)
+	}
+	switch p.GetPermission() {
+	case "admin", "maintain", "write":
+		return true, nil
+	}
+	return false, nil
 }

@@ -116,6 +116,9 @@ type Server struct {
 	// branch); HeadRef is its branch ("" = "feature").
 	HeadFrom func() string
 	HeadRef  string
+	// HeadRepo, when set, is the full name of the repository New's pull
+	// request comes from (a fork).
+	HeadRepo string
 	// FilesFrom, when set, answers the contents API for files not in
 	// Files (a bare origin's blobs).
 	FilesFrom func(ref, path string) (string, bool)

@@ -69,12 +69,15 @@ func (s *Server) pull(n int) OpenPull {
 // follows HeadFrom and HeadRef (delivery), the others' head branch is
 // pr-<number>.
 func (s *Server) openPullJSON(p OpenPull) map[string]any {
-	head, ref := p.Head, fmt.Sprintf("pr-%d", p.Number)
+	head, ref, headRepo := p.Head, fmt.Sprintf("pr-%d", p.Number), s.repoJSON()
 	if p.Number == s.PR {
 		head, ref = s.head(), cmp.Or(s.HeadRef, "feature")
+		if s.HeadRepo != "" {
+			headRepo = map[string]any{"full_name": s.HeadRepo, "default_branch": s.BaseRef}
+		}
 	}
 	return map[string]any{"number": p.Number, "state": "open", "requested_teams": []any{}, "html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, p.Number),
-		"head": map[string]any{"sha": head, "ref": ref, "repo": s.repoJSON()},
+		"head": map[string]any{"sha": head, "ref": ref, "repo": headRepo},
 		"base": map[string]any{"sha": s.BaseSHA, "ref": s.BaseRef, "repo": s.repoJSON()}, "user": User{Login: p.Author, ID: 1, Type: "User"}}
 }
 

@@ -189,9 +189,11 @@ func renderConfig(settings map[string]string, originURL string) []byte {
 	if f, ok := settings["extensions.objectformat"]; ok {
 		section("extensions", "objectFormat", f)
 	}
+	status := []string{"submoduleSummary", "false"}
 	if v, ok := settings["status.showuntrackedfiles"]; ok {
-		section("status", "showUntrackedFiles", v)
+		status = append(status, "showUntrackedFiles", v)
 	}
+	section("status", status...)
 	section("gc", "auto", "0")
 	section("maintenance", "auto", "false")
 	section("commit", "gpgSign", "false")
@@ -199,6 +201,10 @@ func renderConfig(settings map[string]string, originURL string) []byte {
 	section("push", "gpgSign", "false", "recurseSubmodules", "no")
 	section("fetch", "recurseSubmodules", "false", "writeCommitGraph", "false")
 	section("submodule", "recurse", "false")
+	// Never run git inside a submodule, whose configuration is the agent's
+	// (status.submoduleSummary above is off too, and pipeline/changes passes
+	// --ignore-submodules=dirty).
+	section("diff", "ignoreSubmodules", "dirty")
 	section("rebase", "autoStash", "false", "autoSquash", "false")
 	section("advice", "detachedHead", "false")
 	section("protocol", "allow", "never")

@@ -43,7 +43,10 @@
 //     no change, and a symbolic link's content is its target string.
 //   - A submodule (or an untracked nested repository) is one path whose content
 //     is its checked-out commit, plus a digest of its own dirty files when it
-//     has local modifications.
+//     has local modifications. Git never runs inside it (its configuration is
+//     the agent's): git status runs with --ignore-submodules=dirty, and Take
+//     describes every submodule of the index (from the ls-files it runs
+//     anyway) by a Take of its own, through the doorway.
 //
 // # How it stays cheap
 //

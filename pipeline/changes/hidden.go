@@ -35,15 +35,24 @@ func addHidden(ctx context.Context, root string, r repo, st *status) error {
 			st.hash = append(st.hash, p)
 		}
 	}
-	out, err := runGit(ctx, root, pathspec(r, "ls-files", "-z", "-v", "--full-name")...)
+	out, err := runGit(ctx, root, pathspec(r, "ls-files", "-z", "-v", "--stage", "--full-name")...)
 	if err != nil {
 		return fmt.Errorf("git ls-files in %s: %w", root, err)
 	}
 	for _, entry := range strings.Split(string(out), "\x00") {
+		// tag SP mode SP id SP stage TAB path
+		meta, p, ok := strings.Cut(entry, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 4 || len(f[0]) != 1 {
+			continue
+		}
 		// -v tags an assume-unchanged entry in lower case and a
 		// skip-worktree one "S" (or "s" for both).
-		if len(entry) > 2 && entry[1] == ' ' && (entry[0] == 'S' || (entry[0] >= 'a' && entry[0] <= 'z')) {
-			add(entry[2:])
+		if tag := f[0][0]; tag == 'S' || (tag >= 'a' && tag <= 'z') {
+			add(p)
+		}
+		if f[1] == gitlinkMode && f[3] == "0" {
+			st.addGitlink(p, f[2], r.prefix)
 		}
 	}
 	if !hasPatterns(r.infoExclude) {

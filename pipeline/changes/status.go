@@ -21,6 +21,7 @@ type status struct {
 	nested []string          // submodules with local changes to describe
 	dirs   []string          // untracked directories, listed as one entry
 	repos  []string          // untracked nested repositories to describe
+	clean  map[string]string // submodules status did not report: their index id
 }
 
 // parseStatus reads porcelain v2 -z output. Paths in it are relative to the
@@ -101,6 +102,37 @@ func parseStatus(out []byte, prefix string) (status, error) {
 		}
 	}
 	return st, nil
+}
+
+// gitlinkMode is the index mode of a submodule.
+const gitlinkMode = "160000"
+
+// addGitlink adds the submodule at path p (from the top of the work tree),
+// recorded in the index as commit id, to the submodules to describe, unless
+// git status already reported it. Status runs with --ignore-submodules=dirty,
+// so that git starts no process inside a submodule (where the agent owns the
+// configuration): it reports a submodule whose checked-out or recorded commit
+// changed, but never one with only dirty files. Every submodule is therefore
+// described here, by Take in the submodule, through the doorway.
+func (st *status) addGitlink(p, id, prefix string) {
+	p, ok := st.rel(p, prefix)
+	if !ok || !isObjectID(id) {
+		return
+	}
+	if _, known := st.files[p]; known {
+		return
+	}
+	for _, h := range st.hash {
+		if h == p {
+			return
+		}
+	}
+	st.files[p] = id
+	st.nested = append(st.nested, p)
+	if st.clean == nil {
+		st.clean = map[string]string{}
+	}
+	st.clean[p] = id
 }
 
 // rel turns a path from git status into a root-relative one; ok is false for

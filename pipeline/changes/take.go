@@ -12,7 +12,9 @@ import (
 // untracked file instead of naming the directories on the command line.
 const maxDirArgs = 1000
 
-// statusArgs names the candidate paths: everything that may differ from HEAD.
+// statusArgs names the candidate paths: everything that may differ from HEAD,
+// except submodules with only dirty files, which addHidden finds (git status
+// would run git inside them, under their own configuration: the agent's).
 //
 // At the top of a work tree there is deliberately no pathspec to leave .ralph
 // out: a pathspec turns off git's untracked cache. .ralph costs git little
@@ -26,7 +28,7 @@ func statusArgs(r repo) []string {
 		untracked = "--untracked-files=all"
 	}
 	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
-		untracked, "--no-renames", "--ignore-submodules=none"}
+		untracked, "--no-renames", "--ignore-submodules=dirty"}
 	if r.prefix != "" {
 		args = append(args, "--", ".", ":(exclude)"+ralphDir)
 	}
@@ -67,6 +69,10 @@ func takeGit(ctx context.Context, root string, r repo) (Snapshot, error) {
 		id, err := nestedID(ctx, root, r.format, p, files[p])
 		if err != nil {
 			return Snapshot{}, err
+		}
+		if index, ok := st.clean[p]; ok && id == index {
+			delete(files, p) // as clean as status would have said
+			continue
 		}
 		files[p] = id
 	}

@@ -51,6 +51,36 @@ func (r Rotation) Message() string {
 // folder (state, logs and reports never enter the pull request).
 var commitPaths = []string{":(top)", ":(top,exclude,glob)**/.ralph/**"}
 
+// stage stages every change of the work tree except .ralph folders. git add
+// would run git status inside every submodule in the index, under the
+// submodule's own configuration (the agent's: its core.fsmonitor, ...), so
+// submodules are left out of it and update-index, which only reads each
+// one's HEAD, records their commits.
+func stage(ctx context.Context, g Git) error {
+	out, err := g.Run(ctx, "ls-files", "-z", "--stage", "--", ":(top)")
+	if err != nil {
+		return err
+	}
+	var links []string
+	for _, entry := range strings.Split(out, "\x00") {
+		if meta, p, ok := strings.Cut(entry, "\t"); ok && strings.HasPrefix(meta, "160000 ") {
+			links = append(links, p) // relative to g.Dir, as git add and update-index read it
+		}
+	}
+	args := append([]string{"add", "--all", "--"}, commitPaths...)
+	for _, p := range links {
+		args = append(args, ":(literal,exclude)"+p)
+	}
+	if _, err := g.Run(ctx, args...); err != nil {
+		return err
+	}
+	if len(links) == 0 {
+		return nil
+	}
+	_, err = g.Run(ctx, append([]string{"update-index", "--add", "--remove", "--"}, links...)...)
+	return err
+}
+
 // WorkflowError refuses a change under .github/workflows/: the job's token
 // cannot push it, and a loop should not change its own CI.
 type WorkflowError struct{ Files []string }
@@ -75,8 +105,7 @@ func isRalph(p string) bool {
 // when nothing changed. A change to a workflow file is committed too (so
 // that the rescue keeps it) and reported as a *WorkflowError.
 func Commit(ctx context.Context, g Git, id Identity, r Rotation) (string, error) {
-	args := append([]string{"add", "--all", "--"}, commitPaths...)
-	if _, err := g.Run(ctx, args...); err != nil {
+	if err := stage(ctx, g); err != nil {
 		return "", fmt.Errorf("stage the rotation's work: %w", err)
 	}
 	staged, err := g.Run(ctx, "diff", "--cached", "--name-only", "--no-renames")

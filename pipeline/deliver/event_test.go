@@ -45,7 +45,7 @@ func TestTargetOf(t *testing.T) {
 		wantErr    bool
 	}{
 		{"pull request", Event{PR: 7, HeadRef: "feature", DefaultBranch: "main"}, "ignored", "7/merge", Target{Branch: "feature", PR: 7, DefaultBranch: "main"}, false},
-		{"fork", Event{PR: 7, HeadRef: "main", HeadRepo: "a/x", BaseRepo: "b/x", DefaultBranch: "main"}, "", "", Target{Branch: "ralph-ci/pr-7", PR: 7, Fork: true, DefaultBranch: "main"}, false},
+		{"fork", Event{PR: 7, HeadRef: "main", HeadRepo: "a/x", BaseRepo: "b/x", DefaultBranch: "main"}, "", "", Target{Branch: "ralph-ci/pr-7", PR: 7, Fork: true, Own: true, DefaultBranch: "main"}, false},
 		{"dispatch on main", Event{DefaultBranch: "main"}, "", "main", Target{Branch: "ralph-ci/main", Own: true, DefaultBranch: "main"}, false},
 		{"dispatch on its own branch", Event{DefaultBranch: "main"}, "", "ralph-ci/main", Target{Branch: "ralph-ci/main", Own: true, DefaultBranch: "main"}, false},
 		{"configured", Event{DefaultBranch: "main"}, "bot/loop", "main", Target{Branch: "bot/loop", Own: true, DefaultBranch: "main"}, false},

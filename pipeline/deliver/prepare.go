@@ -17,8 +17,10 @@ type Target struct {
 	Branch string
 	// PR is the pull request's number (0 off a pull request).
 	PR int
-	// Fork is true for a pull request from another repository: its head
-	// is fetched from refs/pull/N/head and nothing is pushed.
+	// Fork is true for a pull request from another repository, which the
+	// job's token cannot push to: the loop works on a branch of the base
+	// repository, ralph-ci/pr-N (Own), started from refs/pull/N/head, and
+	// a pull request is opened from it.
 	Fork bool
 	// Own is true for a branch of ralph-ci's own (off a pull request): it
 	// is created from the checked-out commit when origin has none yet.
@@ -39,7 +41,7 @@ func TargetOf(ev Event, configured, refName string) (Target, error) {
 	t := Target{PR: ev.PR, DefaultBranch: ev.DefaultBranch}
 	switch {
 	case ev.PR > 0 && ev.Fork():
-		t.Fork, t.Branch = true, "ralph-ci/pr-"+strconv.Itoa(ev.PR)
+		t.Fork, t.Own, t.Branch = true, true, "ralph-ci/pr-"+strconv.Itoa(ev.PR)
 	case ev.PR > 0:
 		if ev.HeadRef == "" {
 			return t, fmt.Errorf("pull request #%d: its head branch is unknown (the event payload has none)", ev.PR)
@@ -88,7 +90,16 @@ func checkBranchName(b string) error {
 // actions/checkout leaves it). It returns the commit the loop starts from.
 func Prepare(ctx context.Context, g Git, t Target) (string, error) {
 	var tip string
+	forkBranch := false // the base repository's branch of a fork's loop exists
+	if t.Fork {
+		id, ok, err := g.fetchBranch(ctx, t.Branch, 1)
+		if err != nil {
+			return "", err
+		}
+		forkBranch, tip = ok, id
+	}
 	switch {
+	case forkBranch: // a later run continues on it
 	case t.Fork:
 		ref := fmt.Sprintf("refs/pull/%d/head", t.PR)
 		if _, err := g.Run(ctx, "-c", "protocol.version=2", "fetch", "--no-tags", "--quiet", "--depth=1", "origin", "+"+ref+":refs/remotes/origin/"+ref[len("refs/"):]); err != nil {

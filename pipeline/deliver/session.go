@@ -233,13 +233,11 @@ func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, erro
 }
 
 // Finish pushes the state saved at the end of the run (and any commit not
-// pushed yet); a pull request from a fork gets its work as a bundle.
+// pushed yet); a fork's pull request's work goes to the base repository's
+// branch of its own (Target.Fork).
 func (s *Session) Finish(ctx context.Context) error {
 	if !s.Push {
 		return nil
-	}
-	if s.Target.Fork {
-		return s.rescue(ctx, fmt.Errorf("pull request #%d comes from a fork: the job's token cannot push to it", s.Target.PR))
 	}
 	_, err := s.sync(ctx, "ralph-ci state at the end of the run\n")
 	return err
@@ -247,9 +245,6 @@ func (s *Session) Finish(ctx context.Context) error {
 
 // sync pushes HEAD and a state commit describing s.described.
 func (s *Session) sync(ctx context.Context, msg string) ([]string, error) {
-	if s.Target.Fork {
-		return nil, nil // delivered as a bundle by Finish
-	}
 	foreign, err := s.push(ctx, func() (string, error) {
 		return saveState(ctx, s.Git, s.StateDir, s.described, s.stateTip, msg)
 	})

@@ -217,12 +217,14 @@ func TestOwnBranchReused(t *testing.T) {
 	}
 }
 
-// TestForkDeliversABundle: a fork's pull request cannot be pushed to.
-func TestForkDeliversABundle(t *testing.T) {
+// TestForkDeliversToABranchOfTheBase: a fork's pull request cannot be
+// pushed to; its loop works on ralph-ci/pr-N of the base repository,
+// started from refs/pull/N/head, and the next run continues there.
+func TestForkDeliversToABranchOfTheBase(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	target, err := TargetOf(Event{PR: 7, HeadRef: "feature", HeadRepo: "someone/fork", BaseRepo: "owner/repo", DefaultBranch: "main"}, "", "")
-	if err != nil || !target.Fork {
+	if err != nil || !target.Fork || !target.Own || target.Branch != "ralph-ci/pr-7" {
 		t.Fatalf("target %+v, err %v", target, err)
 	}
 	dir := w.PRJob()
@@ -234,13 +236,16 @@ func TestForkDeliversABundle(t *testing.T) {
 	if _, err := s.AfterRotation(ctx, rot); err != nil {
 		t.Fatal(err)
 	}
-	err = s.Finish(ctx)
-	var re *RescueError
-	if !errors.As(err, &re) || !strings.Contains(re.Error(), "fork") || !strings.Contains(re.Where, ".bundle") {
-		t.Fatalf("err %v, want the fork's work in a bundle", err)
+	if err := s.Finish(ctx); err != nil {
+		t.Fatal(err)
 	}
-	if w.Rev("refs/heads/ralph-ci/pr-7") != "" || w.Rev(StateRef(target.Branch)) != "" {
-		t.Fatal("something was pushed for a fork")
+	pushed := w.Rev("refs/heads/ralph-ci/pr-7")
+	if pushed == "" || pushed != s.Head() || w.Rev(StateRef(target.Branch)) == "" {
+		t.Fatalf("ralph-ci/pr-7 at %q, state %q: want the loop's work and state on the base's branch", pushed, w.Rev(StateRef(target.Branch)))
+	}
+	// The next run continues on that branch.
+	if start, err := Prepare(ctx, Git{Dir: w.PRJob()}, target); err != nil || start != pushed {
+		t.Fatalf("the next run starts at %q (%v), want %s", start, err, pushed)
 	}
 }
 

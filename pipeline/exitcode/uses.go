@@ -21,7 +21,7 @@ var Uses = []Use{
 	{"check", OK, "all valid, and every verify-tier spec approved for the head commit (or skipped after an escalation); on a laptop also while no checkpoint was ever presented"},
 	{"answer", OK, "the answer was recorded: an approval, or a choice after an escalation"},
 	{"", OK, "done"},
-	{"run", Failure, "an unexpected failure: I/O, git, an agent that cannot start or cannot work at all (its CLI refused to: root with permissions skipped, a refused API key, Gemini CLI's exits 41, 42, 44, 52, 55); with delivery, a push that failed (a rebase conflict, a refused push, a workflow change, a fork): the work is saved on a rescue branch or in a bundle"},
+	{"run", Failure, "an unexpected failure: I/O, git, an agent that cannot start or cannot work at all (its CLI refused to: root with permissions skipped, a refused API key, Gemini CLI's exits 41, 42, 44, 52, 55); with delivery, a push that failed (a rebase conflict, a refused push, a workflow change): the work is saved on a rescue branch or in a bundle"},
 	{"check", Failure, "an unexpected failure; on a schedule, a pull request whose checkpoints could not be read (the others are still read); on merge_group, a pull request of the group without ralph-ci success at the head the group holds"},
 	{"", Failure, "an unexpected failure: I/O, git"},
 	{"", Usage, "a bad config, spec front matter or command line"},

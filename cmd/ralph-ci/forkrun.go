@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// ForkRunCommand and ForkRunLabel are how a person with write access asks
+// ralph-ci to run on a fork's pull request: a comment that starts with
+// the command, or the label.
+const (
+	ForkRunCommand = "/ralph-ci run"
+	ForkRunLabel   = "ralph-ci run"
+)
+
+// forkAsked tells whether run may work on the event's pull request when
+// it comes from a fork: only when a person with write access asked, on
+// this event (an issue_comment starting with /ralph-ci run, or the label
+// ralph-ci run added on pull_request_target), checked with the
+// collaborator API. fork is false for a pull request of the repository
+// itself (nothing to ask); why says why not when it was not asked.
+func forkAsked(ctx context.Context, opts *globalOptions) (fork, asked bool, why string, err error) {
+	d := &delivery{env: opts.env.pr}
+	ev, err := d.readEvent(ctx)
+	if err != nil || ev.PR == 0 || !ev.Fork() {
+		return false, false, "", err
+	}
+	raw, err := os.ReadFile(opts.env.pr.EventPath)
+	if err != nil {
+		return true, false, "", err
+	}
+	var p struct {
+		Action  string `json:"action"`
+		Comment *struct {
+			Body string `json:"body"`
+			User struct {
+				Login string `json:"login"`
+			} `json:"user"`
+		} `json:"comment"`
+		Label *struct {
+			Name string `json:"name"`
+		} `json:"label"`
+		Sender struct {
+			Login string `json:"login"`
+		} `json:"sender"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return true, false, "", fmt.Errorf("parse the event payload %s: %w", opts.env.pr.EventPath, err)
+	}
+	var who string
+	switch e := opts.env.pr.EventName; {
+	case e == "issue_comment" && p.Comment != nil && strings.HasPrefix(strings.TrimSpace(p.Comment.Body), ForkRunCommand):
+		who = p.Comment.User.Login
+	case e == "pull_request_target" && p.Action == "labeled" && p.Label != nil && p.Label.Name == ForkRunLabel:
+		who = p.Sender.Login
+	default:
+		return true, false, fmt.Sprintf("pull request #%d comes from a fork (%s): run works on it only when a person with write access asks (a %q comment, or the label %q)", ev.PR, ev.HeadRepo, ForkRunCommand, ForkRunLabel), nil
+	}
+	c, err := d.pulls()
+	if err != nil {
+		return true, false, "", err
+	}
+	ok, err := c.CanWrite(ctx, who)
+	if err != nil || ok {
+		return true, ok, "", err
+	}
+	return true, false, fmt.Sprintf("@%s asked to run on pull request #%d from a fork, but may not write to the repository: only a person with write access can", who, ev.PR), nil
+}
