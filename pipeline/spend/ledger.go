@@ -138,6 +138,11 @@ func (l *Ledger) Hold(ctx context.Context) (Cap, bool, error) {
 		h := d.Holds[l.Owner]
 		grant := Amount{USD: min(l.Cap.USD/10, room.USD-h.USD), Tokens: min(max(l.Cap.Tokens/10, 1), room.Tokens-h.Tokens)}
 		ok = (l.Cap.USD == 0 || grant.USD > 0) && (l.Cap.Tokens == 0 || grant.Tokens > 0)
+		held = h.Amount
+		if !ok && h.Amount == (Amount{}) { // nothing held, nothing granted: leave no hold behind
+			delete(d.Holds, l.Owner)
+			return nil
+		}
 		if ok {
 			h.Amount = h.Amount.Add(Amount{USD: max(grant.USD, 0), Tokens: max(grant.Tokens, 0)})
 		}

@@ -2,6 +2,7 @@ package spend
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -85,5 +86,24 @@ func TestLedgerHoldsTheDayAcrossJobs(t *testing.T) {
 	day, held, _ := l.Spent(context.Background())
 	if total := spent[0].USD + spent[1].USD; total > 1.1+1e-9 || total < 0.9 || day.USD != total || held != (Amount{}) {
 		t.Errorf("jobs spent %v and %v; the ledger says %v, held %v; want $1.00 to $1.10 in all", spent[0], spent[1], day, held)
+	}
+}
+
+// A job that finds the day spent is refused a share and leaves no hold
+// behind: an empty hold would stay in the ledger until it expired.
+func TestLedgerRefusedJobLeavesNoHold(t *testing.T) {
+	store := &memStore{}
+	c := Cap{Scope: Day, Key: "budgets.per_day", USD: 1}
+	ctx := context.Background()
+	a := &Ledger{Store: store, Cap: c, Owner: "A", TTL: time.Hour, Now: time.Now}
+	if _, err := a.Settle(ctx, Amount{USD: 1}); err != nil {
+		t.Fatal(err)
+	}
+	b := &Ledger{Store: store, Cap: c, Owner: "B", TTL: time.Hour, Now: time.Now}
+	if _, ok, err := b.Hold(ctx); err != nil || ok {
+		t.Fatalf("Hold on a spent day: ok=%v, err=%v; want refused", ok, err)
+	}
+	if doc := string(store.doc); strings.Contains(doc, `"holds"`) {
+		t.Errorf("the ledger after a refused hold: %s; want no hold left", doc)
 	}
 }
