@@ -262,3 +262,24 @@ func Representative(cases []Case, n int) []Case {
 
 // All are the corpus's ecosystems.
 func All() []Ecosystem { return []Ecosystem{Python(), JS(), Rust()} }
+
+// divSpec is the spec every ecosystem's project shares: fix div, verified
+// by command, whose test report is report ("-": the command's output),
+// within timeout seconds.
+func divSpec(command, report string, timeout int) string {
+	return fmt.Sprintf(`---
+completion:
+  outcome: calc divides
+  acceptance_criteria: ["div divides", "all tests pass"]
+  coder:
+    promise: DIV_FIXED
+    description: div fixed
+    verification_method: external
+    verification_config:
+      command: %s
+      test_report: %s
+      timeout: %d
+---
+# Fix div
+`, command, report, timeout)
+}

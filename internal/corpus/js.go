@@ -8,23 +8,9 @@ func JS() Ecosystem {
 		Name: "js", Runner: "jest", Promise: promise,
 		Criteria: []string{"div divides", "all tests pass"},
 		Files: map[string]string{
-			"ralph.yaml": Config,
-			".gitignore": ".ralph/\njest-report.json\nnode_modules/\n",
-			"specs/div.spec.md": `---
-completion:
-  outcome: calc divides
-  acceptance_criteria: ["div divides", "all tests pass"]
-  coder:
-    promise: DIV_FIXED
-    description: div fixed
-    verification_method: external
-    verification_config:
-      command: npm test --silent -- --json --outputFile=jest-report.json
-      test_report: jest-report.json
-      timeout: 120
----
-# Fix div
-`,
+			"ralph.yaml":        Config,
+			".gitignore":        ".ralph/\njest-report.json\nnode_modules/\n",
+			"specs/div.spec.md": divSpec(`npm test --silent -- --json --outputFile=jest-report.json`, `jest-report.json`, 120),
 			"package.json": `{
   "name": "calc",
   "version": "1.0.0",

@@ -8,23 +8,9 @@ func Python() Ecosystem {
 		Name: "python", Runner: "pytest", Promise: promise,
 		Criteria: []string{"div divides", "all tests pass"},
 		Files: map[string]string{
-			"ralph.yaml": Config,
-			".gitignore": ".ralph/\nbuild/\n__pycache__/\n",
-			"specs/div.spec.md": `---
-completion:
-  outcome: calc divides
-  acceptance_criteria: ["div divides", "all tests pass"]
-  coder:
-    promise: DIV_FIXED
-    description: div fixed
-    verification_method: external
-    verification_config:
-      command: pytest -q -p no:cacheprovider --junitxml=build/junit.xml
-      test_report: build/junit.xml
-      timeout: 120
----
-# Fix div
-`,
+			"ralph.yaml":         Config,
+			".gitignore":         ".ralph/\nbuild/\n__pycache__/\n",
+			"specs/div.spec.md":  divSpec(`pytest -q -p no:cacheprovider --junitxml=build/junit.xml`, `build/junit.xml`, 120),
 			"pyproject.toml":     "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\n",
 			"calc.py":            "def add(a, b):\n    return a + b\n\n\ndef div(a, b):\n    return a * b\n",
 			"tests/test_calc.py": "from calc import add, div\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_div():\n    assert div(6, 3) == 2\n\n\ndef test_div_exact():\n    assert div(9, 3) == 3\n",

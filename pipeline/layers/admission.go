@@ -78,16 +78,8 @@ func FinalMessage(tail string, echoes []string) string {
 		}
 	}
 	var b strings.Builder
-	fenced := false
-	for _, line := range strings.Split(tail, "\n") {
-		line = strings.TrimRight(line, "\r")
-		trimmed := strings.TrimLeft(line, " ")
+	for _, line := range ownLines(tail) {
 		switch {
-		case len(line)-len(trimmed) < 4 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")):
-			fenced = !fenced
-			continue
-		case fenced, strings.HasPrefix(line, "\t"), len(line)-len(trimmed) >= 4, strings.HasPrefix(trimmed, ">"):
-			continue
 		case diagnosticLine.MatchString(line), strings.Contains(strings.ToLower(line), "ralph-ci"),
 			strings.Contains(line, ContradictionLog), strings.Contains(line, "CONTRADICTION:"),
 			strings.Contains(strings.ToLower(line), "claim was rejected"), strings.Contains(strings.ToLower(line), "rejection reason"):

@@ -190,17 +190,5 @@ func (l *libtest) line(line []byte, long bool) {
 
 func (l *libtest) run() TestRun {
 	l.lines.End(l.line)
-	r := TestRun{Found: l.found}
-	for name, v := range l.verdict {
-		switch v {
-		case "ok":
-			r.Passed = append(r.Passed, name)
-		case "ignored":
-			r.Skipped = append(r.Skipped, name)
-		default:
-			r.Failed = append(r.Failed, name)
-		}
-	}
-	r.sort()
-	return r
+	return runOf(l.found, l.verdict, "ok", "ignored")
 }

@@ -65,12 +65,19 @@ func (g *goTestJSON) event(line []byte, long bool) {
 // run is what the events said.
 func (g *goTestJSON) run() TestRun {
 	g.lines.End(g.event)
-	r := TestRun{Found: g.found}
-	for name, v := range g.verdict {
+	return runOf(g.found, g.verdict, "pass", "skip")
+}
+
+// runOf is the run whose tests ended as verdict says (test name to the
+// runner's word): pass and skip are the runner's words for a passed and a
+// skipped test; any other word is a failure.
+func runOf(found bool, verdict map[string]string, pass, skip string) TestRun {
+	r := TestRun{Found: found}
+	for name, v := range verdict {
 		switch v {
-		case "pass":
+		case pass:
 			r.Passed = append(r.Passed, name)
-		case "skip":
+		case skip:
 			r.Skipped = append(r.Skipped, name)
 		default:
 			r.Failed = append(r.Failed, name)
