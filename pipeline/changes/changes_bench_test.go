@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 // benchFiles is the number of committed files in the benchmark repository.
@@ -27,6 +29,7 @@ var (
 // benchmarks of a run and built once.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	igit.Cleanup() // ralph-ci's own git directories, one per repository a test made
 	if benchDir != "" {
 		os.RemoveAll(filepath.Dir(benchDir))
 	}
