@@ -9,11 +9,11 @@ import (
 )
 
 // inventory takes the stage's test inventory when it starts: it runs once
-// each of the stage's external verification commands that name a test
-// report (layers.Reporting) and returns the tests the reports show
+// each of the stage's external verification commands whose tests ralph-ci
+// reads (layers.Reporting: a test report, or a runner's preset) and returns the tests the reports show
 // running (layers.Inventory); nil when none names a report.
 func (e *engine) inventory(ctx context.Context, sp plan.Spec, stage plan.Stage) []string {
-	cfgs := layers.Reporting(stage.Criteria)
+	cfgs := layers.Reporting(stage.Criteria, e.root)
 	if len(cfgs) == 0 {
 		return nil
 	}

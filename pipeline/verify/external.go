@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,18 +55,35 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	contains := &matcher{needle: []byte(cfg.OutputContains)}
 	forbidden := &matcher{needle: []byte(cfg.OutputNotContains)}
 	events, harness := &goTestJSON{}, &libtest{}
-	report := ""
-	if cfg.TestReport != "" && cfg.TestReport != OutputReport {
+	var shown io.Writer = multi{in.transcript(), contains, forbidden}
+	report, explicit, env := "", cfg.TestReport != "", []string(nil)
+	if explicit && cfg.TestReport != OutputReport {
+		report = filepath.Join(in.Root, filepath.FromSlash(cfg.TestReport))
+	}
+	if !explicit {
+		tmp, err := os.MkdirTemp("", "ralph-report-")
+		if err != nil {
+			return fail(fmt.Sprintf("Command failed: a folder for the test report: %v", err))
+		}
+		defer os.RemoveAll(tmp)
+		if p, ok := FindPreset(cmd, dir, tmp, os.Environ()); ok {
+			in.Log.Info().Str("command", cmd.String()).Str("runner", p.Runner).Str("added", p.Added).Msg("test report preset: ralph-ci reads the runner's own report (set test_report to choose another)")
+			if p.Runner == "go test" && p.Added == "-json" {
+				shown = &goText{out: shown} // the log and the matchers read go test -v's text
+			}
+			cmd, env, report = p.Command, p.Env, p.Report
+		}
+	}
+	if report != "" {
 		// A report left from an earlier run (or written by the agent) is
 		// no report of this one.
-		report = filepath.Join(in.Root, filepath.FromSlash(cfg.TestReport))
 		if err := os.RemoveAll(report); err != nil {
 			return fail(fmt.Sprintf("Command failed: removing the old test report: %v", err))
 		}
 	}
 	res, err := agent.Run(ctx, agent.Invocation{
-		Argv: cmd.Args(), Dir: dir, Timeout: timeout, Grace: commandGrace, Format: "text",
-		Output: multi{in.transcript(), contains, forbidden, events, harness}, Host: in.Host,
+		Argv: cmd.Args(), Dir: dir, Env: env, Timeout: timeout, Grace: commandGrace, Format: "text",
+		Output: multi{shown, events, harness}, Host: in.Host,
 	})
 	switch {
 	case res.Cancelled:
@@ -77,15 +95,22 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	case err != nil:
 		in.Log.Warn().Str("command", cmd.String()).Err(err).Msg("reading the verification command's output")
 	}
+	if g, ok := shown.(*goText); ok {
+		g.Flush()
+	}
 	tests, bad := events.run(), ""
 	if !tests.Found {
 		tests = harness.run()
 	}
-	if report != "" {
-		if _, err := os.Stat(report); err != nil {
-			bad = fmt.Sprintf("The test report %s was not written: %v", cfg.TestReport, err)
-		} else if tests, err = ReadReport(report, in.Root); err != nil {
-			bad = fmt.Sprintf("The test report %s is unreadable: %v", cfg.TestReport, err)
+	switch _, statErr := os.Stat(report); {
+	case report == "":
+	case statErr != nil && explicit:
+		bad = fmt.Sprintf("The test report %s was not written: %v", cfg.TestReport, statErr)
+	case statErr != nil: // a preset's report: no test ran, which the test inventory judges
+		in.Log.Debug().Str("report", report).Msg("the runner wrote no test report")
+	default:
+		if tests, err = ReadReport(report, in.Root); err != nil {
+			bad = fmt.Sprintf("The test report %s is unreadable: %v", filepath.Base(report), err)
 		}
 	}
 	switch {

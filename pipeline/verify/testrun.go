@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/ralph-ci/ralph-ci/internal/text"
@@ -132,3 +133,36 @@ func ParseJUnit(data []byte) (TestRun, error) {
 	r.sort()
 	return r, nil
 }
+
+// goText writes the text of go test -json events (their Output, which is
+// what go test -v prints) to out, and other lines as they are: what the
+// log and output_contains read when ralph-ci added -json to a command.
+type goText struct {
+	lines text.Lines
+	out   io.Writer
+}
+
+// Write implements io.Writer; it never fails.
+func (g *goText) Write(p []byte) (int, error) {
+	g.lines.Max = maxEventLine
+	g.lines.Write(p, g.line)
+	return len(p), nil
+}
+
+func (g *goText) line(line []byte, long bool) {
+	t := bytes.TrimSpace(line)
+	if !long && len(t) > 0 && t[0] == '{' && bytes.Contains(t, []byte(`"Action"`)) {
+		var ev struct{ Action, Output string }
+		if json.Unmarshal(t, &ev) == nil && ev.Action != "" {
+			if ev.Output != "" {
+				_, _ = io.WriteString(g.out, ev.Output)
+			}
+			return
+		}
+	}
+	_, _ = g.out.Write(line)
+	_, _ = io.WriteString(g.out, "\n")
+}
+
+// Flush writes an unterminated last line.
+func (g *goText) Flush() { g.lines.End(g.line) }
