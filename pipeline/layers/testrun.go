@@ -11,10 +11,12 @@ import (
 )
 
 // The test inventory is the verifier (layer "tests"). When a stage starts,
-// ralph-ci runs its verification once, where it has a test report
-// (test_report), and the tests the report shows running (passed or
-// failed) are the stage's inventory ([Inventory]): what the runner itself
-// says exists, not what file names suggest. On every claim each test of
+// ralph-ci runs its verification once, where it reads its tests (a
+// test_report, a runner's preset, or a collection step with the result
+// lines of the output: verify.ReadsTests, verify.Inventory), and the tests
+// the run shows running (passed or failed) are the stage's inventory
+// ([Inventory]): what the runner itself says exists, not what file names
+// suggest. On every claim each test of
 // the inventory, and each that passed in an earlier verification of the
 // stage, must have run and passed: one missing (deselected, filtered out,
 // its file no longer collected, "no tests found"), skipped, xfailed, todo

@@ -60,6 +60,7 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	if explicit && cfg.TestReport != OutputReport {
 		report = filepath.Join(in.Root, filepath.FromSlash(cfg.TestReport))
 	}
+	var lines []lineReader // the result lines of the runners a collection step stands for
 	if !explicit {
 		tmp, err := os.MkdirTemp("", "ralph-report-")
 		if err != nil {
@@ -73,6 +74,13 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 			}
 			cmd, env, report = p.Command, p.Env, p.Report
 		}
+		for _, c := range collectors(cfg, in.Root, dir) {
+			lines = append(lines, c.results())
+		}
+	}
+	output := multi{shown, events, harness}
+	for _, l := range lines {
+		output = append(output, l)
 	}
 	if report != "" {
 		// A report left from an earlier run (or written by the agent) is
@@ -83,7 +91,7 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	}
 	res, err := agent.Run(ctx, agent.Invocation{
 		Argv: cmd.Args(), Dir: dir, Env: env, Timeout: timeout, Grace: commandGrace, Format: "text",
-		Output: multi{shown, events, harness}, Host: in.Host,
+		Output: output, Host: in.Host,
 	})
 	switch {
 	case res.Cancelled:
@@ -101,6 +109,11 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	tests, bad := events.run(), ""
 	if !tests.Found {
 		tests = harness.run()
+	}
+	for _, l := range lines {
+		if !tests.Found {
+			tests = l.run()
+		}
 	}
 	switch _, statErr := os.Stat(report); {
 	case report == "":

@@ -37,8 +37,9 @@ import (
 //     in the command's folder.
 
 // ReadsTests tells whether ralph-ci reads the tests of cfg's command, run
-// in the repository at root: it names a test_report, or runs a runner
-// with a preset.
+// in the repository at root: it names a test_report, runs a runner with a
+// preset, or runs in a project whose runner has a collection step
+// ([collectors]).
 func ReadsTests(cfg schema.VerificationConfig, root string) bool {
 	if cfg.TestReport != "" {
 		return true
@@ -50,8 +51,10 @@ func ReadsTests(cfg schema.VerificationConfig, root string) bool {
 	if err != nil {
 		return false
 	}
-	_, ok := FindPreset(*cfg.Command, dir, os.TempDir(), nil)
-	return ok
+	if _, ok := FindPreset(*cfg.Command, dir, os.TempDir(), nil); ok {
+		return true
+	}
+	return len(collectors(cfg, root, dir)) > 0
 }
 
 // Preset is the report a recognised runner gives a command.

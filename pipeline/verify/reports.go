@@ -116,21 +116,8 @@ func ParseJestJSON(data []byte, root string) (TestRun, error) {
 		return TestRun{}, fmt.Errorf("JSON test report: no testResults (not a jest or vitest --json report)")
 	}
 	r := TestRun{Found: true}
-	roots := []string{root}
-	if abs, err := filepath.Abs(root); err == nil { // jest names files by their absolute, real path
-		roots = append(roots, abs)
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			roots = append(roots, real)
-		}
-	}
 	for _, file := range *doc.TestResults {
-		name := file.Name
-		for _, root := range roots {
-			if rel, err := filepath.Rel(root, name); err == nil && !strings.HasPrefix(rel, "..") {
-				name = filepath.ToSlash(rel)
-				break
-			}
-		}
+		name := relTo(file.Name, root) // jest names files by their absolute, real path
 		for _, a := range file.AssertionResults {
 			full := a.FullName
 			if full == "" {
