@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,44 +53,14 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	}
 	contains := &matcher{needle: []byte(cfg.OutputContains)}
 	forbidden := &matcher{needle: []byte(cfg.OutputNotContains)}
-	events, harness := &goTestJSON{}, &libtest{}
-	var shown io.Writer = multi{in.transcript(), contains, forbidden}
-	report, explicit, env := "", cfg.TestReport != "", []string(nil)
-	if explicit && cfg.TestReport != OutputReport {
-		report = filepath.Join(in.Root, filepath.FromSlash(cfg.TestReport))
+	tests, err := readTests(in, cfg, dir, multi{in.transcript(), contains, forbidden})
+	if err != nil {
+		return fail(fmt.Sprintf("Command failed: %v", err))
 	}
-	var lines []lineReader // the result lines of the runners a collection step stands for
-	if !explicit {
-		tmp, err := os.MkdirTemp("", "ralph-report-")
-		if err != nil {
-			return fail(fmt.Sprintf("Command failed: a folder for the test report: %v", err))
-		}
-		defer os.RemoveAll(tmp)
-		if p, ok := FindPreset(cmd, dir, tmp, os.Environ()); ok {
-			in.Log.Info().Str("command", cmd.String()).Str("runner", p.Runner).Str("added", p.Added).Msg("test report preset: ralph-ci reads the runner's own report (set test_report to choose another)")
-			if p.Runner == "go test" && p.Added == "-json" {
-				shown = &goText{out: shown} // the log and the matchers read go test -v's text
-			}
-			cmd, env, report = p.Command, p.Env, p.Report
-		}
-		for _, c := range collectors(cfg, in.Root, dir) {
-			lines = append(lines, c.results())
-		}
-	}
-	output := multi{shown, events, harness}
-	for _, l := range lines {
-		output = append(output, l)
-	}
-	if report != "" {
-		// A report left from an earlier run (or written by the agent) is
-		// no report of this one.
-		if err := os.RemoveAll(report); err != nil {
-			return fail(fmt.Sprintf("Command failed: removing the old test report: %v", err))
-		}
-	}
+	defer tests.close()
 	res, err := agent.Run(ctx, agent.Invocation{
-		Argv: cmd.Args(), Dir: dir, Env: env, Timeout: timeout, Grace: commandGrace, Format: "text",
-		Output: output, Host: in.Host,
+		Argv: tests.cmd.Args(), Dir: dir, Env: tests.env, Timeout: timeout, Grace: commandGrace, Format: "text",
+		Output: tests.output, Host: in.Host,
 	})
 	switch {
 	case res.Cancelled:
@@ -103,29 +72,7 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	case err != nil:
 		in.Log.Warn().Str("command", cmd.String()).Err(err).Msg("reading the verification command's output")
 	}
-	if g, ok := shown.(*goText); ok {
-		g.Flush()
-	}
-	tests, bad := events.run(), ""
-	if !tests.Found {
-		tests = harness.run()
-	}
-	for _, l := range lines {
-		if !tests.Found {
-			tests = l.run()
-		}
-	}
-	switch _, statErr := os.Stat(report); {
-	case report == "":
-	case statErr != nil && explicit:
-		bad = fmt.Sprintf("The test report %s was not written: %v", cfg.TestReport, statErr)
-	case statErr != nil: // a preset's report: no test ran, which the test inventory judges
-		in.Log.Debug().Str("report", report).Msg("the runner wrote no test report")
-	default:
-		if tests, err = ReadReport(report, in.Root); err != nil {
-			bad = fmt.Sprintf("The test report %s is unreadable: %v", filepath.Base(report), err)
-		}
-	}
+	run, bad := tests.read(in)
 	switch {
 	case res.ExitCode != cfg.SuccessExitCode:
 		bad = fmt.Sprintf("Command exited with %d, expected %d", res.ExitCode, cfg.SuccessExitCode)
@@ -137,9 +84,9 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	if bad != "" {
 		// The tests still tell which exist: a stage's inventory is taken
 		// from a run whose tests fail.
-		return Result{Reason: bad, Tests: tests}
+		return Result{Reason: bad, Tests: run}
 	}
-	return Result{Passed: true, Reason: "External verification passed", Tests: tests}
+	return Result{Passed: true, Reason: "External verification passed", Tests: run}
 }
 
 // WorkDir resolves working_dir against the repository root and rejects a

@@ -71,6 +71,9 @@ type Preset struct {
 	Report string
 	// Added says what ralph-ci added, for the log.
 	Added string
+	// GoJSON tells that ralph-ci added -json to go test: the output is
+	// events, shown to the log and the matchers as their text.
+	GoJSON bool
 }
 
 // FindPreset returns the preset for cmd, run in dir (absolute), whose
@@ -133,7 +136,7 @@ func FindPreset(cmd schema.Command, dir, tmp string, environ []string) (p Preset
 		if strings.Contains(shell, "-json") {
 			return Preset{Runner: "go test", Command: cmd, Added: "nothing (reads its -json events)"}, true
 		}
-		return Preset{Runner: "go test", Command: rebuild(goTestAt.ReplaceAllString(shell, "${1}${2} -json${3}"), insertAfter(words, "test", "-json")), Added: "-json"}, true
+		return Preset{Runner: "go test", Command: rebuild(goTestAt.ReplaceAllString(shell, "${1}${2} -json${3}"), insertAfter(words, "test", "-json")), Added: "-json", GoJSON: true}, true
 	case cargoTestAt.MatchString(shell):
 		if strings.Contains(shell, "--no-fail-fast") {
 			return Preset{Runner: "cargo test", Command: cmd, Added: "nothing (reads the test harness's lines)"}, true
