@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
-	"github.com/ralph-ci/ralph-ci/internal/text"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -149,18 +148,14 @@ var (
 // goLines reads go test -v's result lines (or, with list, go test -list's
 // names), each test of the package named after it.
 type goLines struct {
-	lines   text.Lines
+	lineFeed
 	list    bool
 	found   bool
 	pending map[string]string
 	verdict map[string]string
 }
 
-func (g *goLines) Write(p []byte) (int, error) {
-	g.lines.Max = maxEventLine
-	g.lines.Write(p, g.line)
-	return len(p), nil
-}
+func (g *goLines) Write(p []byte) (int, error) { return g.feed(p, g.line) }
 
 func (g *goLines) line(b []byte, long bool) {
 	s := strings.TrimRight(string(b), "\r")
@@ -199,16 +194,12 @@ var (
 // pytestLines reads pytest -v's or -rA's result lines (or, with list,
 // pytest --collect-only -q's node ids).
 type pytestLines struct {
-	lines   text.Lines
+	lineFeed
 	list    bool
 	verdict map[string]string
 }
 
-func (p *pytestLines) Write(b []byte) (int, error) {
-	p.lines.Max = maxEventLine
-	p.lines.Write(b, p.line)
-	return len(b), nil
-}
+func (p *pytestLines) Write(b []byte) (int, error) { return p.feed(b, p.line) }
 
 func (p *pytestLines) line(b []byte, long bool) {
 	s := strings.TrimRight(string(b), " \r")
@@ -250,17 +241,13 @@ var jestResult = regexp.MustCompile(`^\s*(PASS|FAIL)\s+(\S+)`)
 // (or, with list, jest --listTests's absolute paths), naming files
 // relative to root; prefix is the command's folder relative to root.
 type jestLines struct {
-	lines        text.Lines
+	lineFeed
 	list         bool
 	root, prefix string
 	verdict      map[string]string
 }
 
-func (j *jestLines) Write(b []byte) (int, error) {
-	j.lines.Max = maxEventLine
-	j.lines.Write(b, j.line)
-	return len(b), nil
-}
+func (j *jestLines) Write(b []byte) (int, error) { return j.feed(b, j.line) }
 
 func (j *jestLines) line(b []byte, long bool) {
 	s := strings.TrimRight(string(bytes.TrimSpace(b)), "\r")

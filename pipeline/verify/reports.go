@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
-	"github.com/ralph-ci/ralph-ci/internal/text"
 )
 
 // OutputReport is the test_report value that names the command's own
@@ -143,7 +142,7 @@ func ParseJestJSON(data []byte, root string) (TestRun, error) {
 // "Doc-tests CRATE" line of each test binary. Tests are named
 // "SOURCE/NAME" (tests/calc.rs/adds, src/lib.rs/tests::adds).
 type libtest struct {
-	lines   text.Lines
+	lineFeed
 	found   bool
 	binary  string
 	verdict map[string]string
@@ -156,11 +155,7 @@ var (
 )
 
 // Write implements io.Writer; it never fails.
-func (l *libtest) Write(p []byte) (int, error) {
-	l.lines.Max = maxEventLine
-	l.lines.Write(p, l.line)
-	return len(p), nil
-}
+func (l *libtest) Write(p []byte) (int, error) { return l.feed(p, l.line) }
 
 func (l *libtest) line(line []byte, long bool) {
 	if long {

@@ -29,17 +29,13 @@ const maxEventLine = 64 << 10
 // goTestJSON reads go test -json events from a command's output, written
 // in chunks; other lines are ignored. It keeps each test's last verdict.
 type goTestJSON struct {
-	lines   text.Lines
+	lineFeed
 	found   bool
 	verdict map[string]string
 }
 
 // Write implements io.Writer; it never fails.
-func (g *goTestJSON) Write(p []byte) (int, error) {
-	g.lines.Max = maxEventLine
-	g.lines.Write(p, g.event)
-	return len(p), nil
-}
+func (g *goTestJSON) Write(p []byte) (int, error) { return g.feed(p, g.event) }
 
 func (g *goTestJSON) event(line []byte, long bool) {
 	t := bytes.TrimSpace(line)
@@ -138,16 +134,12 @@ func ParseJUnit(data []byte) (TestRun, error) {
 // what go test -v prints) to out, and other lines as they are: what the
 // log and output_contains read when ralph-ci added -json to a command.
 type goText struct {
-	lines text.Lines
-	out   io.Writer
+	lineFeed
+	out io.Writer
 }
 
 // Write implements io.Writer; it never fails.
-func (g *goText) Write(p []byte) (int, error) {
-	g.lines.Max = maxEventLine
-	g.lines.Write(p, g.line)
-	return len(p), nil
-}
+func (g *goText) Write(p []byte) (int, error) { return g.feed(p, g.line) }
 
 func (g *goText) line(line []byte, long bool) {
 	t := bytes.TrimSpace(line)
@@ -166,3 +158,14 @@ func (g *goText) line(line []byte, long bool) {
 
 // Flush writes an unterminated last line.
 func (g *goText) Flush() { g.lines.End(g.line) }
+
+// lineFeed splits a command's output, written in chunks, into lines of
+// at most maxEventLine bytes for a reader's line method.
+type lineFeed struct{ lines text.Lines }
+
+// feed writes p to line, one line at a time; it never fails.
+func (f *lineFeed) feed(p []byte, line func(b []byte, long bool)) (int, error) {
+	f.lines.Max = maxEventLine
+	f.lines.Write(p, line)
+	return len(p), nil
+}
