@@ -8,6 +8,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ralph-ci/ralph-ci/github/pulls"
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
+	"github.com/ralph-ci/ralph-ci/internal/gitauth"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/schema"
@@ -45,6 +47,7 @@ func (e Env) ReadEvent(ctx context.Context) (deliver.Event, error) {
 		return ev, err
 	}
 	ev.HeadRef, ev.HeadSHA, ev.HeadRepo, ev.BaseRepo = h.Ref, h.SHA, h.HeadRepo, h.BaseRepo
+	ev.HeadCloneURL, ev.MaintainerCanModify = h.HeadCloneURL, h.MaintainerCanModify
 	if ev.DefaultBranch == "" {
 		ev.DefaultBranch = h.DefaultBranch
 	}
@@ -53,7 +56,8 @@ func (e Env) ReadEvent(ctx context.Context) (deliver.Event, error) {
 
 // Target is the branch the loop works on in pr mode, from the event, and
 // the event.
-func (e Env) Target(ctx context.Context, g deliver.Git, cfg *schema.Config) (deliver.Target, deliver.Event, error) {
+func (j *Job) Target(ctx context.Context, g deliver.Git, cfg *schema.Config) (deliver.Target, deliver.Event, error) {
+	e := j.Env
 	ev, err := e.ReadEvent(ctx)
 	if err != nil {
 		return deliver.Target{}, ev, exitcode.New(exitcode.Failure, err)
@@ -66,7 +70,28 @@ func (e Env) Target(ctx context.Context, g deliver.Git, cfg *schema.Config) (del
 	if err != nil {
 		return t, ev, exitcode.New(exitcode.Usage, err)
 	}
-	return t, ev, nil
+	t, err = j.forkPush(t, ev)
+	return t, ev, err
+}
+
+// forkPush delivers a fork's pull request to the fork's own branch when
+// its owner allows maintainers and the push-token can (deliver.ForkPush):
+// the push token goes to git push of the fork's URL alone
+// (igit.UsePushURL). Otherwise a log line says why the work goes to a
+// branch of the base repository.
+func (j *Job) forkPush(t deliver.Target, ev deliver.Event) (deliver.Target, error) {
+	t, why := deliver.ForkPush(t, ev, j.Env.PushToken != "", j.Env.ServerURL)
+	if why != "" {
+		j.Log.Info().Msg("delivery: " + why)
+	}
+	if t.ForkURL == "" {
+		return t, nil
+	}
+	if err := igit.UsePushURL(t.ForkURL, gitauth.Credential(t.ForkURL, j.Env.PushToken).Header); err != nil {
+		return t, exitcode.New(exitcode.Failure, fmt.Errorf("pull request #%d: %w", ev.PR, err))
+	}
+	j.Log.Info().Str("fork", ev.HeadRepo).Str("branch", t.ForkBranch).Msg("delivery: the fork allows maintainers: the work goes to its branch, pushed with the push-token")
+	return t, nil
 }
 
 // StateBinder binds the loop's state to the commits it describes with

@@ -50,6 +50,7 @@ func (j *Job) UseGitCredential(ctx context.Context, root string) (restore func()
 	igit.UseCredentials(OwnCredentials(hidden.Credentials(), j.Env.ServerURL, j.Env.PR.Token, j.Env.PushToken)...)
 	return func() {
 		igit.UseCredentials()
+		_ = igit.UsePushURL("", "") // a fork's (forkPush)
 		if err := hidden.Restore(context.WithoutCancel(ctx)); err != nil {
 			j.Log.Warn().Err(err).Msg("could not put back the git credential actions/checkout persisted")
 		}

@@ -95,7 +95,7 @@ func planState(ctx context.Context, j *job.Job, p *project.Project, mode string)
 		return state.Load(state.At(p.Root))
 	}
 	g := deliver.Git{Dir: p.Root}
-	t, _, err := j.Env.Target(ctx, g, p.Config)
+	t, _, err := j.Target(ctx, g, p.Config)
 	if err != nil {
 		return state.State{}, err
 	}

@@ -78,7 +78,7 @@ func setupDelivery(ctx context.Context, j *job.Job, p *project.Project, mode str
 		s.Target = deliver.Target{Branch: branch}
 		return p, d, nil
 	}
-	t, ev, err := j.Env.Target(ctx, g, p.Config)
+	t, ev, err := j.Target(ctx, g, p.Config)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -126,7 +126,11 @@ func (d *delivery) finish(ctx context.Context, j *job.Job, summary string) error
 		err = derr
 	}
 	if out := d.env.Actions.Output; out != "" {
-		ferr := job.AppendOutputs(out, []actions.Output{{Name: "branch", Value: s.Target.Branch}, {Name: "head-sha", Value: s.Head()},
+		branch := s.Target.Branch
+		if s.Target.ForkURL != "" { // the fork's own branch (deliver.ForkPush)
+			branch = s.Target.ForkBranch
+		}
+		ferr := job.AppendOutputs(out, []actions.Output{{Name: "branch", Value: branch}, {Name: "head-sha", Value: s.Head()},
 			{Name: "pull-request", Value: pr}, {Name: "pull-request-url", Value: url}})
 		if err == nil && ferr != nil {
 			err = fmt.Errorf("delivery: %w", ferr)
