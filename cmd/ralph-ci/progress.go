@@ -9,6 +9,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/spend"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
@@ -23,6 +24,7 @@ type progressComment struct {
 	opts         *globalOptions
 	maxRotations int
 	budgetUSD    float64
+	prCap        spend.Cap // budgets.per_pull_request
 }
 
 // newProgressComment is the progress comment of a run on a pull request
@@ -36,10 +38,15 @@ func newProgressComment(opts *globalOptions, p *project.Project, ch gate.Channel
 	if maxRotations == 0 {
 		maxRotations = p.Config.Budgets.MaxRotations
 	}
-	return &progressComment{keeper: c.Progress(every), opts: opts, maxRotations: maxRotations, budgetUSD: p.Config.Budgets.CostUSD}
+	pc := &progressComment{keeper: c.Progress(every), opts: opts, maxRotations: maxRotations, budgetUSD: p.Config.Budgets.CostUSD}
+	if c := p.Config.Budgets.PerPullRequest; c != nil {
+		pc.prCap = spend.Cap{Scope: spend.PullRequest, Key: "budgets.per_pull_request", USD: c.CostUSD, Tokens: c.Tokens}
+	}
+	return pc
 }
 
-// update shows where the run stands; ended is how it ended ("" while it
+// update shows where the run stands, and the pull request (its loop's
+// state: st.Iteration rotations, st.Spend) against its budgets; ended is how it ended ("" while it
 // runs, which an interval throttles). A failure is logged: the progress
 // comment never stops the loop.
 func (pc *progressComment) update(ctx context.Context, rotations int, costUSD float64, specs []plan.Spec, st *state.State, ended string) {
@@ -47,7 +54,7 @@ func (pc *progressComment) update(ctx context.Context, rotations int, costUSD fl
 		return
 	}
 	v := prchannel.ProgressView{Rotations: rotations, MaxRotations: pc.maxRotations, CostUSD: costUSD, BudgetUSD: pc.budgetUSD,
-		RunURL: pc.opts.env.runURL(), Ended: ended}
+		PRRotations: st.Iteration, PRSpend: st.Spend, PRCap: pc.prCap, RunURL: pc.opts.env.runURL(), Ended: ended}
 	for _, r := range engine.Rows(specs, *st) {
 		v.Rows = append(v.Rows, prchannel.ProgressRow{Spec: r.Path, Counter: r.Counter, Stage: r.Stage, LastStatus: r.LastStatus, Tier: r.Tier, Changed: r.ModifiedFiles})
 		if ss := st.Spec(r.Path); ss != nil && ss.Checkpoint != nil && ss.Checkpoint.Status == tiers.StatusPending {

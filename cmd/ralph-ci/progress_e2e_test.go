@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -57,5 +58,45 @@ func TestProgressComment(t *testing.T) {
 	off.ralph(6, "run")
 	if n := len(off.progressOf()); n != 0 {
 		t.Fatalf("github.progress_comment: false: %d progress comments", n)
+	}
+}
+
+// The progress comment shows the pull request's spend, not only the
+// run's: its loop's state travels with the pull request (delivery pr,
+// each job a fresh checkout), and so do its rotations and cost, shown
+// against budgets.per_pull_request. Two workflow runs of one rotation
+// each ($0.75, 187,500 tokens), counted edits: each run edits the one
+// comment twice (its rotation and its end, no interval).
+func TestProgressCommentShowsThePullRequestsSpend(t *testing.T) {
+	files := map[string]string{
+		"ralph.yaml": `agents:
+  coder: {command: [sh, agent.sh], format: claude, timeout: 1m}
+stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
+specs: {default_tier: auto}
+budgets: {cost_usd: 1.0, per_pull_request: {cost_usd: 2.0, tokens: 1000000}}
+`,
+		"specs/a.spec.md": "# A\n\nDo it.\n",
+		"agent.sh":        spendingAgent,
+		".gitignore":      ".ralph/\n",
+	}
+	w := newCIWorld(t, ralphBinary(t), files)
+	edits := func() int {
+		return w.srv.Seen("PATCH", `/issues/comments/`) + w.srv.Seen("POST", `/issues/2/comments$`)
+	}
+	for run, want := range [][]string{
+		{"Rotations: 1 of 1 this run · 1 for the pull request", "Cost: $0.75 of $1.00 this run · $0.75 of $2.00 for the pull request (187500 tokens of 1000000)"},
+		{"Rotations: 1 of 1 this run · 2 for the pull request", "Cost: $0.75 of $1.00 this run · $1.50 of $2.00 for the pull request (375000 tokens of 1000000)"},
+	} {
+		w.job("", "")
+		before := edits()
+		w.ralph(3, "run", "--deliver", "pr", "--max-rotations", "1", "--progress-interval", "0")
+		if n := edits() - before; n != 2 {
+			t.Fatalf("run %d wrote the progress comment %d times, want 2 (its rotation and the end)", run+1, n)
+		}
+		all := w.progressOf()
+		if len(all) != 1 {
+			t.Fatalf("run %d: %d progress comments, want 1", run+1, len(all))
+		}
+		contains(t, fmt.Sprintf("the progress comment after run %d", run+1), all[0].Body, want...)
 	}
 }

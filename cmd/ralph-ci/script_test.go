@@ -46,6 +46,11 @@ func TestScripts(t *testing.T) {
 		Condition:           runnerCondition,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("RUNNER_DEBUG", "")
+			// Scenarios that run go test share the build cache of the
+			// tests (HOME is /no-home in a script).
+			if cache, err := goCache(); err == nil {
+				env.Setenv("GOCACHE", cache)
+			}
 			if err := os.WriteFile(filepath.Join(env.WorkDir, "agent.sh"), []byte(planAgent), 0o755); err != nil {
 				return err
 			}
@@ -58,6 +63,15 @@ func TestScripts(t *testing.T) {
 			return errors.Join(os.RemoveAll(filepath.Join(qs, ".ralph")), os.RemoveAll(filepath.Join(qs, "out")))
 		},
 	})
+}
+
+// goCache is the go build cache of the process running the tests.
+func goCache() (string, error) {
+	if c := os.Getenv("GOCACHE"); c != "" {
+		return c, nil
+	}
+	dir, err := os.UserCacheDir()
+	return filepath.Join(dir, "go-build"), err
 }
 
 // runnerCondition is the script condition [runner:NAME]: the test runner

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
@@ -70,111 +70,46 @@ func takeTree(ctx context.Context, root string) (Snapshot, error) {
 	return Snapshot{Kind: KindTree, Files: files}, nil
 }
 
-// ignoreRule is one pattern line of a .ralphignore file.
-type ignoreRule struct {
-	negate   bool     // "!pattern": re-include
-	dirOnly  bool     // "pattern/": match directories only
-	anchored bool     // a "/" at the start or in the middle: match from the root
-	segs     []string // the pattern split at "/"
-}
-
-// ignoreRules is a parsed .ralphignore; the last matching rule wins.
-type ignoreRules []ignoreRule
+// ignoreRules is a parsed .ralphignore: go-git's gitignore matcher, where
+// the last matching pattern wins.
+type ignoreRules struct{ m gitignore.Matcher }
 
 // readIgnore parses the ignore file at name; a missing file ignores nothing.
 func readIgnore(name string) (ignoreRules, error) {
 	data, err := safefile.Read(name, safefile.ConfigLimit)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return ignoreRules{}, nil
 	} else if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return ignoreRules{}, fmt.Errorf("read %s: %w", name, err)
 	}
 	return parseIgnore(string(data)), nil
 }
 
-// parseIgnore parses gitignore syntax.
+// parseIgnore parses gitignore syntax. Two patterns are put in the form
+// go-git reads as git does: fnmatch's "[!...]" is Go's "[^...]", and a
+// final "/**" matches everything inside a directory but not the directory
+// itself, as "/*" does for a walk that skips excluded directories (go-git
+// would exclude the directory too, so that a negated file in it could not
+// come back).
 func parseIgnore(text string) ignoreRules {
-	var rules ignoreRules
+	var ps []gitignore.Pattern
 	for _, line := range strings.Split(text, "\n") {
-		line = trimTrailingSpaces(strings.TrimSuffix(line, "\r"))
-		if line == "" || line[0] == '#' {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" || line[0] == '#' {
 			continue
 		}
-		var r ignoreRule
-		if line[0] == '!' {
-			r.negate, line = true, line[1:]
-		} else if strings.HasPrefix(line, `\!`) || strings.HasPrefix(line, `\#`) {
-			line = line[1:]
+		line = strings.ReplaceAll(line, "[!", "[^")
+		if p, ok := strings.CutSuffix(line, "/**"); ok {
+			line = p + "/*"
 		}
-		if p, ok := strings.CutSuffix(line, "/"); ok {
-			r.dirOnly, line = true, p
-		}
-		if line == "" {
-			continue
-		}
-		r.anchored = strings.Contains(line, "/")
-		r.segs = strings.Split(strings.TrimPrefix(line, "/"), "/")
-		for i, s := range r.segs { // fnmatch's [!...] is Go's [^...]
-			r.segs[i] = strings.ReplaceAll(s, "[!", "[^")
-		}
-		rules = append(rules, r)
+		ps = append(ps, gitignore.ParsePattern(line, nil))
 	}
-	return rules
-}
-
-// trimTrailingSpaces drops trailing spaces unless escaped with a backslash.
-func trimTrailingSpaces(s string) string {
-	for strings.HasSuffix(s, " ") && !strings.HasSuffix(s, `\ `) {
-		s = s[:len(s)-1]
-	}
-	return s
+	return ignoreRules{gitignore.NewMatcher(ps)}
 }
 
 // ignored reports whether the slash path rel (a directory when isDir) is
 // excluded. The caller skips excluded directories, so their contents are never
 // asked about, as in git.
-func (rules ignoreRules) ignored(rel string, isDir bool) bool {
-	ignored := false
-	name := strings.Split(rel, "/")
-	for _, r := range rules {
-		if r.dirOnly && !isDir {
-			continue
-		}
-		var ok bool
-		if r.anchored {
-			ok = matchSegs(r.segs, name)
-		} else {
-			ok = matchGlob(r.segs[0], name[len(name)-1])
-		}
-		if ok {
-			ignored = !r.negate
-		}
-	}
-	return ignored
-}
-
-// matchSegs matches path segments against pattern segments, where "**"
-// matches any number of segments (at least one when it ends the pattern).
-func matchSegs(pat, name []string) bool {
-	if len(pat) == 0 {
-		return len(name) == 0
-	}
-	if pat[0] == "**" {
-		if len(pat) == 1 {
-			return len(name) > 0
-		}
-		for i := range len(name) + 1 {
-			if matchSegs(pat[1:], name[i:]) {
-				return true
-			}
-		}
-		return false
-	}
-	return len(name) > 0 && matchGlob(pat[0], name[0]) && matchSegs(pat[1:], name[1:])
-}
-
-// matchGlob matches one segment; a malformed pattern matches nothing.
-func matchGlob(pattern, name string) bool {
-	ok, err := path.Match(pattern, name)
-	return err == nil && ok
+func (r ignoreRules) ignored(rel string, isDir bool) bool {
+	return r.m != nil && r.m.Match(strings.Split(rel, "/"), isDir)
 }

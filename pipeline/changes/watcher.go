@@ -29,6 +29,13 @@ var watcherIDs atomic.Uint64
 // only; elsewhere, or whenever the events cannot be trusted, every Take is a
 // real one. The package documentation lists what no event reports.
 //
+// What it earns (go test -bench 'Take20k$|WatcherTakeUnchanged20k'
+// ./pipeline/changes/, a work tree of 20,000 files, 2 busy cores): a
+// rotation that changed nothing costs 0.06 ms instead of 223 ms (89 ms of
+// CPU) for git status and its reading, over 1% of a 20-second rotation of
+// a real agent, and the 20,000-file target of bench/rotation.sh (ralph-ci
+// no slower than a shell loop running git status) needs it.
+//
 // A Watcher is safe for concurrent use; its Take calls run one at a time.
 type Watcher struct {
 	root       string // absolute root, as handed to Take

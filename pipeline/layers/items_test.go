@@ -42,7 +42,7 @@ func TestGuardItems(t *testing.T) {
 	}
 	crit := schema.Criteria{VerificationMethod: "external", VerificationConfig: schema.VerificationConfig{Command: &schema.Command{Shell: "sh check.sh"}}}
 	got := GuardItems(tree, "specs/a.spec.md", "ralph.yaml", crit)
-	want := []string{"a_test.go", "check.sh", "lib.sh", "ralph.yaml", "specs/a.spec.md" + FrontMatterItem}
+	want := []string{"a_test.go", "a_test.go" + ViewSuffix, "check.sh", "lib.sh", "ralph.yaml", "specs/a.spec.md" + FrontMatterItem}
 	if !slices.Equal(got, want) {
 		t.Errorf("items %q, want %q", got, want)
 	}

@@ -37,7 +37,9 @@ import (
 //   - Rust: Cargo.toml's [lib], [[test]], [[bin]], [features],
 //     [profile.test] and package.autotests;
 //   - Java: pom.xml's surefire and failsafe plugins and skip/test
-//     properties; build.gradle(.kts)'s test blocks.
+//     properties; build.gradle(.kts)'s test blocks;
+//   - Go: every *_test.go file's build constraints, TestMain and init
+//     functions (see gotest.go).
 //
 // A runner configuration the loop adds (a pytest.ini beside a
 // pyproject.toml, a jest.config.js, a conftest.py with hooks) is judged by
@@ -64,7 +66,7 @@ func RunnerItems(files, commands []string) []string {
 			if !strings.Contains(f, "node_modules/") {
 				set[f] = true
 			}
-		case base == "conftest.py":
+		case base == "conftest.py" || isGoTest(f):
 			set[f+ViewSuffix] = true
 		}
 	}
@@ -123,6 +125,9 @@ func viewScripts(item string) []string {
 // parsed is kept whole: a broken config is a change.
 func View(item string, content []byte) []byte {
 	p, _ := ViewPath(item)
+	if isGoTest(p) {
+		return goTestView(content)
+	}
 	switch path.Base(p) {
 	case "pyproject.toml":
 		return tomlView(content, func(k []string) bool {

@@ -134,12 +134,13 @@ var commentLine = regexp.MustCompile(`(?m)^\s*(#|;|//).*$`)
 
 func stripComments(s string) string { return commentLine.ReplaceAllString(s, "") }
 
-// IsRunnerConfig tells a file that configures a test runner whole (not
-// by a view of its keys): a new one is judged by [StopsTests] whatever
-// the stage may do to tests.
+// IsRunnerConfig tells a file that configures a test runner (whole, or
+// by a view of its keys; a Go test file holds its package's TestMain and
+// build constraints): a new one is judged by [StopsTests] whatever the
+// stage may do to tests.
 func IsRunnerConfig(rel string) bool {
 	base := path.Base(rel)
-	return base == "conftest.py" || base == "pytest.ini" || base == ".coveragerc" || isJSRunnerConfig(base) || viewed[base]
+	return base == "conftest.py" || base == "pytest.ini" || base == ".coveragerc" || isJSRunnerConfig(base) || viewed[base] || isGoTest(rel)
 }
 
 // IsFixture tells a file that holds test data: markers of unfinished work

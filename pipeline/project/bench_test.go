@@ -66,17 +66,33 @@ func BenchmarkLoad(b *testing.B) {
 	runtime.KeepAlive(p)
 }
 
-// BenchmarkReload is the scan between two rotations of a run: 1000 specs,
-// none changed.
+// BenchmarkReload is the scan between two rotations of a run, none of
+// the specs changed, at 100 and 1,000 specs: "walked" lists the spec
+// folders and stats every spec, "watched" trusts the folders' inotify
+// watch (discovery.Finder.Watch) and skips the walk.
 func BenchmarkReload(b *testing.B) {
-	root := benchRepo(b, 1000)
-	p, err := Load(root, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if _, ps, err := p.Loader.Load(); err != nil || len(ps) > 0 {
-			b.Fatal(err, ps)
+	for _, n := range []int{100, 1000} {
+		for _, watch := range []bool{false, true} {
+			name := fmt.Sprintf("specs=%d/walked", n)
+			if watch {
+				name = fmt.Sprintf("specs=%d/watched", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				root := benchRepo(b, n)
+				load := Load
+				if watch {
+					load = LoadWatched
+				}
+				p, err := load(root, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					if _, ps, err := p.Loader.Load(); err != nil || len(ps) > 0 {
+						b.Fatal(err, ps)
+					}
+				}
+			})
 		}
 	}
 }
