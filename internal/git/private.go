@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/google/renameio/v2"
 )
 
 // copiedConfig are the checkout's settings ralph-ci's git directory takes
@@ -301,12 +303,7 @@ func rewrite(path string, content []byte) error {
 		}
 	}
 	_ = os.RemoveAll(path)
-	tmp := path + ".ralph-ci-tmp"
-	_ = os.RemoveAll(tmp)
-	if err := os.WriteFile(tmp, content, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return renameio.WriteFile(path, content, 0o600, renameio.WithStaticPermissions(0o600))
 }
 
 // readLimited reads a regular file of at most max bytes.
