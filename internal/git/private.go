@@ -295,14 +295,16 @@ func (p *private) guard(c Checkout) error {
 }
 
 // rewrite makes path hold content (replacing whatever is there: a link, a
-// folder, other content).
+// folder, other content), atomically.
 func rewrite(path string, content []byte) error {
 	if cur, err := readLimited(path, int64(len(content))+1); err == nil && bytes.Equal(cur, content) {
 		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
 			return nil
 		}
 	}
-	_ = os.RemoveAll(path)
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		_ = os.RemoveAll(path)
+	}
 	return renameio.WriteFile(path, content, 0o600, renameio.WithStaticPermissions(0o600))
 }
 
