@@ -101,12 +101,3 @@ func (e Env) PullRequest() (number int, ok bool, err error) {
 	}
 	return 0, false, nil
 }
-
-// ownerRepo splits GITHUB_REPOSITORY.
-func (e Env) ownerRepo() (string, string, error) {
-	owner, repo, ok := strings.Cut(e.Repository, "/")
-	if !ok || owner == "" || repo == "" {
-		return "", "", fmt.Errorf("GITHUB_REPOSITORY %q: want owner/name", e.Repository)
-	}
-	return owner, repo, nil
-}

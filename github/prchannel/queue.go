@@ -59,7 +59,7 @@ func (c *Client) Contains(ctx context.Context, sha, group string) (bool, error) 
 	if sha == group {
 		return true, nil
 	}
-	cmp, _, err := c.gh.Repositories.CompareCommits(ctx, c.owner, c.repo, sha, group, nil)
+	cmp, _, err := c.api.Commits.CompareCommits(ctx, c.owner, c.repo, sha, group, nil)
 	if err != nil {
 		return false, fmt.Errorf("compare %.7s with %.7s: %w", sha, group, err)
 	}
@@ -76,7 +76,7 @@ func (c *Client) CommitsOf(ctx context.Context, pr, max int) ([]string, error) {
 	opts := &gh.ListOptions{PerPage: 100}
 	var shas []string
 	for range maxPages {
-		page, resp, err := c.gh.PullRequests.ListCommits(ctx, c.owner, c.repo, pr, opts)
+		page, resp, err := c.api.PullRequests.ListCommits(ctx, c.owner, c.repo, pr, opts)
 		if err != nil {
 			return nil, fmt.Errorf("commits of pull request #%d: %w", pr, err)
 		}
