@@ -9,6 +9,8 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/github/pulls"
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
+	"github.com/ralph-ci/ralph-ci/internal/gitauth"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
@@ -128,6 +130,26 @@ func (d *delivery) target(ctx context.Context, opts *globalOptions, g deliver.Gi
 	if err != nil {
 		return t, exitcode.New(exitcode.Usage, err)
 	}
+	return forkPush(opts, t, ev)
+}
+
+// forkPush delivers a fork's pull request to the fork's own branch when
+// its owner allows maintainers and the push-token can (deliver.ForkPush):
+// the push token goes to git push of the fork's URL alone
+// (igit.UsePushURL). Otherwise a log line says why the work goes to a
+// branch of the base repository.
+func forkPush(opts *globalOptions, t deliver.Target, ev deliver.Event) (deliver.Target, error) {
+	t, why := deliver.ForkPush(t, ev, opts.env.pushToken != "", opts.env.serverURL)
+	if why != "" {
+		opts.log.Info().Msg("delivery: " + why)
+	}
+	if t.ForkURL == "" {
+		return t, nil
+	}
+	if err := igit.UsePushURL(t.ForkURL, gitauth.Credential(t.ForkURL, opts.env.pushToken).Header); err != nil {
+		return t, exitcode.New(exitcode.Failure, fmt.Errorf("pull request #%d: %w", ev.PR, err))
+	}
+	opts.log.Info().Str("fork", ev.HeadRepo).Str("branch", t.ForkBranch).Msg("delivery: the fork allows maintainers: the work goes to its branch, pushed with the push-token")
 	return t, nil
 }
 
@@ -163,6 +185,7 @@ func (d *delivery) readEvent(ctx context.Context) (deliver.Event, error) {
 		return ev, err
 	}
 	ev.HeadRef, ev.HeadSHA, ev.HeadRepo, ev.BaseRepo = h.Ref, h.SHA, h.HeadRepo, h.BaseRepo
+	ev.HeadCloneURL, ev.MaintainerCanModify = h.HeadCloneURL, h.MaintainerCanModify
 	if ev.DefaultBranch == "" {
 		ev.DefaultBranch = h.DefaultBranch
 	}
@@ -198,7 +221,11 @@ func (d *delivery) finish(ctx context.Context, opts *globalOptions, summary stri
 		err = derr
 	}
 	if out := opts.env.actions.Output; out != "" {
-		ferr := appendOutputs(out, []actions.Output{{Name: "branch", Value: s.Target.Branch}, {Name: "head-sha", Value: s.Head()},
+		branch := s.Target.Branch
+		if s.Target.ForkURL != "" { // the fork's own branch (deliver.ForkPush)
+			branch = s.Target.ForkBranch
+		}
+		ferr := appendOutputs(out, []actions.Output{{Name: "branch", Value: branch}, {Name: "head-sha", Value: s.Head()},
 			{Name: "pull-request", Value: pr}, {Name: "pull-request-url", Value: url}})
 		if err == nil && ferr != nil {
 			err = fmt.Errorf("delivery: %w", ferr)

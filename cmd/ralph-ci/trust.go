@@ -136,6 +136,7 @@ func useGitCredential(ctx context.Context, opts *globalOptions, root string) (re
 	igit.UseCredentials(ownCredentials(hidden.Credentials(), opts.env.serverURL, opts.env.pr.Token, opts.env.pushToken)...)
 	return func() {
 		igit.UseCredentials()
+		_ = igit.UsePushURL("", "") // a fork's (forkPush)
 		if err := hidden.Restore(context.WithoutCancel(ctx)); err != nil {
 			opts.log.Warn().Err(err).Msg("could not put back the git credential actions/checkout persisted")
 		}
