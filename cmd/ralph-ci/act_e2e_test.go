@@ -38,10 +38,11 @@ import (
 //
 // The lifecycle: the pull request is opened (act pull_request) → the run
 // workflow loops to 3/3 and presents the checkpoint (the job ends green:
-// waiting is not a failure) → the protected merge is refused → a person
-// with write access reacts 👍 → the scheduled check (act schedule) walks
-// the open pull requests → `ralph-ci` is success on the head → the merge
-// goes through.
+// waiting is not a failure) → the protected merge is refused → the
+// scheduled check (act schedule) finds the checkpoint waiting (green, the
+// gate pending) → a person with write access reacts 👍 → the next
+// scheduled check sets `ralph-ci` to success on the head → the merge goes
+// through.
 
 // actVersion is the act release .ci/run installs (see there why pinned).
 const actVersion = "0.2.89"
@@ -87,15 +88,22 @@ func TestExampleWorkflowsInAct(t *testing.T) {
 	if code := w.merge(); code != http.StatusMethodNotAllowed {
 		t.Fatalf("merge while the checkpoint waits: %d, want 405", code)
 	}
-	report := readFile(t, filepath.Join(r.artifacts, "ralph-ci-reports", "reports", "report.json"))
+	report := readFile(t, filepath.Join(r.artifacts, "ralph-ci-reports", "report.json"))
 	contains(t, "the uploaded report", report, `"awaiting_human"`)
 	contains(t, "the published JUnit report", readFile(t, filepath.Join(r.artifacts, "ralph-ci specs.xml")), specA)
 	contains(t, "npm on the runner", readFile(t, filepath.Join(r.artifacts, "npm.log")), "install -g @anthropic-ai/claude-code")
 
+	// The schedule while nobody has answered: the job ends green too (it
+	// waits), and the gate stays pending.
+	defaultBranch := w.Checkout(w.Rev("refs/heads/master"), "refs/remotes/origin/master")
+	out = r.run("schedule", "schedule.json", defaultBranch)
+	contains(t, "act schedule before the answer", out, "ralph-ci check exited with 6")
+	w.wantGateState(headSHA, "pending", "awaiting approval: "+specA)
+
 	// A person who may approve reacts 👍; reactions start no workflow, so
-	// the scheduled check finds it.
+	// the next scheduled check finds it.
 	w.srv.React(w.checkpoint().ID, alice, "+1")
-	out = r.run("schedule", "schedule.json", w.Checkout(w.Rev("refs/heads/master"), "refs/remotes/origin/master"))
+	out = r.run("schedule", "schedule.json", defaultBranch)
 	contains(t, "act schedule", out, "ralph-ci check exited with 0")
 	w.wantGateState(headSHA, "success", "every checkpoint approved")
 	if code := w.merge(); code != http.StatusOK {
