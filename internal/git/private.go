@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/google/renameio/v2"
 )
 
 // copiedConfig are the checkout's settings ralph-ci's git directory takes
@@ -293,20 +295,17 @@ func (p *private) guard(c Checkout) error {
 }
 
 // rewrite makes path hold content (replacing whatever is there: a link, a
-// folder, other content).
+// folder, other content), atomically.
 func rewrite(path string, content []byte) error {
 	if cur, err := readLimited(path, int64(len(content))+1); err == nil && bytes.Equal(cur, content) {
 		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
 			return nil
 		}
 	}
-	_ = os.RemoveAll(path)
-	tmp := path + ".ralph-ci-tmp"
-	_ = os.RemoveAll(tmp)
-	if err := os.WriteFile(tmp, content, 0o600); err != nil {
-		return err
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		_ = os.RemoveAll(path)
 	}
-	return os.Rename(tmp, path)
+	return renameio.WriteFile(path, content, 0o600, renameio.WithStaticPermissions(0o600))
 }
 
 // readLimited reads a regular file of at most max bytes.
