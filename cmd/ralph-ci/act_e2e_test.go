@@ -38,10 +38,11 @@ import (
 //
 // The lifecycle: the pull request is opened (act pull_request) → the run
 // workflow loops to 3/3 and presents the checkpoint (the job ends green:
-// waiting is not a failure) → the protected merge is refused → a person
-// with write access reacts 👍 → the scheduled check (act schedule) walks
-// the open pull requests → `ralph-ci` is success on the head → the merge
-// goes through.
+// waiting is not a failure) → the protected merge is refused → the
+// scheduled check (act schedule) finds the checkpoint waiting (green, the
+// gate pending) → a person with write access reacts 👍 → the next
+// scheduled check sets `ralph-ci` to success on the head → the merge goes
+// through.
 
 // actVersion is the act release .ci/run installs (see there why pinned).
 const actVersion = "0.2.89"
@@ -53,27 +54,13 @@ var actStandIns = map[string]string{
 	"actions/setup-go":             "setup-go",
 	"actions/cache":                "cache",
 	"actions/upload-artifact":      "upload-artifact",
+	"actions/download-artifact":    "download-artifact",
 	"mikepenz/action-junit-report": "junit-report",
 }
 
 func TestExampleWorkflowsInAct(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the example workflows in nektos/act")
-	}
-	act := actBinary(t)
 	start := time.Now()
-	base := map[string]string{
-		"README.md":                            "hello\n",
-		".gitignore":                           ".ralph/\n",
-		"ralph.yaml":                           ciRepoFiles["ralph.yaml"],
-		".github/workflows/ralph-ci.yml":       readFile(t, "../../examples/workflows/ralph-run.yml"),
-		".github/workflows/ralph-ci-check.yml": readFile(t, "../../examples/workflows/ralph-check.yml"),
-	}
-	head := map[string]string{specA: ciRepoFiles[specA], "agent.sh": ciAgent}
-	o := ghorigin.New(t, "master", "changes", 2, base, head)
-	o.ServeHTTP("test-token") // the job's token, as GitHub gives it (GITHUB_TOKEN)
-	w := protect(ciWorldOf(t, ralphBinary(t), o, base["ralph.yaml"]))
-	r := newActRunner(t, act, w)
+	w, r := newActWorld(t, "ralph-run.yml", map[string]string{specA: ciRepoFiles[specA], "agent.sh": ciAgent})
 
 	// The pull request is opened: the run workflow loops and presents the
 	// checkpoint; waiting for a person ends the job green.
@@ -83,27 +70,19 @@ func TestExampleWorkflowsInAct(t *testing.T) {
 	if files := ghorigin.Git(t, w.Bare, "diff", "--name-only", "master...changes"); !strings.Contains(files, "work.txt") {
 		t.Fatalf("ralph-ci pushed no work to the pull request's branch (changes: %s)", files)
 	}
-	w.wantGateState(headSHA, "pending", "awaiting approval: "+specA)
-	if code := w.merge(); code != http.StatusMethodNotAllowed {
-		t.Fatalf("merge while the checkpoint waits: %d, want 405", code)
-	}
-	report := readFile(t, filepath.Join(r.artifacts, "ralph-ci-reports", "reports", "report.json"))
+	r.waiting(headSHA, specA)
+	report := readFile(t, filepath.Join(r.artifacts, "ralph-ci-reports", "report.json"))
 	contains(t, "the uploaded report", report, `"awaiting_human"`)
 	contains(t, "the published JUnit report", readFile(t, filepath.Join(r.artifacts, "ralph-ci specs.xml")), specA)
 	contains(t, "npm on the runner", readFile(t, filepath.Join(r.artifacts, "npm.log")), "install -g @anthropic-ai/claude-code")
 
-	// A person who may approve reacts 👍; reactions start no workflow, so
-	// the scheduled check finds it.
-	w.srv.React(w.checkpoint().ID, alice, "+1")
-	out = r.run("schedule", "schedule.json", w.Checkout(w.Rev("refs/heads/master"), "refs/remotes/origin/master"))
-	contains(t, "act schedule", out, "ralph-ci check exited with 0")
-	w.wantGateState(headSHA, "success", "every checkpoint approved")
-	if code := w.merge(); code != http.StatusOK {
-		t.Fatalf("merge once ralph-ci is success: %d, want 200", code)
-	}
-	if merged, at := w.srv.Merged(); !merged || at != headSHA {
-		t.Fatalf("merged %v at %.7s, want the head %.7s", merged, at, headSHA)
-	}
+	// The schedule while nobody has answered: the job ends green too (it
+	// waits), and the gate stays pending.
+	out = r.run("schedule", "schedule.json", r.defaultBranch())
+	contains(t, "act schedule before the answer", out, "ralph-ci check exited with 6")
+	w.wantGateState(headSHA, "pending", "awaiting approval: "+specA)
+
+	r.approveAndMerge(headSHA, specA)
 	// The jobs fetched and pushed through "github.com", and it lets
 	// nobody in without the token.
 	if n := w.pushes(); n == 0 {
@@ -118,6 +97,104 @@ func TestExampleWorkflowsInAct(t *testing.T) {
 		t.Errorf("the origin answered git without the token: %s, want 401", resp.Status)
 	}
 	t.Logf("the lifecycle in act took %s", time.Since(start).Round(time.Millisecond))
+}
+
+// actShardAgent works once per spec (a file of its own, so that
+// concurrent shards change different files), then claims DONE with the
+// promise: stateless, it needs nothing outside the checkout.
+const actShardAgent = `prompt=$(cat)
+f=$(echo "$RALPH_SPEC" | tr '/.' '__').txt
+if [ ! -f "$f" ]; then
+  echo "work on $RALPH_SPEC" > "$f"
+  echo "RALPH_STATUS: CONTINUE"
+  exit 0
+fi
+printf '%s\n' "$prompt" | sed -n '/^## Acceptance Criteria$/,/^$/s/^- \[ \] /- [x] /p'
+echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
+echo "RALPH_STATUS: DONE"
+`
+
+// The sharded example: plan, a matrix of shards run as act runs a
+// matrix (concurrent jobs pushing to the one branch), the integration
+// presenting the checkpoint, the shards' reports downloaded and merged;
+// then the same approval, check and merge.
+func TestShardedExampleWorkflowInAct(t *testing.T) {
+	start := time.Now()
+	w, r := newActWorld(t, "ralph-shards.yml", map[string]string{specA: ciRepoFiles[specA],
+		"specs/b.spec.md": prRepoFiles["specs/b.spec.md"], "agent.sh": actShardAgent})
+
+	out := r.run("pull_request", "pull_request.opened.json", w.PRJob())
+	// Two specs, so two of the four shards plan allows.
+	contains(t, "act pull_request", out, "Main Ralph loop, shard 1-of-4", "Main Ralph loop, shard 2-of-4", "downloaded 2 artifacts")
+	headSHA := w.Rev("refs/heads/changes")
+	files := ghorigin.Git(t, w.Bare, "diff", "--name-only", "master...changes")
+	contains(t, "the pull request's branch", files, "specs_a_spec_md.txt", "specs_b_spec_md.txt")
+	r.waiting(headSHA, specA)
+	merged := readFile(t, filepath.Join(r.artifacts, "ralph-ci-reports", "report.json"))
+	contains(t, "the merged report", merged, specA, "specs/b.spec.md", `"awaiting_human"`)
+
+	r.approveAndMerge(headSHA, specA)
+	t.Logf("the sharded lifecycle in act took %s", time.Since(start).Round(time.Millisecond))
+}
+
+// newActWorld is a repository whose default branch holds the example
+// workflow workflow (as ralph-ci.yml) and ralph-check.yml (as
+// ralph-ci-check.yml), with ciRepoFiles' config, and a pull request
+// adding head; origin is served over HTTP requiring the job's token, the
+// base branch requires ralph-ci, and act is ready to run.
+func newActWorld(t *testing.T, workflow string, head map[string]string) (*ciWorld, *actRunner) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the example workflows in nektos/act")
+	}
+	act := actBinary(t)
+	base := map[string]string{
+		"README.md":                            "hello\n",
+		".gitignore":                           ".ralph/\n",
+		"ralph.yaml":                           ciRepoFiles["ralph.yaml"],
+		".github/workflows/ralph-ci.yml":       readFile(t, "../../examples/workflows/"+workflow),
+		".github/workflows/ralph-ci-check.yml": readFile(t, "../../examples/workflows/ralph-check.yml"),
+	}
+	o := ghorigin.New(t, "master", "changes", 2, base, head)
+	o.ServeHTTP("test-token") // the job's token, as GitHub gives it (GITHUB_TOKEN)
+	w := protect(ciWorldOf(t, ralphBinary(t), o, base["ralph.yaml"]))
+	return w, newActRunner(t, act, w)
+}
+
+// waiting requires the gate pending on head for spec's checkpoint, and
+// the protected merge refused.
+func (r *actRunner) waiting(head, spec string) {
+	r.t.Helper()
+	r.w.wantGateState(head, "pending", "awaiting approval: "+spec)
+	if code := r.w.merge(); code != http.StatusMethodNotAllowed {
+		r.t.Fatalf("merge while the checkpoint waits: %d, want 405", code)
+	}
+}
+
+// approveAndMerge: a person who may approve reacts 👍 on spec's
+// checkpoint; reactions start no workflow, so the next scheduled check
+// finds it and sets ralph-ci to success on head; then the protected merge
+// goes through.
+func (r *actRunner) approveAndMerge(head, spec string) {
+	t, w := r.t, r.w
+	t.Helper()
+	c, _ := w.checkpointOf(spec)
+	w.srv.React(c.ID, alice, "+1")
+	out := r.run("schedule", "schedule.json", r.defaultBranch())
+	contains(t, "act schedule", out, "ralph-ci check exited with 0")
+	w.wantGateState(head, "success", "every checkpoint approved")
+	if code := w.merge(); code != http.StatusOK {
+		t.Fatalf("merge once ralph-ci is success: %d, want 200", code)
+	}
+	if merged, at := w.srv.Merged(); !merged || at != head {
+		t.Fatalf("merged %v at %.7s, want the head %.7s", merged, at, head)
+	}
+}
+
+// defaultBranch is a checkout of the default branch, where act runs a
+// scheduled workflow.
+func (r *actRunner) defaultBranch() string {
+	return r.w.Checkout(r.w.Rev("refs/heads/master"), "refs/remotes/origin/master")
 }
 
 // pushes counts the pushes the origin served over HTTP.
@@ -179,7 +256,11 @@ func newActRunner(t *testing.T, act string, w *ciWorld) *actRunner {
 		t.Fatal(err)
 	}
 	action := actionCopy(t)
-	for _, uses := range remoteUses(t, filepath.Join(action, "action.yml"), "../../examples/workflows/ralph-run.yml", "../../examples/workflows/ralph-check.yml") {
+	examples, err := filepath.Glob("../../examples/workflows/*.yml")
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("no example workflows (%v)", err)
+	}
+	for _, uses := range remoteUses(t, append(examples, filepath.Join(action, "action.yml"))...) {
 		name, _, _ := strings.Cut(uses, "@")
 		dir, ok := actStandIns[name]
 		switch {

@@ -38,7 +38,10 @@ one named later). Totals are recomputed, so they count every rotation of
 every job: merge each job's report once. The exit is the most severe one,
 from least to most: done, limits, awaiting_human, rejected, escalated,
 stuck, agents_exhausted, interrupted, usage, failure (an unknown class
-ranks just below failure). Every report must be of version 1 and of the
+ranks just below failure). The spend adds up: the run's is every job's;
+the pull request's counts each rotation once (the least any job started
+from, plus every job's run), the day's is the last read, the caps that
+stopped something are all listed. Every report must be of version 1 and of the
 same command; each is validated against the report schema first.
 
 Relative paths are relative to -C DIR. The exit code is 0 when the merged
