@@ -44,6 +44,10 @@ import (
 // scheduled check sets `ralph-ci` to success on the head → the merge goes
 // through.
 
+// deadProxy is an HTTP proxy nobody listens on (port 1 is tcpmux, never
+// served here).
+const deadProxy = "http://127.0.0.1:1"
+
 // actVersion is the act release .ci/run installs (see there why pinned).
 const actVersion = "0.2.89"
 
@@ -308,14 +312,18 @@ func (r *actRunner) run(event, payload, workdir string) string {
 
 // env is act's environment, which in host mode is also every step's: this
 // process's, without what a CI of its own set (GITHUB_*, RUNNER_*, RALPH_*,
-// ACT_*), with the stand-ins' bin first on PATH and a HOME of its own.
+// ACT_*), with the stand-ins' bin first on PATH and a HOME of its own. Its
+// HTTP proxy is a closed port, so that anything (act, git, curl, ralph-ci)
+// reaching past this machine fails instead of quietly using the network;
+// the loopback servers are exempt.
 func (r *actRunner) env() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(k, "GITHUB_"), strings.HasPrefix(k, "RUNNER_"), strings.HasPrefix(k, "RALPH_"),
-			strings.HasPrefix(k, "ACT_"), strings.HasPrefix(k, "XDG_"), k == "HOME", k == "PATH", k == "CI":
+			strings.HasPrefix(k, "ACT_"), strings.HasPrefix(k, "XDG_"), k == "HOME", k == "PATH", k == "CI",
+			strings.HasSuffix(strings.ToLower(k), "_proxy"):
 			continue
 		}
 		env = append(env, kv)
@@ -326,7 +334,9 @@ func (r *actRunner) env() []string {
 	}
 	return append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+r.home,
 		"XDG_CONFIG_HOME="+filepath.Join(r.home, ".config"), "XDG_CACHE_HOME="+filepath.Join(r.home, ".cache"),
-		"ACT_DISABLE_VERSION_CHECK=1", "ACT_ARTIFACTS="+r.artifacts, "PROMPTS="+r.w.prompts)
+		"ACT_DISABLE_VERSION_CHECK=1", "ACT_ARTIFACTS="+r.artifacts, "PROMPTS="+r.w.prompts,
+		"HTTP_PROXY="+deadProxy, "HTTPS_PROXY="+deadProxy, "http_proxy="+deadProxy, "https_proxy="+deadProxy,
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
 }
 
 // payload is the webhook example payload with the pull request's
