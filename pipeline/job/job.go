@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -40,14 +42,15 @@ type Job struct {
 }
 
 // DeliveryMode is the --deliver flag, else the config's delivery.mode.
+// The flag takes a mode of schema.DeliveryModes.
 func DeliveryMode(flag string, cfg *schema.Config) (string, error) {
-	switch flag {
-	case "":
+	if flag == "" {
 		return cfg.Delivery.Mode, nil
-	case schema.DeliverNone, schema.DeliverCommit, schema.DeliverPR:
+	}
+	if slices.Contains(schema.DeliveryModes, flag) {
 		return flag, nil
 	}
-	return "", exitcode.Usagef("--deliver %q: want none, commit or pr", flag)
+	return "", exitcode.Usagef("--deliver %q: want %s", flag, orList(schema.DeliveryModes))
 }
 
 // Shown prints, one line each, where things stand, logs msg and returns
@@ -62,4 +65,12 @@ func (j *Job) Shown(lines []string, code exitcode.Code, msg string) error {
 	}
 	j.Log.Warn().Str("exit", code.Class()).Msg(msg)
 	return exitcode.Printed(code, errors.New(msg))
+}
+
+// orList is "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
