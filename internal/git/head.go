@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // headState is where a HEAD points: a branch (sym, "refs/heads/x") and its
@@ -101,8 +103,8 @@ func (p *private) syncOut(c Checkout) error {
 		}
 		p.head = h
 	}
-	mine, merr := readLimited(filepath.Join(p.dir, "shallow"), 64<<20)
-	theirs, _ := readLimited(filepath.Join(c.CommonDir, "shallow"), 64<<20)
+	mine, merr := safefile.Read(filepath.Join(p.dir, "shallow"), 64<<20)
+	theirs, _ := safefile.Read(filepath.Join(c.CommonDir, "shallow"), 64<<20)
 	switch {
 	case errors.Is(merr, fs.ErrNotExist) && theirs != nil:
 		return os.Remove(filepath.Join(c.CommonDir, "shallow"))
