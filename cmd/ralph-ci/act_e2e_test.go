@@ -44,6 +44,10 @@ import (
 // scheduled check sets `ralph-ci` to success on the head → the merge goes
 // through.
 
+// deadProxy is an HTTP proxy nobody listens on (port 1 is tcpmux, never
+// served here).
+const deadProxy = "http://127.0.0.1:1"
+
 // actVersion is the act release .ci/run installs (see there why pinned).
 const actVersion = "0.2.89"
 
@@ -64,7 +68,7 @@ func TestExampleWorkflowsInAct(t *testing.T) {
 
 	// The pull request is opened: the run workflow loops and presents the
 	// checkpoint; waiting for a person ends the job green.
-	out := r.run("pull_request", "pull_request.opened.json", w.PRJob())
+	out := r.run("ralph-ci.yml", "pull_request", r.payload("pull_request.opened.json"), w.PRJob())
 	contains(t, "act pull_request", out, "ralph-ci install: installed ralph-ci_1.0.0_", "ralph-ci ended with awaiting_human")
 	headSHA := w.Rev("refs/heads/changes")
 	if files := ghorigin.Git(t, w.Bare, "diff", "--name-only", "master...changes"); !strings.Contains(files, "work.txt") {
@@ -78,7 +82,7 @@ func TestExampleWorkflowsInAct(t *testing.T) {
 
 	// The schedule while nobody has answered: the job ends green too (it
 	// waits), and the gate stays pending.
-	out = r.run("schedule", "schedule.json", r.defaultBranch())
+	out = r.run("ralph-ci-check.yml", "schedule", r.payload("schedule.json"), r.defaultBranch())
 	contains(t, "act schedule before the answer", out, "ralph-ci check exited with 6")
 	w.wantGateState(headSHA, "pending", "awaiting approval: "+specA)
 
@@ -123,7 +127,7 @@ func TestShardedExampleWorkflowInAct(t *testing.T) {
 	w, r := newActWorld(t, "ralph-shards.yml", map[string]string{specA: ciRepoFiles[specA],
 		"specs/b.spec.md": prRepoFiles["specs/b.spec.md"], "agent.sh": actShardAgent})
 
-	out := r.run("pull_request", "pull_request.opened.json", w.PRJob())
+	out := r.run("ralph-ci.yml", "pull_request", r.payload("pull_request.opened.json"), w.PRJob())
 	// Two specs, so two of the four shards plan allows.
 	contains(t, "act pull_request", out, "Main Ralph loop, shard 1-of-4", "Main Ralph loop, shard 2-of-4", "downloaded 2 artifacts")
 	headSHA := w.Rev("refs/heads/changes")
@@ -135,6 +139,53 @@ func TestShardedExampleWorkflowInAct(t *testing.T) {
 
 	r.approveAndMerge(headSHA, specA)
 	t.Logf("the sharded lifecycle in act took %s", time.Since(start).Round(time.Millisecond))
+}
+
+// The fork example: a pull request from a fork (someone/Hello-World).
+// On pull_request_target only its check job runs (the base's checkout,
+// nothing of the fork's); a `/ralph-ci run` comment runs the loop only
+// when its author may write, then on ralph-ci/pr-2 of the base
+// repository, with a pull request opened from it.
+func TestForkExampleWorkflowInAct(t *testing.T) {
+	start := time.Now()
+	w, r := newActWorld(t, "ralph-fork.yml", map[string]string{specA: ciRepoFiles[specA], "agent.sh": ciAgent})
+	w.srv.HeadRepo, w.srv.BaseSHA = "someone/Hello-World", w.Rev("refs/heads/master")
+	w.srv.Perms["mallory"] = "read"
+
+	opened := r.payload("pull_request.opened.json")
+	pr := opened["pull_request"].(map[string]any)
+	pr["head"].(map[string]any)["sha"] = w.Rev("refs/heads/changes")
+	pr["head"].(map[string]any)["repo"] = map[string]any{"full_name": "someone/Hello-World", "fork": true}
+	pr["base"].(map[string]any)["sha"] = w.srv.BaseSHA // act's github.sha on pull_request_target
+	out := r.run("ralph-ci.yml", "pull_request_target", opened, r.defaultBranch())
+	contains(t, "act pull_request_target", out, "Main Check the fork's pull request")
+	if strings.Contains(out, "Ralph loop on the fork's pull request") || w.Rev("refs/heads/ralph-ci/pr-2") != "" {
+		t.Fatal("the loop ran on a fork's pull request nobody asked for")
+	}
+
+	ask := func(user string) map[string]any {
+		c := r.payload("issue_comment.created.json")
+		c["issue"].(map[string]any)["number"] = 2
+		c["issue"].(map[string]any)["pull_request"] = map[string]any{"url": "https://api.github.com/repos/Codertocat/Hello-World/pulls/2"}
+		c["comment"].(map[string]any)["body"] = "/ralph-ci run"
+		c["comment"].(map[string]any)["user"] = map[string]any{"login": user, "type": "User"}
+		c["sender"] = map[string]any{"login": user, "type": "User"}
+		return c
+	}
+	out = r.run("ralph-ci.yml", "issue_comment", ask("mallory"), r.defaultBranch())
+	contains(t, "act issue_comment by mallory", out, "@mallory asked to run on pull request #2 from a fork, but may not write")
+	if w.Rev("refs/heads/ralph-ci/pr-2") != "" {
+		t.Fatal("the loop ran at the request of someone who may not write")
+	}
+
+	r.run("ralph-ci.yml", "issue_comment", ask("alice"), r.defaultBranch())
+	if w.Rev("refs/heads/ralph-ci/pr-2") == "" {
+		t.Fatal("nothing was delivered to ralph-ci/pr-2 of the base repository")
+	}
+	if got := w.srv.OpenedPulls(); len(got) != 1 || got[0].Head != "ralph-ci/pr-2" || got[0].Base != "master" {
+		t.Fatalf("pull requests opened: %+v, want one from ralph-ci/pr-2 into master", got)
+	}
+	t.Logf("the fork's lifecycle in act took %s", time.Since(start).Round(time.Millisecond))
 }
 
 // newActWorld is a repository whose default branch holds the example
@@ -180,7 +231,7 @@ func (r *actRunner) approveAndMerge(head, spec string) {
 	t.Helper()
 	c, _ := w.checkpointOf(spec)
 	w.srv.React(c.ID, alice, "+1")
-	out := r.run("schedule", "schedule.json", r.defaultBranch())
+	out := r.run("ralph-ci-check.yml", "schedule", r.payload("schedule.json"), r.defaultBranch())
 	contains(t, "act schedule", out, "ralph-ci check exited with 0")
 	w.wantGateState(head, "success", "every checkpoint approved")
 	if code := w.merge(); code != http.StatusOK {
@@ -276,18 +327,21 @@ func newActRunner(t *testing.T, act string, w *ciWorld) *actRunner {
 	return r
 }
 
-// run runs the workflows of workdir's .github/workflows that event
-// starts, with the payload of github/prchannel/testdata/events/payload
-// (its repository made the pull request's), in workdir (a checkout at the
-// event's commit: act takes github.sha from it); every job must succeed.
-// It returns act's output.
-func (r *actRunner) run(event, payload, workdir string) string {
+// run runs the jobs of workdir's .github/workflows/workflow that event
+// starts with payload, in workdir (a checkout at the event's commit: act
+// takes github.sha from it); every job must succeed. It returns act's
+// output.
+func (r *actRunner) run(workflow, event string, payload map[string]any, workdir string) string {
 	t := r.t
 	t.Helper()
+	b, err := json.Marshal(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
 	eventFile := filepath.Join(r.events, event+".json")
-	writeFile(t, eventFile, r.payload(payload))
+	writeFile(t, eventFile, string(b))
 	args := append([]string{event,
-		"-C", workdir, "-W", filepath.Join(workdir, ".github", "workflows"), "-e", eventFile,
+		"-C", workdir, "-W", filepath.Join(workdir, ".github", "workflows", workflow), "-e", eventFile,
 		"-P", "ubuntu-latest=-self-hosted", "--action-offline-mode", "--no-skip-checkout", "--no-cache-server",
 		"--action-cache-path", filepath.Join(r.home, "actions"), "--defaultbranch", "master",
 		"-a", "Codertocat", "-s", "GITHUB_TOKEN=test-token",
@@ -308,14 +362,18 @@ func (r *actRunner) run(event, payload, workdir string) string {
 
 // env is act's environment, which in host mode is also every step's: this
 // process's, without what a CI of its own set (GITHUB_*, RUNNER_*, RALPH_*,
-// ACT_*), with the stand-ins' bin first on PATH and a HOME of its own.
+// ACT_*), with the stand-ins' bin first on PATH and a HOME of its own. Its
+// HTTP proxy is a closed port, so that anything (act, git, curl, ralph-ci)
+// reaching past this machine fails instead of quietly using the network;
+// the loopback servers are exempt.
 func (r *actRunner) env() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(k, "GITHUB_"), strings.HasPrefix(k, "RUNNER_"), strings.HasPrefix(k, "RALPH_"),
-			strings.HasPrefix(k, "ACT_"), strings.HasPrefix(k, "XDG_"), k == "HOME", k == "PATH", k == "CI":
+			strings.HasPrefix(k, "ACT_"), strings.HasPrefix(k, "XDG_"), k == "HOME", k == "PATH", k == "CI",
+			strings.HasSuffix(strings.ToLower(k), "_proxy"):
 			continue
 		}
 		env = append(env, kv)
@@ -326,12 +384,15 @@ func (r *actRunner) env() []string {
 	}
 	return append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+r.home,
 		"XDG_CONFIG_HOME="+filepath.Join(r.home, ".config"), "XDG_CACHE_HOME="+filepath.Join(r.home, ".cache"),
-		"ACT_DISABLE_VERSION_CHECK=1", "ACT_ARTIFACTS="+r.artifacts, "PROMPTS="+r.w.prompts)
+		"ACT_DISABLE_VERSION_CHECK=1", "ACT_ARTIFACTS="+r.artifacts, "PROMPTS="+r.w.prompts,
+		"HTTP_PROXY="+deadProxy, "HTTPS_PROXY="+deadProxy, "http_proxy="+deadProxy, "https_proxy="+deadProxy,
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
 }
 
-// payload is the webhook example payload with the pull request's
-// repository (a schedule's example belongs to another one).
-func (r *actRunner) payload(name string) string {
+// payload is the webhook example payload of
+// github/prchannel/testdata/events with the pull request's repository (a
+// schedule's example belongs to another one).
+func (r *actRunner) payload(name string) map[string]any {
 	t := r.t
 	t.Helper()
 	read := func(name string) map[string]any {
@@ -343,11 +404,7 @@ func (r *actRunner) payload(name string) string {
 	}
 	m := read(name)
 	m["repository"] = read("pull_request.opened.json")["repository"]
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return m
 }
 
 var usesRE = regexp.MustCompile(`(?m)^\s*(?:-\s+)?uses:\s*([^\s#]+)`)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // headState is where a HEAD points: a branch (sym, "refs/heads/x") and its
@@ -20,7 +22,7 @@ func readHead(gitDir, commonDir string) (headState, error) {
 	switch {
 	case err != nil:
 		return headState{}, fmt.Errorf("read HEAD: %w", err)
-	case !symbolic && !isID(v):
+	case !symbolic && !IsID(v):
 		return headState{}, fmt.Errorf("%s: neither a branch nor a commit id", filepath.Join(gitDir, "HEAD"))
 	case !symbolic:
 		return headState{id: v}, nil
@@ -46,8 +48,8 @@ func validRef(ref string) bool {
 	return !strings.ContainsAny(ref, " ~^:?*[\\\x00\n")
 }
 
-// isID tells whether s is a full object id (sha1 or sha256, lowercase).
-func isID(s string) bool {
+// IsID tells whether s is a full object id (sha1 or sha256, lowercase).
+func IsID(s string) bool {
 	if len(s) != 40 && len(s) != 64 {
 		return false
 	}
@@ -101,8 +103,8 @@ func (p *private) syncOut(c Checkout) error {
 		}
 		p.head = h
 	}
-	mine, merr := readLimited(filepath.Join(p.dir, "shallow"), 64<<20)
-	theirs, _ := readLimited(filepath.Join(c.CommonDir, "shallow"), 64<<20)
+	mine, merr := safefile.Read(filepath.Join(p.dir, "shallow"), 64<<20)
+	theirs, _ := safefile.Read(filepath.Join(c.CommonDir, "shallow"), 64<<20)
 	switch {
 	case errors.Is(merr, fs.ErrNotExist) && theirs != nil:
 		return os.Remove(filepath.Join(c.CommonDir, "shallow"))

@@ -46,10 +46,15 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 	if o.MaxRotations < 0 {
 		return exitcode.Usagef("--max-rotations %d: want 0 (the config's budget) or more", o.MaxRotations)
 	}
-	if stop, err := guard(ctx, j); stop || err != nil {
+	stop, fork, err := guard(ctx, j)
+	if stop || err != nil {
 		return err
 	}
-	p, err := j.LoadWatched()
+	// On a fork's pull request the job's checkout is the default branch
+	// (never the fork's code before ralph-ci runs), which may have no
+	// specs yet: the loop's are those of the pull request's head, loaded
+	// once the delivery has checked it out.
+	p, err := j.LoadWatchedSpecs(fork)
 	if err != nil {
 		return err
 	}
@@ -72,6 +77,10 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 		return err
 	}
 	defer p.Loader.Close()
+	if len(p.Specs) == 0 { // a fork's run that did not move to its head (not --deliver pr): no specs is an error, as anywhere
+		_, err := j.LoadWatched()
+		return err
+	}
 	if dl != nil {
 		if err := m.Prepare(ctx, j, p, dl.session); err != nil {
 			return err
@@ -106,21 +115,23 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 
 // guard tells whether run must not start a loop: it was started by
 // ralph-ci's own push, or by a fork's pull request no person with write
-// access asked to run on. A notice says why.
-func guard(ctx context.Context, j *job.Job) (stop bool, err error) {
+// access asked to run on. A notice says why. fork tells that the loop is
+// for a fork's pull request.
+func guard(ctx context.Context, j *job.Job) (stop, fork bool, err error) {
 	if own, head, err := ownPush(ctx, j); err != nil || own {
 		if own {
 			fmt.Fprintf(j.Stdout, "::notice title=ralph-ci::this run was started by ralph-ci's own push (%.7s carries Ralph-* trailers): no second loop; the repository's workflows run on that head\n", head)
 			j.Log.Info().Str("head", head).Msg("started by ralph-ci's own push: nothing to do")
 		}
-		return true, err
+		return true, false, err
 	}
-	if fork, asked, why, err := forkAsked(ctx, j); err != nil || (fork && !asked) {
+	fork, asked, why, err := forkAsked(ctx, j)
+	if err != nil || (fork && !asked) {
 		if why != "" {
 			fmt.Fprintf(j.Stdout, "::notice title=ralph-ci::%s\n", why)
 			j.Log.Info().Msg(why)
 		}
-		return true, err
+		return true, fork, err
 	}
-	return false, nil
+	return false, fork, nil
 }
