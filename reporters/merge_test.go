@@ -1,6 +1,7 @@
 package reporters_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -145,5 +146,74 @@ func TestMergeErrors(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestMergeSpend: a matrix's reports add up their spend. Every job's run
+// sums; the pull request's counts each rotation once (the shards start
+// from one state, $1.00 and 100 tokens, and the integration folds
+// theirs); the day's is the last read; the stops are all kept; a spec's
+// spend over all runs is the highest reported; reports without spend
+// (check's) count for nothing.
+func TestMergeSpend(t *testing.T) {
+	amount := func(usd float64, tokens int64) report.Amount { return report.Amount{USD: usd, Tokens: tokens} }
+	withSpend := func(r *report.Report, run, pr report.Amount, day float64, stops ...string) *report.Report {
+		r.Spend = &report.Spend{Run: run, PullRequest: pr}
+		if day > 0 {
+			r.Spend.Day = &report.Amount{USD: day}
+		}
+		for _, k := range stops {
+			r.Spend.Stops = append(r.Spend.Stops, report.CapStop{Key: k})
+		}
+		return r
+	}
+	shards := func() []*report.Report {
+		one := withSpend(shard(10, "done", "a:verified"), amount(0.50, 50), amount(1.50, 150), 3)
+		one.Specs[0].Spend = &report.Amount{USD: 0.75, Tokens: 70}
+		two := withSpend(shard(11, "limits", "b:pending"), amount(0.25, 20), amount(1.25, 120), 0, "budgets.per_spec")
+		return []*report.Report{one, two}
+	}
+	integration := withSpend(shard(12, "done", "a:verified"), amount(0.10, 10), amount(1.85, 180), 4, "budgets.per_rotation")
+	integration.Specs[0].Spend = &report.Amount{USD: 0.85, Tokens: 80}
+	check := shard(13, "done") // check: no spend
+
+	for _, tc := range []struct {
+		name    string
+		in      []*report.Report
+		run, pr report.Amount
+		day     float64
+		stops   string
+		specA   report.Amount
+	}{
+		{"shards", shards(), amount(0.75, 70), amount(1.75, 170), 3, "budgets.per_spec", amount(0.75, 70)},
+		{"shards and the integration", append(shards(), integration, check), amount(0.85, 80), amount(1.85, 180), 4, "budgets.per_spec budgets.per_rotation", amount(0.85, 80)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := reporters.Merge(tc.in...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp := got.Spend
+			near := func(a, b report.Amount) bool { return a.Tokens == b.Tokens && a.USD > b.USD-1e-9 && a.USD < b.USD+1e-9 }
+			if sp == nil || !near(sp.Run, tc.run) || !near(sp.PullRequest, tc.pr) || sp.Day == nil || sp.Day.USD != tc.day {
+				t.Fatalf("spend %+v, want run %+v, pull request %+v, day $%v", sp, tc.run, tc.pr, tc.day)
+			}
+			if want := fmt.Sprintf("$%.4f", tc.pr.USD); sp.PullRequest.Text != want {
+				t.Errorf("pull request's text %q, want %q", sp.PullRequest.Text, want)
+			}
+			var stops []string
+			for _, s := range sp.Stops {
+				stops = append(stops, s.Key)
+			}
+			if strings.Join(stops, " ") != tc.stops {
+				t.Errorf("stops %v, want %s", stops, tc.stops)
+			}
+			if a := got.Specs[0]; a.Spend == nil || !near(*a.Spend, tc.specA) {
+				t.Errorf("spec a's spend %+v, want %+v", a.Spend, tc.specA)
+			}
+		})
+	}
+	if got, _ := reporters.Merge(check, shard(14, "done")); got.Spend != nil {
+		t.Errorf("reports without spend merged into %+v, want none", got.Spend)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/google/renameio/v2"
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
 )
 
@@ -32,41 +33,26 @@ func (m Multi) Report(ctx context.Context, r *report.Report) error {
 	return errors.Join(errs...)
 }
 
-// WriteFile writes a report file through write, atomically: into a
-// temporary file beside path (its parent folders are created), synced,
-// then renamed over path. Readers never see a half-written report, and a
-// failed write leaves any previous file in place.
-func WriteFile(path string, write func(io.Writer) error) (err error) {
+// WriteFile writes a report file through write, atomically (renameio):
+// into a temporary file beside path (its parent folders are created),
+// synced, then renamed over path. Readers never see a half-written
+// report, and a failed write leaves any previous file in place.
+func WriteFile(path string, write func(io.Writer) error) error {
 	if path == "" {
 		return errors.New("write report: no file name")
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write report %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	f, err := renameio.NewPendingFile(path, renameio.WithStaticPermissions(0o644))
 	if err != nil {
 		return fmt.Errorf("write report %s: %w", path, err)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
+	defer f.Cleanup()
 	if err := write(f); err != nil {
 		return fmt.Errorf("write report %s: %w", path, err)
 	}
-	if err := f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := f.CloseAtomicallyReplace(); err != nil {
 		return fmt.Errorf("write report %s: %w", path, err)
 	}
 	return nil

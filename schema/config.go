@@ -227,6 +227,10 @@ const (
 	DeliverPR     = "pr"     // commit, push, and state carried by git
 )
 
+// DeliveryModes lists the delivery modes, in the order the schema's
+// delivery.mode names them (TestDeliveryModesEqualTheSchema).
+var DeliveryModes = []string{DeliverNone, DeliverCommit, DeliverPR}
+
 // Delivery says how the loop's work and state leave a CI job.
 type Delivery struct {
 	Mode   string  `json:"mode"`

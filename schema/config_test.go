@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -283,5 +284,22 @@ func TestLoadConfigDelivery(t *testing.T) {
 	_, err = LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [x]}}\ndelivery: {mode: push}\n"))
 	if err == nil || !strings.Contains(err.Error(), "ralph.yaml:2") || !strings.Contains(err.Error(), "delivery.mode") {
 		t.Fatalf("a bad mode: %v", err)
+	}
+}
+
+// TestDeliveryModesEqualTheSchema: the delivery modes the command line
+// takes (run --deliver) are the ones delivery.mode allows.
+func TestDeliveryModesEqualTheSchema(t *testing.T) {
+	s, err := Compiled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := s.Enum("#Config.delivery.mode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Sorted(slices.Values(DeliveryModes))
+	if want = slices.Compact(want); !slices.Equal(got, want) {
+		t.Errorf("DeliveryModes %q, the schema's delivery.mode %q: add the mode to both", got, want)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 )
 
 // A fork's pull request: check on pull_request_target (the checkout is
@@ -74,4 +76,82 @@ func TestRunOnAForkOnlyWhenAMaintainerAsks(t *testing.T) {
 	if len(opened) != 1 || opened[0].Head != "ralph-ci/pr-2" || opened[0].Base != "master" {
 		t.Fatalf("pull requests opened: %+v, want one from ralph-ci/pr-2 into master", opened)
 	}
+}
+
+// A fork whose owner allows maintainers: with a push-token, run asked by
+// a maintainer pushes the loop's work to the fork's own branch (the pull
+// request's head) with the push-token alone, the fork's HTTP origin
+// records, and keeps the state in the base repository; no branch of the
+// base repository and no second pull request. When the fork refuses the
+// push (its owner pushed meanwhile), the work goes to ralph-ci/pr-N of
+// the base repository with a pull request, and the log says why; when
+// the fork does not allow maintainers, the log says so.
+func TestRunPushesToAForkThatAllowsMaintainers(t *testing.T) {
+	w := newCIWorld(t, ralphBinary(t), ciRepoFiles)
+	fork := ghorigin.New(t, "master", "changes", 2, map[string]string{"README.md": "fork\n"}, nil)
+	// The fork's branch is the pull request's head, which GitHub mirrors
+	// into the base repository's refs/pull/2/head (here: the base's
+	// changes branch, which each job's refresh of the pull request reads).
+	ghorigin.Git(t, fork.Bare, "fetch", "--quiet", w.Bare, "+refs/heads/changes:refs/heads/changes")
+	fork.ServeHTTP("app-token")
+	mirror := func() {
+		ghorigin.Git(t, w.Bare, "fetch", "--quiet", fork.Bare, "+refs/heads/changes:refs/heads/changes")
+	}
+	w.srv.HeadRepo, w.srv.HeadCloneURL, w.srv.MaintainerCanModify = "someone/Hello-World", fork.URL, true
+	env := []string{"GITHUB_SERVER_URL=" + fork.ServerURL, "GITHUB_EVENT_NAME=pull_request_target"}
+	labeled := func(maintainers bool) {
+		w.setEventJSON(fmt.Sprintf(`{"action":"labeled","number":2,"label":{"name":"ralph-ci run"},"sender":{"login":"alice"},"pull_request":{"number":2,"maintainer_can_modify":%t,"head":{"sha":%q,"ref":"changes","repo":{"full_name":"someone/Hello-World","clone_url":%q}},"base":{"ref":"master","repo":{"full_name":"Codertocat/Hello-World"}}},"repository":{"full_name":"Codertocat/Hello-World","default_branch":"master"}}`,
+			maintainers, fork.Rev("refs/heads/changes"), fork.URL))
+	}
+
+	// Run 1: the work goes to the fork's branch, pushed with the push-token.
+	start := fork.Rev("refs/heads/changes")
+	labeled(true)
+	w.job("", "")
+	_, stderr := w.ralphPushToken(3, "app-token", env, "run", "--deliver", "pr", "--max-rotations", "1")
+	contains(t, "run 1's log", stderr, "the fork allows maintainers: the work goes to its branch, pushed with the push-token")
+	tip := fork.Rev("refs/heads/changes")
+	if tip == start || fork.Rev(tip+"^1") != start {
+		t.Fatalf("the fork's branch is at %s, want one commit of the loop's on %s\n%s", tip, start, stderr)
+	}
+	pushes := fork.Pushes()
+	if len(pushes) == 0 || fork.Refused != 0 {
+		t.Fatalf("pushes to the fork %q, %d requests refused: want pushes with the push-token only", pushes, fork.Refused)
+	}
+	for _, tok := range pushes {
+		if tok != "app-token" {
+			t.Fatalf("the fork was pushed to with %q, want the push-token only", pushes)
+		}
+	}
+	if w.Rev("refs/heads/ralph-ci/pr-2") != "" || len(w.srv.OpenedPulls()) != 0 {
+		t.Fatal("the work also went to a branch of the base repository, or a pull request was opened")
+	}
+	if w.Rev("refs/ralph-ci/state/ralph-ci/pr-2") == "" {
+		t.Fatal("the loop's state is not in the base repository")
+	}
+
+	// Run 2: the fork's owner pushed meanwhile (not mirrored yet): the
+	// fork refuses ralph-ci's push, the work goes to ralph-ci/pr-2.
+	mirror()
+	labeled(true)
+	ownerTip := fork.Push("changes", map[string]string{"owner.txt": "mine\n"}, "the fork owner's change")
+	w.job("", "")
+	_, stderr = w.ralphPushToken(3, "app-token", env, "run", "--deliver", "pr", "--max-rotations", "1")
+	contains(t, "run 2's log", stderr, "the fork refused the push to its branch changes", "the work goes to ralph-ci/pr-2 of the base repository instead")
+	if fork.Rev("refs/heads/changes") != ownerTip {
+		t.Fatal("the fork's branch moved past its owner's push")
+	}
+	own := w.Rev("refs/heads/ralph-ci/pr-2")
+	if own == "" || w.Rev(own+"^1") != tip {
+		t.Fatalf("ralph-ci/pr-2 is %q, want the loop's commit on %s\n%s\n%s", own, tip, ghorigin.Git(t, w.Bare, "log", "--format=%H %s", "-5", own), stderr)
+	}
+	if opened := w.srv.OpenedPulls(); len(opened) != 1 || opened[0].Head != "ralph-ci/pr-2" {
+		t.Fatalf("pull requests opened: %+v, want one from ralph-ci/pr-2", opened)
+	}
+
+	// Run 3: the fork no longer allows maintainers: the log says so.
+	labeled(false)
+	w.job("", "")
+	_, stderr = w.ralphPushToken(3, "app-token", env, "run", "--deliver", "pr", "--max-rotations", "1")
+	contains(t, "run 3's log", stderr, "does not allow maintainers to push to its branch: the work goes to ralph-ci/pr-2 of the base repository")
 }

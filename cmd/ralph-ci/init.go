@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-ci/ralph-ci/internal/scaffold"
-	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 )
 
 func newInitCommand(opts *globalOptions) *cobra.Command {
@@ -37,53 +35,14 @@ run (see docs/getting-started.md).`,
   ralph-ci -C path/to/repo init --agent gemini`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			agent, err := scaffold.AgentNamed(agentName)
-			if err != nil {
-				return &usageError{err}
+			var tc *string
+			if cmd.Flags().Changed("test-command") {
+				tc = &testCommand
 			}
-			if !cmd.Flags().Changed("test-command") {
-				testCommand = scaffold.TestCommand(opts.dir)
-			}
-			files, err := scaffold.Files(agent, strings.TrimSpace(testCommand))
-			if err != nil {
-				return err
-			}
-			if err := scaffold.Write(opts.dir, files); err != nil {
-				return exitcode.New(exitcode.Usage, err)
-			}
-			out := cmd.OutOrStdout()
-			for _, f := range files {
-				fmt.Fprintf(out, "wrote %s\n", f.Path)
-			}
-			added, err := scaffold.AppendGitignore(opts.dir)
-			if err != nil {
-				return err
-			}
-			if added {
-				fmt.Fprintf(out, "added %s to .gitignore\n", scaffold.GitignoreLine)
-			}
-			fmt.Fprintln(out, nextSteps(agent, testCommand))
-			return nil
+			return scaffold.Init(opts.Dir, agentName, tc, cmd.OutOrStdout())
 		}),
 	}
 	cmd.Flags().StringVar(&agentName, "agent", "claude", "the agent CLI: "+strings.Join(names, ", "))
 	cmd.Flags().StringVar(&testCommand, "test-command", "", "the command that runs the repository's tests (default: guessed from go.mod, package.json, ...)")
 	return cmd
-}
-
-// nextSteps says what to do after init.
-func nextSteps(agent scaffold.Agent, testCommand string) string {
-	var b strings.Builder
-	b.WriteString("\nNext:\n")
-	if agent.Install != "" {
-		fmt.Fprintf(&b, "  %s   # if %s is not installed\n", agent.Install, agent.CLI)
-		fmt.Fprintf(&b, "  export %s=...   # its key; in CI, the repository secret %s\n", agent.Secret, agent.Secret)
-	} else {
-		b.WriteString("  edit agent.sh: call your agent there\n")
-	}
-	if testCommand == "" {
-		b.WriteString("  (no test command found: give one in ralph.yaml, stages.coder.verification_config)\n")
-	}
-	b.WriteString("  ralph-ci check\n  ralph-ci run\n")
-	return b.String()
 }

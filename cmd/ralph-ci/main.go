@@ -1,11 +1,13 @@
 // Command ralph-ci runs coding agents in verified Ralph loops in CI.
 //
-// main only parses flags and wires packages, one command per file (run,
-// check, status, reset, answer, report, version); the environment is read
-// once, into one struct, at the door (env.go). The logic lives below: the
-// loop in pipeline/engine, the checkpoints and who may approve in
-// pipeline/gate, the outputs in reporters (internal/layering pins the
-// order of the packages).
+// main is wiring: one cobra command per file (run, check, plan, status,
+// reset, answer, report, init, version) parses its flags into an options
+// struct and calls one function below; the environment and the tokens are
+// read once, at the door (root.go, trust.go, seal.go), into a job.Job.
+// The sequences live below: run's in pipeline/run, check's in
+// pipeline/check, plan's and the shards' in pipeline/matrix, what they
+// share in pipeline/job (internal/layering pins the order of the
+// packages).
 package main
 
 import (

@@ -99,20 +99,7 @@ func TestPushTokenPushesAndItsRunDoesNotLoopAgain(t *testing.T) {
 				t.Fatalf("%v: %s", err, out)
 			}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cmd, o, e := w.command(ctx, args...)
-		cmd.Env = append(cmd.Env, "GITHUB_SERVER_URL="+origin.URL, "RALPH_PUSH_TOKEN_FD=4")
-		r3, w3, _ := os.Pipe()
-		r4, w4, _ := os.Pipe()
-		w3.Close()
-		w4.WriteString("app-token\n")
-		w4.Close()
-		cmd.ExtraFiles = []*os.File{r3, r4}
-		w.exit(want, cmd.Run(), args, o, e)
-		r3.Close()
-		r4.Close()
-		return o.String(), e.String()
+		return w.ralphPushToken(want, "app-token", []string{"GITHUB_SERVER_URL=" + origin.URL}, args...)
 	}
 	w.job("", "")
 	run(3, "run", "--deliver", "pr", "--max-rotations", "2")
@@ -142,6 +129,26 @@ func TestPushTokenPushesAndItsRunDoesNotLoopAgain(t *testing.T) {
 	if w.Rev("refs/heads/changes") != head {
 		t.Fatal("the run started by ralph-ci's push pushed")
 	}
+}
+
+// ralphPushToken runs the binary with extra environment and the
+// push-token input on descriptor 4, as the Action hands it.
+func (w *prWorld) ralphPushToken(want int, token string, extra []string, args ...string) (string, string) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd, o, e := w.command(ctx, args...)
+	cmd.Env = append(append(cmd.Env, extra...), "RALPH_PUSH_TOKEN_FD=4")
+	r3, w3, _ := os.Pipe()
+	r4, w4, _ := os.Pipe()
+	w3.Close()
+	w4.WriteString(token + "\n")
+	w4.Close()
+	cmd.ExtraFiles = []*os.File{r3, r4}
+	w.exit(want, cmd.Run(), args, o, e)
+	r3.Close()
+	r4.Close()
+	return o.String(), e.String()
 }
 
 // setEventJSON makes payload the job's event.

@@ -1,15 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"path/filepath"
-
-	"github.com/ralph-ci/ralph-ci/internal/safefile"
-	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
-	"github.com/ralph-ci/ralph-ci/pipeline/report"
-	"github.com/ralph-ci/ralph-ci/reporters"
-	"github.com/ralph-ci/ralph-ci/reporters/jsonreport"
 	"github.com/ralph-ci/ralph-ci/reporters/publish"
 
 	"github.com/spf13/cobra"
@@ -47,7 +38,10 @@ one named later). Totals are recomputed, so they count every rotation of
 every job: merge each job's report once. The exit is the most severe one,
 from least to most: done, limits, awaiting_human, rejected, escalated,
 stuck, agents_exhausted, interrupted, usage, failure (an unknown class
-ranks just below failure). Every report must be of version 1 and of the
+ranks just below failure). The spend adds up: the run's is every job's;
+the pull request's counts each rotation once (the least any job started
+from, plus every job's run), the day's is the last read, the caps that
+stopped something are all listed. Every report must be of version 1 and of the
 same command; each is validated against the report schema first.
 
 Relative paths are relative to -C DIR. The exit code is 0 when the merged
@@ -57,32 +51,12 @@ the status step output.`,
   ralph-ci report merge --github --junit junit.xml shard-1.json shard-2.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			if junitOut == "" && jsonOut == "" && !gh {
-				return &usageError{errors.New("report merge: nothing to write; give --json FILE, --junit FILE or --github")}
+			targets := publish.Targets{Root: opts.Dir, JUnit: junitOut, JSON: jsonOut, GitHub: gh}
+			merged, err := publish.Merge(cmd.Context(), args, targets, opts.Env.Actions, opts.Stdout)
+			if err == nil {
+				opts.Log.Info().Int("reports", len(args)).Int("specs", merged.Totals.Specs).Str("exit", merged.Exit.Class).Msg("reports merged")
 			}
-			var inputs []*report.Report
-			for _, arg := range args {
-				r, err := readReport(inPath(opts.dir, arg))
-				if err != nil {
-					return err
-				}
-				inputs = append(inputs, r)
-			}
-			merged, err := reporters.Merge(inputs...)
-			if err != nil {
-				return exitcode.New(exitcode.Usage, err)
-			}
-			targets := publish.Targets{Root: opts.dir, JUnit: junitOut, JSON: jsonOut, GitHub: gh}
-			if err := publish.Write(cmd.Context(), merged, targets, opts.env.actions, opts.stdout); err != nil {
-				return err
-			}
-			t := merged.Totals
-			// "verified" counts as the step's verified output does: every
-			// spec at 3/3, those awaiting a checkpoint included.
-			fmt.Fprintf(opts.stdout, "merged %d reports: %d specs, %d verified (%d of them awaiting a checkpoint), %d pending, %d failed, %d stuck; exit %s\n",
-				len(inputs), t.Specs, t.AllVerified(), t.Awaiting, t.Pending, t.Failed, t.Stuck, merged.Exit.Class)
-			opts.log.Info().Int("reports", len(inputs)).Int("specs", t.Specs).Str("exit", merged.Exit.Class).Msg("reports merged")
-			return nil
+			return err
 		}),
 	}
 	f := cmd.Flags()
@@ -90,27 +64,4 @@ the status step output.`,
 	f.StringVar(&junitOut, "junit", "", "write the merged report as JUnit XML to `FILE`")
 	f.BoolVar(&gh, "github", false, "in GitHub Actions, also write the job summary, step outputs and annotations")
 	return cmd
-}
-
-// readReport reads one input report: a missing file is a failure, a file
-// that is not a valid report a usage error.
-func readReport(path string) (*report.Report, error) {
-	f, _, err := safefile.OpenRegular(path) // a FIFO or a device never blocks the merge
-	if err != nil {
-		return nil, fmt.Errorf("report merge: %w", err)
-	}
-	defer f.Close()
-	r, err := jsonreport.Decode(f, path)
-	if err != nil {
-		return nil, exitcode.New(exitcode.Usage, err)
-	}
-	return r, nil
-}
-
-// inPath resolves a path given on the command line against -C DIR.
-func inPath(dir, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(dir, p)
 }

@@ -6,30 +6,26 @@ import (
 	"io"
 	"regexp"
 
-	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/ralph-ci/ralph-ci/internal/text"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
 )
 
-// globalOptions are the flags every subcommand takes.
+// globalOptions are the flags every subcommand takes and the job they
+// make (job.Job: -C, --config, the writers, the log, the environment read
+// once at the door, the agent host), which each command hands to its one
+// function below.
 type globalOptions struct {
-	dir       string
-	config    string
+	job.Job
 	logFormat string
 	logLevel  string
 
 	stdin  io.Reader
-	stdout io.Writer
 	stderr io.Writer
-	log    zerolog.Logger
-	env    environment // read once, at the door
-	// host is how every agent and verification command starts: the
-	// secrets to mask, the environment policy, the shepherd.
-	host *agent.Host
 }
 
 // execute builds the command tree, runs it and maps the outcome to an
@@ -37,25 +33,25 @@ type globalOptions struct {
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.Code {
 	sealed := unsealed()
 	getenv := getenvWith(sealed)
-	opts := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr, env: readEnvironment(getenv), host: &agent.Host{}}
+	opts := &globalOptions{Job: job.Job{Stdout: stdout, Env: job.EnvFrom(getenv), Host: &agent.Host{}, Version: versionString()}, stdin: stdin, stderr: stderr}
 	token, err := readToken(getenv)
-	opts.env.pr.Token = token
+	opts.Env.PR.Token = token
 	if err == nil {
-		opts.env.pushToken, err = readFD(getenv, pushTokenFDVar)
+		opts.Env.PushToken, err = readFD(getenv, pushTokenFDVar)
 	}
-	protectProcess(opts.host, token)
-	opts.host.AddSecrets(opts.env.pushToken)
-	opts.host.AddSecrets(sealedSecrets(sealed)...)
+	protectProcess(opts.Host, token)
+	opts.Host.AddSecrets(opts.Env.PushToken)
+	opts.Host.AddSecrets(sealedSecrets(sealed)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "ralph-ci: %v\n", err)
-		return opts.env.exit(exitcode.Usage, stdout)
+		return opts.Env.Exit(exitcode.Usage, stdout)
 	}
-	return opts.env.exit(executeArgs(opts, args), stdout)
+	return opts.Env.Exit(executeArgs(opts, args), stdout)
 }
 
 // executeArgs runs the command line args and maps the outcome to an exit code.
 func executeArgs(opts *globalOptions, args []string) exitcode.Code {
-	stdin, stdout, stderr := opts.stdin, opts.stdout, opts.stderr
+	stdin, stdout, stderr := opts.stdin, opts.Stdout, opts.stderr
 	root := newRootCommand(opts)
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -66,7 +62,7 @@ func executeArgs(opts *globalOptions, args []string) exitcode.Code {
 		return exitcode.OK
 	}
 	code := exitcode.Of(err)
-	var usage *usageError
+	var usage *exitcode.UsageError
 	if errors.As(err, &usage) || isCobraUsage(err) {
 		code = exitcode.Usage
 		path := "ralph-ci"
@@ -82,11 +78,6 @@ func executeArgs(opts *globalOptions, args []string) exitcode.Code {
 	}
 	return code
 }
-
-// usageError is a wrong command line.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
 
 func isCobraUsage(err error) bool {
 	// cobra reports unknown commands and flags as plain errors before any
@@ -113,20 +104,20 @@ ralph.json, ralph.cue) at the repository root; specs are PROMPT.md and
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := newLogger(opts.stderr, opts.logFormat, opts.logLevel, opts.env.runnerDebug)
+			log, err := newLogger(opts.stderr, opts.logFormat, opts.logLevel, opts.Env.RunnerDebug)
 			if err != nil {
-				return &usageError{err}
+				return &exitcode.UsageError{Err: err}
 			}
-			opts.log = log
+			opts.Log = log
 			return nil
 		},
 	}
 	f := root.PersistentFlags()
-	f.StringVarP(&opts.dir, "dir", "C", ".", "run as if started in `DIR` (the repository root)")
-	f.StringVar(&opts.config, "config", "", "config `FILE` (default: ralph.cue, ralph.yaml, ralph.yml or ralph.json in the root)")
+	f.StringVarP(&opts.Dir, "dir", "C", ".", "run as if started in `DIR` (the repository root)")
+	f.StringVar(&opts.Config, "config", "", "config `FILE` (default: ralph.cue, ralph.yaml, ralph.yml or ralph.json in the root)")
 	f.StringVar(&opts.logFormat, "log-format", "auto", "log format on stderr: auto (console on a terminal, else JSON lines), console or json")
 	f.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn or error (RUNNER_DEBUG=1 means debug)")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{withFlagSuggestion(c, err)} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &exitcode.UsageError{Err: withFlagSuggestion(c, err)} })
 
 	root.AddCommand(newRunCommand(opts), newCheckCommand(opts), newStatusCommand(opts), newResetCommand(opts), newVersionCommand(opts), newReportCommand(opts), newAnswerCommand(opts), newPlanCommand(opts), newInitCommand(opts))
 	root.SuggestionsMinimumDistance = 2

@@ -1,18 +1,12 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
-	igit "github.com/ralph-ci/ralph-ci/internal/git"
-	"github.com/ralph-ci/ralph-ci/internal/gitauth"
-	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
@@ -31,9 +25,7 @@ import (
 //     own executable), which contains everything they start.
 //
 // Before its first git command, it hides the credential actions/checkout
-// persisted in the git config (gitauth) and hands it to its own fetch and
-// push only (internal/git); before a run starts any agent, it applies the
-// config's environment.remove.
+// persisted in the git config (pipeline/job's UseGitCredential).
 
 // readToken reads the job's token as the Action hands it.
 func readToken(getenv func(string) string) (string, error) {
@@ -98,69 +90,5 @@ func protectProcess(host *agent.Host, token string) {
 	host.AddEnvironSecrets()
 	if exe, err := os.Executable(); err == nil {
 		host.Shepherd = exe
-	}
-}
-
-// ownCredentials are the credentials of ralph-ci's own fetch and push:
-// the push token when the Action was given one (its push starts the
-// repository's workflows, as a push with the job's token does not), else
-// the checkout's hidden header when actions/checkout persisted one, else,
-// with persist-credentials: false, the job's token for the server (none
-// when either is unknown: a laptop's git uses its own credentials).
-func ownCredentials(hidden []igit.Credential, serverURL, token, pushToken string) []igit.Credential {
-	if pushToken != "" && serverURL != "" {
-		return []igit.Credential{gitauth.Credential(serverURL, pushToken)}
-	}
-	if len(hidden) > 0 || serverURL == "" || token == "" {
-		return hidden
-	}
-	return []igit.Credential{gitauth.Credential(serverURL, token)}
-}
-
-// useGitCredential hides the credential actions/checkout persisted in
-// the checkout's git config until the returned function puts it back,
-// and hands ralph-ci's own fetch and push (internal/git, nothing else it
-// starts) the credential (ownCredentials) from the first fetch on.
-func useGitCredential(ctx context.Context, opts *globalOptions, root string) (restore func()) {
-	if abs, err := filepath.Abs(root); err == nil { // the config files git names hold from the root, not from here (-C)
-		root = abs
-	}
-	if _, err := igit.Open(root); err != nil && !errors.Is(err, igit.ErrNotRepo) {
-		opts.log.Warn().Err(err).Msg("git: cannot read the checkout")
-	}
-	hidden, err := gitauth.Hide(ctx, root)
-	if err != nil {
-		opts.log.Warn().Err(err).Msg("could not hide the git credential actions/checkout persisted: the agent may read it (use persist-credentials: false)")
-	}
-	opts.host.AddSecrets(hidden.Values()...)
-	igit.UseCredentials(ownCredentials(hidden.Credentials(), opts.env.serverURL, opts.env.pr.Token, opts.env.pushToken)...)
-	return func() {
-		igit.UseCredentials()
-		if err := hidden.Restore(context.WithoutCancel(ctx)); err != nil {
-			opts.log.Warn().Err(err).Msg("could not put back the git credential actions/checkout persisted")
-		}
-	}
-}
-
-// denyGitDirs denies the agents and verification commands write access to
-// ralph-ci's own git directories (Landlock, applied by the shepherd) when
-// RALPH_LANDLOCK=1, the kernel has Landlock and the folder is one agents
-// make no files in (/var/tmp); a log line says which. It is off by
-// default: a Landlock-restricted process may not change its mounts, so an
-// agent that sandboxes its own commands with namespaces (Codex's
-// bubblewrap) cannot run under it.
-func denyGitDirs(opts *globalOptions) {
-	base := igit.PrivateBase()
-	switch {
-	case base == "":
-	case !opts.env.landlock:
-		opts.log.Debug().Msg("landlock: off (RALPH_LANDLOCK=1 turns it on); ralph-ci rewrites its git directory's configuration before each git command")
-	case shepherd.LandlockABI() == 0:
-		opts.log.Warn().Str("dir", base).Msg("landlock: not available on this kernel; agents are not denied writing ralph-ci's own git directory (ralph-ci still rewrites its configuration before each git command)")
-	case filepath.Dir(base) != "/var/tmp":
-		opts.log.Warn().Str("dir", base).Msg("landlock: ralph-ci's own git directory is not under /var/tmp, so agents are not denied writing it (ralph-ci still rewrites its configuration before each git command)")
-	default:
-		opts.host.Deny = []string{base}
-		opts.log.Info().Str("dir", base).Int("abi", shepherd.LandlockABI()).Msg("landlock: agents and verification commands cannot write ralph-ci's own git directory")
 	}
 }

@@ -18,7 +18,7 @@ func newVersionCommand(opts *globalOptions) *cobra.Command {
 		Example: "  ralph-ci version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(opts.stdout, "ralph-ci %s %s/%s %s\n", versionString(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+			fmt.Fprintf(opts.Stdout, "ralph-ci %s %s/%s %s\n", versionString(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 			return nil
 		},
 	}

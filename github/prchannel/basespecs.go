@@ -25,7 +25,7 @@ import (
 // Read or RaiseTiers has not.
 func (c *Client) BaseSpecs(ctx context.Context) (specs schema.Specs, ok bool) {
 	if !c.trusted {
-		pr, _, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, c.pr)
+		pr, _, err := c.api.PullRequests.Get(ctx, c.owner, c.repo, c.pr)
 		if err != nil {
 			return schema.Specs{}, false
 		}
@@ -97,7 +97,7 @@ func (c *Client) baseSpecFiles(ctx context.Context, prefix string) ([]gate.BaseS
 
 // walk adds the *.spec.md files under dir on the base commit to files.
 func (c *Client) walk(ctx context.Context, prefix, dir string, files *[]string) error {
-	_, entries, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, prefix+dir, &gh.RepositoryContentGetOptions{Ref: c.base})
+	_, entries, _, err := c.api.Contents.GetContents(ctx, c.owner, c.repo, prefix+dir, &gh.RepositoryContentGetOptions{Ref: c.base})
 	if isNotFound(err) {
 		return nil
 	}

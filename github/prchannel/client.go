@@ -41,7 +41,7 @@ import (
 
 // Client talks to one pull request.
 type Client struct {
-	gh          *gh.Client
+	api         github.Repo // the parts of the GitHub API it uses
 	owner, repo string
 	pr          int
 	cfg         schema.GitHub  // who may approve: the base commit's, once trusted is set
@@ -105,17 +105,20 @@ type Options struct {
 	Retry github.Retry
 }
 
-// New builds a client for the pull request, honouring GITHUB_API_URL.
+// New builds a client for the pull request, honouring GITHUB_API_URL: the
+// GitHub port builds the go-github client, and the channel talks to it
+// through the small interfaces of github.Repo (pull requests, statuses,
+// comments, contents, commits, users, requests).
 func New(o Options) (*Client, error) {
-	owner, repo, err := o.Env.ownerRepo()
-	if err != nil {
-		return nil, err
-	}
 	c, err := github.New(o.Env.Client(o.Config.Timeout.Std(), o.Retry, o.HTTP, o.Log))
 	if err != nil {
 		return nil, err
 	}
-	return &Client{gh: c, owner: owner, repo: repo, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, baseTier: o.DefaultTier, specs: o.Specs, log: o.Log, actions: o.Actions,
+	api, err := github.RepoOf(c, o.Env.Repository)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{api: api, owner: api.Owner, repo: api.Name, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, baseTier: o.DefaultTier, specs: o.Specs, log: o.Log, actions: o.Actions,
 		annotations: o.Stdout, self: o.Env.Login, perms: map[string]string{}, bodies: map[int64]string{}, statuses: map[string][]*gh.RepoStatus{}}, nil
 }
 
@@ -125,7 +128,7 @@ func (c *Client) permission(ctx context.Context, login string) (string, error) {
 	if p, ok := c.perms[login]; ok {
 		return p, nil
 	}
-	req, err := c.gh.NewRequest("GET", fmt.Sprintf("repos/%s/%s/collaborators/%s/permission", c.owner, c.repo, url.PathEscape(login)), nil)
+	req, err := c.api.Requests.NewRequest("GET", fmt.Sprintf("repos/%s/%s/collaborators/%s/permission", c.owner, c.repo, url.PathEscape(login)), nil)
 	if err != nil {
 		return "", err
 	}
@@ -133,7 +136,7 @@ func (c *Client) permission(ctx context.Context, login string) (string, error) {
 		Permission string `json:"permission"`
 		RoleName   string `json:"role_name"`
 	}
-	if _, err := c.gh.Do(ctx, req, &v); err != nil {
+	if _, err := c.api.Requests.Do(ctx, req, &v); err != nil {
 		var er *gh.ErrorResponse
 		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
 			c.perms[login] = "none" // not a collaborator

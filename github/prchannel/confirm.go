@@ -24,7 +24,7 @@ func (c *Client) Confirm(ctx context.Context, tg tiers.Target, rec tiers.Record)
 	var given time.Time
 	switch rec.DecidedKind {
 	case tiers.KindReply:
-		cm, _, err := c.gh.Issues.GetComment(ctx, c.owner, c.repo, rec.DecidedID)
+		cm, _, err := c.api.Comments.GetComment(ctx, c.owner, c.repo, rec.DecidedID)
 		if isNotFound(err) {
 			return fmt.Sprintf("reply %d does not exist", rec.DecidedID), nil
 		}
@@ -118,12 +118,12 @@ type timedReaction struct {
 func (c *Client) allReactions(ctx context.Context, comment int64) ([]timedReaction, error) {
 	var out []timedReaction
 	for page := 1; ; {
-		req, err := c.gh.NewRequest("GET", fmt.Sprintf("repos/%s/%s/issues/comments/%d/reactions?per_page=100&page=%d", c.owner, c.repo, comment, page), nil)
+		req, err := c.api.Requests.NewRequest("GET", fmt.Sprintf("repos/%s/%s/issues/comments/%d/reactions?per_page=100&page=%d", c.owner, c.repo, comment, page), nil)
 		if err != nil {
 			return nil, err
 		}
 		var batch []timedReaction
-		resp, err := c.gh.Do(ctx, req, &batch)
+		resp, err := c.api.Requests.Do(ctx, req, &batch)
 		if err != nil {
 			return nil, fmt.Errorf("reactions on comment %d: %w", comment, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	gh "github.com/google/go-github/v60/github"
 	"github.com/rs/zerolog"
 
 	"github.com/ralph-ci/ralph-ci/github"
@@ -80,33 +81,18 @@ func (e Env) PullRequest() (number int, ok bool, err error) {
 	if err != nil {
 		return 0, false, fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
 	}
-	var ev struct {
-		Number      int `json:"number"`
-		PullRequest *struct {
-			Number int `json:"number"`
-		} `json:"pull_request"`
-		Issue *struct {
-			Number      int              `json:"number"`
-			PullRequest *json.RawMessage `json:"pull_request"`
-		} `json:"issue"`
+	var ev struct { // go-github's types of the events that carry one
+		PullRequest *gh.PullRequest `json:"pull_request"`
+		Issue       *gh.Issue       `json:"issue"`
 	}
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		return 0, false, fmt.Errorf("parse the event payload %s: %w", e.EventPath, err)
 	}
 	switch {
-	case ev.PullRequest != nil && ev.PullRequest.Number > 0:
-		return ev.PullRequest.Number, true, nil
-	case ev.Issue != nil && ev.Issue.PullRequest != nil && ev.Issue.Number > 0:
-		return ev.Issue.Number, true, nil
+	case ev.PullRequest.GetNumber() > 0:
+		return ev.PullRequest.GetNumber(), true, nil
+	case ev.Issue != nil && ev.Issue.IsPullRequest() && ev.Issue.GetNumber() > 0:
+		return ev.Issue.GetNumber(), true, nil
 	}
 	return 0, false, nil
-}
-
-// ownerRepo splits GITHUB_REPOSITORY.
-func (e Env) ownerRepo() (string, string, error) {
-	owner, repo, ok := strings.Cut(e.Repository, "/")
-	if !ok || owner == "" || repo == "" {
-		return "", "", fmt.Errorf("GITHUB_REPOSITORY %q: want owner/name", e.Repository)
-	}
-	return owner, repo, nil
 }

@@ -31,7 +31,7 @@ func (c *Client) Gate(ctx context.Context, sha, context, targetURL string, v gat
 	if targetURL != "" {
 		st.TargetURL = &targetURL
 	}
-	_, _, err := c.gh.Repositories.CreateStatus(ctx, c.owner, c.repo, sha, st)
+	_, _, err := c.api.Statuses.CreateStatus(ctx, c.owner, c.repo, sha, st)
 	delete(c.statuses, sha)
 	if err != nil && isNoPermission(err) {
 		c.log.Warn().Err(err).Str("context", context).Msg("the GitHub token may not set commit statuses (permissions: statuses: write); the exit code is the gate")
@@ -72,7 +72,7 @@ func (c *Client) Head() string { return c.head }
 // ReadHead reads the pull request's head (for a gate status set before
 // anything else read it, e.g. on a broken config).
 func (c *Client) ReadHead(ctx context.Context) error {
-	pr, _, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, c.pr)
+	pr, _, err := c.api.PullRequests.Get(ctx, c.owner, c.repo, c.pr)
 	if err != nil {
 		return fmt.Errorf("pull request #%d: %w", c.pr, err)
 	}

@@ -144,7 +144,7 @@ func (c *Client) pullCommits(ctx context.Context) ([]string, error) {
 	opts := &gh.ListOptions{PerPage: 100}
 	shas := []string{}
 	for {
-		page, resp, err := c.gh.PullRequests.ListCommits(ctx, c.owner, c.repo, c.pr, opts)
+		page, resp, err := c.api.PullRequests.ListCommits(ctx, c.owner, c.repo, c.pr, opts)
 		if err != nil {
 			return nil, fmt.Errorf("commits of pull request #%d: %w", c.pr, err)
 		}
@@ -182,7 +182,7 @@ func (c *Client) statusesOf(ctx context.Context, sha string) ([]*gh.RepoStatus, 
 	opts := &gh.ListOptions{PerPage: 100}
 	all := []*gh.RepoStatus{}
 	for {
-		page, resp, err := c.gh.Repositories.ListStatuses(ctx, c.owner, c.repo, sha, opts)
+		page, resp, err := c.api.Statuses.ListStatuses(ctx, c.owner, c.repo, sha, opts)
 		if err != nil {
 			return nil, fmt.Errorf("statuses of %.12s: %w", sha, err)
 		}

@@ -46,7 +46,7 @@ func TestCallsHaveADeadline(t *testing.T) {
 		do   func() error
 	}{
 		{"no answer", func() error { _, err := c.comments(context.Background()); return err }},
-		{"an answer that never ends", func() error { _, _, err := c.gh.PullRequests.Get(context.Background(), "o", "r", 1); return err }},
+		{"an answer that never ends", func() error { _, _, err := c.api.PullRequests.Get(context.Background(), "o", "r", 1); return err }},
 	} {
 		start := time.Now()
 		err := call.do()

@@ -54,7 +54,7 @@ func (p *Progress) Update(ctx context.Context, body string, final bool) error {
 		return err
 	}
 	if p.id != 0 {
-		_, _, err := p.c.gh.Issues.EditComment(ctx, p.c.owner, p.c.repo, p.id, &gh.IssueComment{Body: &body})
+		_, _, err := p.c.api.Comments.EditComment(ctx, p.c.owner, p.c.repo, p.id, &gh.IssueComment{Body: &body})
 		if err == nil || !isNotFound(err) {
 			if err == nil {
 				p.sent, p.last = body, now
@@ -63,7 +63,7 @@ func (p *Progress) Update(ctx context.Context, body string, final bool) error {
 		}
 		p.id = 0 // deleted meanwhile: post it again
 	}
-	cm, _, err := p.c.gh.Issues.CreateComment(ctx, p.c.owner, p.c.repo, p.c.pr, &gh.IssueComment{Body: &body})
+	cm, _, err := p.c.api.Comments.CreateComment(ctx, p.c.owner, p.c.repo, p.c.pr, &gh.IssueComment{Body: &body})
 	if err != nil {
 		return wrapProgress(err)
 	}
@@ -106,7 +106,7 @@ func (p *Progress) dedupe(ctx context.Context) error {
 	if err != nil || oldest == 0 || oldest == p.id {
 		return err
 	}
-	if _, err := p.c.gh.Issues.DeleteComment(ctx, p.c.owner, p.c.repo, p.id); err != nil && !isNotFound(err) {
+	if _, err := p.c.api.Comments.DeleteComment(ctx, p.c.owner, p.c.repo, p.id); err != nil && !isNotFound(err) {
 		return wrapProgress(err)
 	}
 	p.id, p.sent = oldest, ""

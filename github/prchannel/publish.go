@@ -26,7 +26,7 @@ func (c *Client) Publish(ctx context.Context, spec string, s tiers.Slice, rec ti
 		if c.bodies[id] == body {
 			return id, nil
 		}
-		_, _, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, id, &gh.IssueComment{Body: &body})
+		_, _, err := c.api.Comments.EditComment(ctx, c.owner, c.repo, id, &gh.IssueComment{Body: &body})
 		if err == nil {
 			c.bodies[id] = body
 			return id, nil
@@ -41,16 +41,16 @@ func (c *Client) Publish(ctx context.Context, spec string, s tiers.Slice, rec ti
 			return 0, fmt.Errorf("edit comment %d: %w", id, err)
 		}
 	}
-	cm, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, c.pr, &gh.IssueComment{Body: &body})
+	cm, _, err := c.api.Comments.CreateComment(ctx, c.owner, c.repo, c.pr, &gh.IssueComment{Body: &body})
 	if err != nil && isServerError(err) {
 		// The comment may exist even though the server failed: look
 		// before creating it again, so that it is never duplicated.
 		if id, found, lerr := c.find(ctx, spec); lerr == nil && found {
-			_, _, err = c.gh.Issues.EditComment(ctx, c.owner, c.repo, id, &gh.IssueComment{Body: &body})
+			_, _, err = c.api.Comments.EditComment(ctx, c.owner, c.repo, id, &gh.IssueComment{Body: &body})
 			c.bodies[id] = body
 			return id, err
 		}
-		cm, _, err = c.gh.Issues.CreateComment(ctx, c.owner, c.repo, c.pr, &gh.IssueComment{Body: &body})
+		cm, _, err = c.api.Comments.CreateComment(ctx, c.owner, c.repo, c.pr, &gh.IssueComment{Body: &body})
 	}
 	if err != nil {
 		if isNoPermission(err) {
@@ -93,7 +93,7 @@ func (c *Client) Status(ctx context.Context, spec, state, description string) er
 	if c.prURL != "" {
 		st.TargetURL = &c.prURL // whose record it is (see Recorded)
 	}
-	_, _, err := c.gh.Repositories.CreateStatus(ctx, c.owner, c.repo, c.head, st)
+	_, _, err := c.api.Statuses.CreateStatus(ctx, c.owner, c.repo, c.head, st)
 	delete(c.statuses, c.head) // read again when asked
 	if err != nil && isNoPermission(err) {
 		c.log.Warn().Err(err).Str("spec", spec).Msg("the GitHub token may not set commit statuses (permissions: statuses: write); the check's exit code is the gate")

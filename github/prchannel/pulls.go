@@ -56,7 +56,7 @@ func (s *Sweeper) OpenPulls(ctx context.Context) ([]gate.Pull, error) {
 	opts := &gh.PullRequestListOptions{State: "open", Sort: "created", Direction: "asc", ListOptions: gh.ListOptions{PerPage: 100}}
 	var out []gate.Pull
 	for range maxPages {
-		page, resp, err := s.c.gh.PullRequests.List(ctx, s.c.owner, s.c.repo, opts)
+		page, resp, err := s.c.api.PullRequests.List(ctx, s.c.owner, s.c.repo, opts)
 		if err != nil {
 			return nil, fmt.Errorf("open pull requests of %s/%s: %w", s.c.owner, s.c.repo, err)
 		}
@@ -77,7 +77,7 @@ func (s *Sweeper) OpenPulls(ctx context.Context) ([]gate.Pull, error) {
 func (s *Sweeper) Checkpoints(ctx context.Context, p gate.Pull) (specs []string, waiting bool, err error) {
 	opts := &gh.ListOptions{PerPage: 100}
 	for range maxPages {
-		combined, resp, err := s.c.gh.Repositories.GetCombinedStatus(ctx, s.c.owner, s.c.repo, p.Head, opts)
+		combined, resp, err := s.c.api.Statuses.GetCombinedStatus(ctx, s.c.owner, s.c.repo, p.Head, opts)
 		if err != nil {
 			return nil, false, err
 		}

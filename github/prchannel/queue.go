@@ -2,7 +2,6 @@ package prchannel
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -31,20 +30,15 @@ func (e Env) MergeGroup() (MergeGroup, bool, error) {
 	if err != nil {
 		return MergeGroup{}, false, fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
 	}
-	var ev struct {
-		MergeGroup *struct {
-			HeadSHA string `json:"head_sha"`
-			HeadRef string `json:"head_ref"`
-			BaseSHA string `json:"base_sha"`
-		} `json:"merge_group"`
-	}
-	if err := json.Unmarshal(raw, &ev); err != nil {
+	ev, err := gh.ParseWebHook("merge_group", raw)
+	if err != nil {
 		return MergeGroup{}, false, fmt.Errorf("parse the event payload %s: %w", e.EventPath, err)
 	}
-	if ev.MergeGroup == nil || !reSHA.MatchString(ev.MergeGroup.HeadSHA) {
+	g := ev.(*gh.MergeGroupEvent).GetMergeGroup()
+	if !reSHA.MatchString(g.GetHeadSHA()) {
 		return MergeGroup{}, false, fmt.Errorf("the merge_group event %s has no head_sha", e.EventPath)
 	}
-	mg := MergeGroup{HeadSHA: ev.MergeGroup.HeadSHA, HeadRef: ev.MergeGroup.HeadRef, BaseSHA: ev.MergeGroup.BaseSHA}
+	mg := MergeGroup{HeadSHA: g.GetHeadSHA(), HeadRef: g.GetHeadRef(), BaseSHA: g.GetBaseSHA()}
 	if m := reQueueRef.FindStringSubmatch(mg.HeadRef); m != nil {
 		mg.PR, _ = strconv.Atoi(m[1])
 	}
@@ -59,7 +53,7 @@ func (c *Client) Contains(ctx context.Context, sha, group string) (bool, error) 
 	if sha == group {
 		return true, nil
 	}
-	cmp, _, err := c.gh.Repositories.CompareCommits(ctx, c.owner, c.repo, sha, group, nil)
+	cmp, _, err := c.api.Commits.CompareCommits(ctx, c.owner, c.repo, sha, group, nil)
 	if err != nil {
 		return false, fmt.Errorf("compare %.7s with %.7s: %w", sha, group, err)
 	}
@@ -76,7 +70,7 @@ func (c *Client) CommitsOf(ctx context.Context, pr, max int) ([]string, error) {
 	opts := &gh.ListOptions{PerPage: 100}
 	var shas []string
 	for range maxPages {
-		page, resp, err := c.gh.PullRequests.ListCommits(ctx, c.owner, c.repo, pr, opts)
+		page, resp, err := c.api.PullRequests.ListCommits(ctx, c.owner, c.repo, pr, opts)
 		if err != nil {
 			return nil, fmt.Errorf("commits of pull request #%d: %w", pr, err)
 		}

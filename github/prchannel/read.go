@@ -20,7 +20,7 @@ var _ gate.Channel = (*Client)(nil)
 // comments (ours: a marker, posted by a bot or by the token's own user)
 // and the authorized answers given after the oldest open checkpoint.
 func (c *Client) Read(ctx context.Context) (gate.Snapshot, error) {
-	pr, _, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, c.pr)
+	pr, _, err := c.api.PullRequests.Get(ctx, c.owner, c.repo, c.pr)
 	if err != nil {
 		return gate.Snapshot{}, fmt.Errorf("pull request #%d: %w", c.pr, err)
 	}
@@ -116,7 +116,7 @@ const ActionsLogin = github.ActionsLogin
 // whoAmI settles the login the token writes as, once.
 func (c *Client) whoAmI(ctx context.Context) {
 	if c.self == "" {
-		c.self = github.Self(ctx, c.gh.Users, "")
+		c.self = github.Self(ctx, c.api.Users, "")
 	}
 }
 
@@ -133,7 +133,7 @@ func (c *Client) comments(ctx context.Context) ([]*gh.IssueComment, error) {
 	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
 	var all []*gh.IssueComment
 	for {
-		page, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, c.pr, opts)
+		page, resp, err := c.api.Comments.ListComments(ctx, c.owner, c.repo, c.pr, opts)
 		if err != nil {
 			return nil, fmt.Errorf("comments of pull request #%d: %w", c.pr, err)
 		}

@@ -40,7 +40,7 @@ import (
 // as Read does).
 func (c *Client) RaiseTiers(ctx context.Context, specs []plan.Spec, prefix string) {
 	if !c.trusted {
-		pr, _, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, c.pr)
+		pr, _, err := c.api.PullRequests.Get(ctx, c.owner, c.repo, c.pr)
 		if err != nil {
 			for i := range specs {
 				if specs[i].Tier != plan.TierVerify {

@@ -106,7 +106,7 @@ func oneLine(err error) string {
 // found is false when there is no such file (404); a path that is not a
 // file is an error.
 func (c *Client) fileAt(ctx context.Context, file, ref string) (content []byte, found bool, err error) {
-	fc, _, _, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, file, &gh.RepositoryContentGetOptions{Ref: ref})
+	fc, _, _, err := c.api.Contents.GetContents(ctx, c.owner, c.repo, file, &gh.RepositoryContentGetOptions{Ref: ref})
 	if isNotFound(err) {
 		return nil, false, nil
 	}

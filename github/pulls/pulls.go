@@ -35,6 +35,11 @@ type Head struct {
 	Ref, SHA           string
 	HeadRepo, BaseRepo string // owner/name
 	DefaultBranch      string
+	// HeadCloneURL is the head repository's clone URL, and
+	// MaintainerCanModify whether its owner lets maintainers push to the
+	// head branch (a fork's).
+	HeadCloneURL        string
+	MaintainerCanModify bool
 }
 
 // Head reads pull request number's head.
@@ -44,7 +49,8 @@ func (c *Client) Head(ctx context.Context, number int) (Head, error) {
 		return Head{}, fmt.Errorf("read pull request #%d: %w", number, err)
 	}
 	return Head{Ref: pr.GetHead().GetRef(), SHA: pr.GetHead().GetSHA(), HeadRepo: pr.GetHead().GetRepo().GetFullName(),
-		BaseRepo: pr.GetBase().GetRepo().GetFullName(), DefaultBranch: pr.GetBase().GetRepo().GetDefaultBranch()}, nil
+		BaseRepo: pr.GetBase().GetRepo().GetFullName(), DefaultBranch: pr.GetBase().GetRepo().GetDefaultBranch(),
+		HeadCloneURL: pr.GetHead().GetRepo().GetCloneURL(), MaintainerCanModify: pr.GetMaintainerCanModify()}, nil
 }
 
 // PR is an open pull request.

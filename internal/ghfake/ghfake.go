@@ -117,8 +117,12 @@ type Server struct {
 	HeadFrom func() string
 	HeadRef  string
 	// HeadRepo, when set, is the full name of the repository New's pull
-	// request comes from (a fork).
-	HeadRepo string
+	// request comes from (a fork); HeadCloneURL its clone URL (""
+	// https://github.com/<HeadRepo>.git), MaintainerCanModify whether its
+	// owner lets maintainers push to the pull request's branch.
+	HeadRepo            string
+	HeadCloneURL        string
+	MaintainerCanModify bool
 	// FilesFrom, when set, answers the contents API for files not in
 	// Files (a bare origin's blobs).
 	FilesFrom func(ref, path string) (string, bool)

@@ -73,7 +73,7 @@ func (s *Server) openPullJSON(p OpenPull) map[string]any {
 	if p.Number == s.PR {
 		head, ref = s.head(), cmp.Or(s.HeadRef, "feature")
 		if s.HeadRepo != "" {
-			headRepo = map[string]any{"full_name": s.HeadRepo, "default_branch": s.BaseRef}
+			headRepo = map[string]any{"full_name": s.HeadRepo, "default_branch": s.BaseRef, "clone_url": cmp.Or(s.HeadCloneURL, "https://github.com/"+s.HeadRepo+".git")}
 		}
 	}
 	return map[string]any{"number": p.Number, "state": "open", "requested_teams": []any{}, "html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, p.Number),

@@ -163,7 +163,10 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 	if !s.ours(w, r) {
 		return
 	}
-	s.json(w, 200, shape("pull-request", s.openPullJSON(s.pull(atoi(r.PathValue("number"))))))
+	n := atoi(r.PathValue("number"))
+	j := s.openPullJSON(s.pull(n))
+	j["maintainer_can_modify"] = n == s.PR && s.MaintainerCanModify
+	s.json(w, 200, shape("pull-request", j))
 }
 
 // getContents answers GET /repos/{owner}/{repo}/contents/{path}?ref=: a

@@ -29,10 +29,14 @@ func (o *Origin) ServeHTTP(token string) {
 		Env:  []string{"GIT_PROJECT_ROOT=" + filepath.Dir(o.Bare), "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"},
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, ok := r.BasicAuth()
 		o.mu.Lock()
 		o.Requests = append(o.Requests, r.Method+" "+r.URL.String())
+		if strings.HasSuffix(r.URL.Path, "/git-receive-pack") {
+			o.PushedWith = append(o.PushedWith, pass)
+		}
 		o.mu.Unlock()
-		if user, pass, ok := r.BasicAuth(); !ok || user != "x-access-token" || pass != token {
+		if !ok || user != "x-access-token" || pass != token {
 			o.mu.Lock()
 			o.Refused++
 			o.mu.Unlock()
@@ -64,4 +68,13 @@ type httpState struct {
 	// Requests are the requests served, Refused how many lacked the token.
 	Requests []string
 	Refused  int
+	// PushedWith is the token each push (git-receive-pack) came with.
+	PushedWith []string
+}
+
+// Pushes returns a copy of PushedWith.
+func (o *Origin) Pushes() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]string(nil), o.PushedWith...)
 }

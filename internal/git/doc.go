@@ -29,7 +29,9 @@
 //     prompt, editor or pager, PATH limited to git's own folder and the
 //     system's, git itself the binary found at the first use;
 //   - the job's credential reaches only fetch and push of origin
-//     ([UseCredentials]), through that one process's environment;
+//     ([UseCredentials]), through that one process's environment; the
+//     one other URL git may name is a fork's, for push alone, with its
+//     own credential ([UsePushURL]);
 //   - what ralph-ci trusts in the object store it reads through [Objects],
 //     which checks every object against its id, and parses trailers
 //     itself ([Trailers]).

@@ -1,13 +1,14 @@
 package git
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // headState is where a HEAD points: a branch (sym, "refs/heads/x") and its
@@ -17,58 +18,19 @@ type headState struct{ sym, id string }
 // readHead reads HEAD in gitDir and resolves it with the refs of
 // commonDir, as data: loose refs, then packed-refs.
 func readHead(gitDir, commonDir string) (headState, error) {
-	raw, err := readSmall(filepath.Join(gitDir, "HEAD"))
-	if err != nil {
-		return headState{}, fmt.Errorf("read HEAD: %w", err)
-	}
-	v := strings.TrimSpace(string(raw))
-	sym, ok := strings.CutPrefix(v, "ref: ")
-	if !ok {
-		if !isID(v) {
-			return headState{}, fmt.Errorf("%s: neither a branch nor a commit id", filepath.Join(gitDir, "HEAD"))
-		}
-		return headState{id: v}, nil
-	}
-	if !validRef(sym) {
-		return headState{}, fmt.Errorf("%s: %q is not a branch ralph-ci can follow", filepath.Join(gitDir, "HEAD"), sym)
-	}
-	id, err := resolveRef(commonDir, sym)
-	return headState{sym: sym, id: id}, err
-}
-
-// resolveRef is the commit of a ref ("" when it does not exist).
-func resolveRef(commonDir, ref string) (string, error) {
-	raw, err := readSmall(filepath.Join(commonDir, filepath.FromSlash(ref)))
+	v, symbolic, err := ReadHead(gitDir)
 	switch {
-	case err == nil:
-		v := strings.TrimSpace(string(raw))
-		if !isID(v) {
-			return "", fmt.Errorf("ref %s holds %q, not a commit id", ref, v)
-		}
-		return v, nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("read ref %s: %w", ref, err)
+	case err != nil:
+		return headState{}, fmt.Errorf("read HEAD: %w", err)
+	case !symbolic && !IsID(v):
+		return headState{}, fmt.Errorf("%s: neither a branch nor a commit id", filepath.Join(gitDir, "HEAD"))
+	case !symbolic:
+		return headState{id: v}, nil
+	case !validRef(v):
+		return headState{}, fmt.Errorf("%s: %q is not a branch ralph-ci can follow", filepath.Join(gitDir, "HEAD"), v)
 	}
-	f, err := os.OpenFile(filepath.Join(commonDir, "packed-refs"), os.O_RDONLY|syscallNonblock, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", f.Name())
-	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 4096), 64<<10)
-	for sc.Scan() {
-		id, name, ok := strings.Cut(sc.Text(), " ")
-		if ok && name == ref && isID(id) {
-			return id, nil
-		}
-	}
-	return "", sc.Err()
+	id, err := ResolveRef(commonDir, v)
+	return headState{sym: v, id: id}, err
 }
 
 // validRef tells whether ref is a branch name ralph-ci writes as a file:
@@ -86,8 +48,8 @@ func validRef(ref string) bool {
 	return !strings.ContainsAny(ref, " ~^:?*[\\\x00\n")
 }
 
-// isID tells whether s is a full object id (sha1 or sha256, lowercase).
-func isID(s string) bool {
+// IsID tells whether s is a full object id (sha1 or sha256, lowercase).
+func IsID(s string) bool {
 	if len(s) != 40 && len(s) != 64 {
 		return false
 	}
@@ -101,24 +63,13 @@ func isID(s string) bool {
 
 // writeHead points HEAD in gitDir (and the branch in commonDir) at h.
 func writeHead(gitDir, commonDir string, h headState) error {
-	head := h.id + "\n"
-	if h.sym != "" {
-		head = "ref: " + h.sym + "\n"
-		ref := filepath.Join(commonDir, filepath.FromSlash(h.sym))
-		if h.id == "" {
-			if err := os.Remove(ref); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-		} else {
-			if err := os.MkdirAll(filepath.Dir(ref), 0o755); err != nil {
-				return err
-			}
-			if err := rewrite(ref, []byte(h.id+"\n")); err != nil {
-				return err
-			}
-		}
+	if h.sym == "" {
+		return WriteHead(gitDir, h.id, false)
 	}
-	return rewrite(filepath.Join(gitDir, "HEAD"), []byte(head))
+	if err := SetRef(commonDir, h.sym, h.id); err != nil {
+		return err
+	}
+	return WriteHead(gitDir, h.sym, true)
 }
 
 // syncIn makes ralph-ci's HEAD the checkout's: the agent's commits and
@@ -152,8 +103,8 @@ func (p *private) syncOut(c Checkout) error {
 		}
 		p.head = h
 	}
-	mine, merr := readLimited(filepath.Join(p.dir, "shallow"), 64<<20)
-	theirs, _ := readLimited(filepath.Join(c.CommonDir, "shallow"), 64<<20)
+	mine, merr := safefile.Read(filepath.Join(p.dir, "shallow"), 64<<20)
+	theirs, _ := safefile.Read(filepath.Join(c.CommonDir, "shallow"), 64<<20)
 	switch {
 	case errors.Is(merr, fs.ErrNotExist) && theirs != nil:
 		return os.Remove(filepath.Join(c.CommonDir, "shallow"))

@@ -50,7 +50,7 @@ func (o *Objects) Close() error {
 
 // Read returns the type and content of object id, verified.
 func (o *Objects) Read(id string) (typ string, content []byte, err error) {
-	if !isID(id) {
+	if !IsID(id) {
 		return "", nil, fmt.Errorf("%q is not an object id", id)
 	}
 	if _, err := io.WriteString(o.in, id+"\n"); err != nil {
@@ -76,19 +76,29 @@ func (o *Objects) Read(id string) (typ string, content []byte, err error) {
 		return "", nil, fmt.Errorf("read object %s: %w", id, err)
 	}
 	content = content[:size]
-	if got := objectID(f[1], content, len(id)); got != id {
+	if got := ObjectID(f[1], content, len(id)); got != id {
 		return "", nil, fmt.Errorf("object %s does not hash to its id (%s): the object store was tampered with", id, got)
 	}
 	return f[1], content, nil
 }
 
-// objectID is git's id of an object (sha1, or sha256 for 64-digit ids).
-func objectID(typ string, content []byte, idLen int) string {
+// NewObjectHash starts git's hash of an object of type typ ("blob",
+// "commit"…) and size bytes: its header "TYPE SIZE\x00" is written, the
+// content is to follow. The hash is sha1, or sha256 when the repository's
+// ids are 64 hex digits long (idLen).
+func NewObjectHash(typ string, size int64, idLen int) hash.Hash {
 	var h hash.Hash = sha1.New()
-	if idLen == 64 {
+	if idLen == sha256.Size*2 {
 		h = sha256.New()
 	}
-	fmt.Fprintf(h, "%s %d\x00", typ, len(content))
+	h.Write([]byte(typ + " " + strconv.FormatInt(size, 10) + "\x00"))
+	return h
+}
+
+// ObjectID is git's id of an object of type typ with content, in the
+// object format whose ids are idLen hex digits long (40 or 64).
+func ObjectID(typ string, content []byte, idLen int) string {
+	h := NewObjectHash(typ, int64(len(content)), idLen)
 	h.Write(content)
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -121,7 +131,7 @@ func (o *Objects) Commit(id string) (Commit, error) {
 			c.Parents = append(c.Parents, v)
 		}
 	}
-	if !isID(c.Tree) {
+	if !IsID(c.Tree) {
 		return Commit{}, fmt.Errorf("commit %s names no tree", id)
 	}
 	return c, nil

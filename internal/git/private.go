@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/google/renameio/v2"
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // copiedConfig are the checkout's settings ralph-ci's git directory takes
@@ -51,9 +54,9 @@ func privateFor(c Checkout) (*private, error) {
 		return nil, fmt.Errorf("read the settings of %s: %w", c.Top, err)
 	}
 	p.config = renderConfig(settings, settings["remote.origin.url"])
-	p.exclude, _ = readLimited(filepath.Join(c.CommonDir, "info", "exclude"), 1<<20)
-	p.alternates, _ = readLimited(filepath.Join(c.Objects(), "info", "alternates"), 1<<20)
-	if shallow, err := readLimited(filepath.Join(c.CommonDir, "shallow"), 64<<20); err == nil {
+	p.exclude, _ = safefile.Read(filepath.Join(c.CommonDir, "info", "exclude"), 1<<20)
+	p.alternates, _ = safefile.Read(filepath.Join(c.Objects(), "info", "alternates"), 1<<20)
+	if shallow, err := safefile.Read(filepath.Join(c.CommonDir, "shallow"), 64<<20); err == nil {
 		if err := os.WriteFile(filepath.Join(dir, "shallow"), shallow, 0o600); err != nil {
 			return nil, err
 		}
@@ -279,7 +282,7 @@ func (p *private) guard(c Checkout) error {
 			return err
 		}
 	}
-	alt, _ := readLimited(filepath.Join(c.Objects(), "info", "alternates"), 1<<20)
+	alt, _ := safefile.Read(filepath.Join(c.Objects(), "info", "alternates"), 1<<20)
 	if !bytes.Equal(alt, p.alternates) {
 		return fmt.Errorf("%s changed since ralph-ci started: it names object stores ralph-ci did not choose; refusing to read them", filepath.Join(c.Objects(), "info", "alternates"))
 	}
@@ -293,40 +296,15 @@ func (p *private) guard(c Checkout) error {
 }
 
 // rewrite makes path hold content (replacing whatever is there: a link, a
-// folder, other content).
+// folder, other content), atomically.
 func rewrite(path string, content []byte) error {
-	if cur, err := readLimited(path, int64(len(content))+1); err == nil && bytes.Equal(cur, content) {
+	if cur, err := safefile.Read(path, int64(len(content))+1); err == nil && bytes.Equal(cur, content) {
 		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
 			return nil
 		}
 	}
-	_ = os.RemoveAll(path)
-	tmp := path + ".ralph-ci-tmp"
-	_ = os.RemoveAll(tmp)
-	if err := os.WriteFile(tmp, content, 0o600); err != nil {
-		return err
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		_ = os.RemoveAll(path)
 	}
-	return os.Rename(tmp, path)
-}
-
-// readLimited reads a regular file of at most max bytes.
-func readLimited(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscallNonblock, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
-	}
-	var b bytes.Buffer
-	_, err = b.ReadFrom(f)
-	return b.Bytes(), err
+	return renameio.WriteFile(path, content, 0o600, renameio.WithStaticPermissions(0o600))
 }

@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // Checkout is a work tree and the git directory it holds, as ralph-ci found
@@ -94,11 +95,7 @@ func checkoutAt(top string) (Checkout, bool, error) {
 // readSmall reads a small regular file (at most 64 KiB), refusing
 // anything else (a FIFO, a device) so that a planted one cannot hang or
 // flood ralph-ci.
-func readSmall(path string) ([]byte, error) { return readLimited(path, 64<<10) }
-
-// syscallNonblock opens a FIFO without waiting for a writer (then refused
-// as not a regular file).
-const syscallNonblock = syscall.O_NONBLOCK
+func readSmall(path string) ([]byte, error) { return safefile.Read(path, 64<<10) }
 
 // private is ralph-ci's own git directory for one checkout: the one git
 // runs with (GIT_DIR), outside the work tree, whose configuration, hooks

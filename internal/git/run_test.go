@@ -95,3 +95,42 @@ func TestCredentialOnlyToRemoteCommands(t *testing.T) {
 		}
 	}
 }
+
+// A fork's URL (UsePushURL) may be named by git push alone, which sends
+// its header and none of origin's; fetch from it, or a push to any
+// other URL, is refused before git runs.
+func TestPushURLOnlyForItsPush(t *testing.T) {
+	dir := repo(t)
+	const fork = "https://example.com/someone/r.git"
+	UseCredentials(Credential{URL: "https://example.com/", Header: "AUTHORIZATION: basic b3JpZ2lu"})
+	defer UseCredentials()
+	if err := UsePushURL(fork, "AUTHORIZATION: basic Zm9yaw=="); err != nil {
+		t.Fatal(err)
+	}
+	defer UsePushURL("", "")
+	for args, want := range map[string]string{"push --quiet " + fork + " x:refs/heads/y": "Zm9yaw==",
+		"fetch " + fork: "refused", "push https://example.com/other/r.git x": "refused", "ls-remote " + fork: "refused",
+		"push origin x": "b3JpZ2lu"} {
+		cmd, _, err := Command{Dir: dir, Args: strings.Fields(args)}.build(context.Background())
+		if want == "refused" {
+			if err == nil {
+				t.Errorf("git %s: ran, want it refused", args)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := strings.Join(cmd.Env, "\n")
+		for _, cred := range []string{"Zm9yaw==", "b3JpZ2lu"} {
+			if got := strings.Contains(env, cred); got != (cred == want) {
+				t.Errorf("git %s: credential %s given %v, want %v", args, cred, got, cred == want)
+			}
+		}
+	}
+	for _, bad := range []string{"ext::sh -c x", "file:///tmp/x", "git@example.com:x.git"} {
+		if err := UsePushURL(bad, "AUTHORIZATION: basic x"); err == nil {
+			t.Errorf("UsePushURL(%q) accepted", bad)
+		}
+	}
+}

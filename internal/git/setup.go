@@ -53,6 +53,41 @@ func UseCredentials(cs ...Credential) {
 	}
 }
 
+var pushTo Credential // UsePushURL's
+
+// UsePushURL lets ralph-ci's git push, and no other command, name url: a
+// repository besides origin, the fork of a pull request whose owner lets
+// maintainers push to it. That push alone sends header (the push token's),
+// to url alone: none of UseCredentials' goes with it. url must be http or
+// https (a header is HTTP's); "" forgets it.
+func UsePushURL(url, header string) error {
+	credMu.Lock()
+	defer credMu.Unlock()
+	pushTo = Credential{}
+	if url == "" {
+		return nil
+	}
+	if s := urlScheme(url); (s != "https" && s != "http") || header == "" || strings.ContainsAny(header, "\n\x00") {
+		return fmt.Errorf("push to %q: want an http(s) URL and a credential", url)
+	}
+	pushTo = Credential{URL: url, Header: header}
+	return nil
+}
+
+// pushURLEnv is the environment of a push to UsePushURL's URL: its
+// transport allowed, its header only (an empty extraheader first clears
+// any other); nil when the command is not that push.
+func pushURLEnv(sub, url string) []string {
+	credMu.Lock()
+	defer credMu.Unlock()
+	if sub != "push" || pushTo.URL == "" || url != pushTo.URL {
+		return nil
+	}
+	key := "http." + pushTo.URL + ".extraheader"
+	return []string{"GIT_CONFIG_KEY_0=protocol." + urlScheme(url) + ".allow", "GIT_CONFIG_VALUE_0=always",
+		"GIT_CONFIG_KEY_1=" + key, "GIT_CONFIG_VALUE_1=", "GIT_CONFIG_KEY_2=" + key, "GIT_CONFIG_VALUE_2=" + pushTo.Header, "GIT_CONFIG_COUNT=3"}
+}
+
 // credentialEnv is the environment giving a remote command the
 // credentials.
 func credentialEnv() []string {
@@ -93,9 +128,13 @@ func setup(dir string, args []string) (env []string, done func() error, err erro
 		return nil, nil, err
 	}
 	sub := subcommand(args)
+	var toFork []string // the environment of a push to the fork (UsePushURL)
 	if remote(sub) {
-		if name := remoteName(args); name != "origin" {
-			return nil, nil, fmt.Errorf("ralph-ci talks to origin only, not %q", name)
+		name := remoteName(args)
+		if name != "origin" {
+			if toFork = pushURLEnv(sub, name); toFork == nil {
+				return nil, nil, fmt.Errorf("ralph-ci talks to origin only (and pushes to the fork it was given), not %q", name)
+			}
 		}
 	}
 	p, err := privateFor(c)
@@ -111,7 +150,10 @@ func setup(dir string, args []string) (env []string, done func() error, err erro
 		return nil, nil, err
 	}
 	env = append(baseEnv(), "GIT_DIR="+p.dir, "GIT_WORK_TREE="+c.Top, "GIT_OBJECT_DIRECTORY="+c.Objects(), "GIT_INDEX_FILE="+c.Index())
-	if remote(sub) {
+	switch {
+	case toFork != nil:
+		env = append(env, toFork...)
+	case remote(sub):
 		env = append(env, credentialEnv()...)
 	}
 	return env, func() error {

@@ -2,7 +2,13 @@
 // a package imports one above it. The order, top to bottom (a package may
 // import its own layer and the ones below it, never one above):
 //
-//	cmd/ralph-ci                      wiring: flags, environment, exit codes
+//	cmd/ralph-ci                      wiring: flags and environment into options,
+//	                                  one call per command, the process exit code
+//	pipeline/run, check               a command's sequence: run's (guards, delivery,
+//	                                  engine, reports, exit code, gate status), check's
+//	pipeline/matrix, job              what the commands share: the CI matrix (plan,
+//	                                  shards, integration), the job (environment,
+//	                                  project loading, checkpoint channel, gate status)
 //	pipeline/engine                   the loop: orchestration and I/O
 //	reporters/*, github/*             outputs; github/prchannel, the PR checkpoint channel,
 //	                                  github/pulls, ralph-ci's own pull request

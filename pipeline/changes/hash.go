@@ -8,18 +8,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
 
+	"github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
@@ -30,15 +29,15 @@ const (
 	formatSHA256 = "sha256"
 )
 
-// newHash returns the hash constructor for an object format.
-func newHash(format string) (func() hash.Hash, error) {
+// idLen returns the length of the object ids of a format, in hex digits.
+func idLen(format string) (int, error) {
 	switch format {
 	case formatSHA1, "":
-		return sha1.New, nil
+		return sha1.Size * 2, nil
 	case formatSHA256:
-		return sha256.New, nil
+		return sha256.Size * 2, nil
 	}
-	return nil, fmt.Errorf("unsupported git object format %q", format)
+	return 0, fmt.Errorf("unsupported git object format %q", format)
 }
 
 // emptyTree returns the id of the empty tree in the object format whose ids
@@ -50,32 +49,15 @@ func emptyTree(id string) string {
 	return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 }
 
-// isObjectID reports whether s looks like a full sha1 or sha256 object id.
-func isObjectID(s string) bool {
-	if len(s) != sha1.Size*2 && len(s) != sha256.Size*2 {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil
-}
-
 // isZeroID reports whether id is git's all-zero id, which means "no object".
 func isZeroID(id string) bool {
 	return id != "" && bytes.Count([]byte(id), []byte{'0'}) == len(id)
 }
 
-// blobID hashes content the way git hashes a blob object.
-func blobID(newH func() hash.Hash, content []byte) string {
-	h := newH()
-	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
-	h.Write(content)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
 // hashPath returns the blob id of the file at path: its content, or its target
 // when it is a symbolic link. It returns "" when nothing git could track is
 // there: no file, a directory, or a special file.
-func hashPath(newH func() hash.Hash, path string) (string, error) {
+func hashPath(n int, path string) (string, error) {
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
@@ -87,7 +69,7 @@ func hashPath(newH func() hash.Hash, path string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return blobID(newH, []byte(filepath.ToSlash(target))), nil
+		return git.ObjectID("blob", []byte(filepath.ToSlash(target)), n), nil
 	case !fi.Mode().IsRegular():
 		return "", nil
 	}
@@ -102,8 +84,7 @@ func hashPath(newH func() hash.Hash, path string) (string, error) {
 		case err != nil:
 			return "", err
 		}
-		h := newH()
-		h.Write([]byte("blob " + strconv.FormatInt(fi.Size(), 10) + "\x00"))
+		h := git.NewObjectHash("blob", fi.Size(), n)
 		n, err := io.Copy(h, io.LimitReader(f, fi.Size()+1))
 		f.Close()
 		if err != nil {
@@ -121,7 +102,7 @@ func hashPath(newH func() hash.Hash, path string) (string, error) {
 // spreading the work over the available CPUs. The result maps each path to its
 // blob id, "" for paths with no file.
 func hashFiles(ctx context.Context, root, format string, paths []string) (map[string]string, error) {
-	newH, err := newHash(format)
+	n, err := idLen(format)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +118,7 @@ func hashFiles(ctx context.Context, root, format string, paths []string) (map[st
 				if i >= len(paths) || ctx.Err() != nil {
 					return
 				}
-				ids[i], errs[i] = hashPath(newH, filepath.Join(root, filepath.FromSlash(paths[i])))
+				ids[i], errs[i] = hashPath(n, filepath.Join(root, filepath.FromSlash(paths[i])))
 			}
 		})
 	}

@@ -114,11 +114,11 @@ func expandDirs(ctx context.Context, root, prefix string, st *status) error {
 func nestedID(ctx context.Context, root, format, p, index string) (string, error) {
 	dir := filepath.Join(root, filepath.FromSlash(p))
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		newH, err := newHash(format) // gone, or replaced by a file or link
+		n, err := idLen(format) // gone, or replaced by a file or link
 		if err != nil {
 			return "", err
 		}
-		return hashPath(newH, dir)
+		return hashPath(n, dir)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
 		return index, nil // not checked out: git reports the recorded commit

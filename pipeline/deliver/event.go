@@ -18,6 +18,11 @@ type Event struct {
 	HeadRepo, BaseRepo string
 	// DefaultBranch is the repository's default branch.
 	DefaultBranch string
+	// HeadCloneURL is the head repository's clone URL, and
+	// MaintainerCanModify whether its owner lets the base repository's
+	// maintainers push to the pull request's branch (a fork's).
+	HeadCloneURL        string
+	MaintainerCanModify bool
 }
 
 // Fork tells whether the pull request comes from another repository, which
@@ -32,6 +37,7 @@ func ParseEvent(file string, payload []byte) (Event, error) {
 	type repo struct {
 		FullName      string `json:"full_name"`
 		DefaultBranch string `json:"default_branch"`
+		CloneURL      string `json:"clone_url"`
 	}
 	type end struct {
 		Ref  string `json:"ref"`
@@ -40,9 +46,10 @@ func ParseEvent(file string, payload []byte) (Event, error) {
 	}
 	var p struct {
 		PullRequest *struct {
-			Number int `json:"number"`
-			Head   end `json:"head"`
-			Base   end `json:"base"`
+			Number              int  `json:"number"`
+			Head                end  `json:"head"`
+			Base                end  `json:"base"`
+			MaintainerCanModify bool `json:"maintainer_can_modify"`
 		} `json:"pull_request"`
 		Issue *struct {
 			Number      int             `json:"number"`
@@ -60,9 +67,9 @@ func ParseEvent(file string, payload []byte) (Event, error) {
 	switch {
 	case p.PullRequest != nil && p.PullRequest.Number > 0:
 		pr := p.PullRequest
-		ev.PR, ev.HeadRef, ev.HeadSHA = pr.Number, pr.Head.Ref, pr.Head.SHA
+		ev.PR, ev.HeadRef, ev.HeadSHA, ev.MaintainerCanModify = pr.Number, pr.Head.Ref, pr.Head.SHA, pr.MaintainerCanModify
 		if pr.Head.Repo != nil {
-			ev.HeadRepo = pr.Head.Repo.FullName
+			ev.HeadRepo, ev.HeadCloneURL = pr.Head.Repo.FullName, pr.Head.Repo.CloneURL
 		}
 		if pr.Base.Repo != nil && pr.Base.Repo.FullName != "" {
 			ev.BaseRepo = pr.Base.Repo.FullName

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -13,7 +14,8 @@ func TestParseEvent(t *testing.T) {
 		want Event
 	}{
 		{"pull_request.opened.json", Event{PR: 2, HeadRef: "changes", HeadSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
-			HeadRepo: "Codertocat/Hello-World", BaseRepo: "Codertocat/Hello-World", DefaultBranch: "master"}},
+			HeadRepo: "Codertocat/Hello-World", BaseRepo: "Codertocat/Hello-World", DefaultBranch: "master",
+			HeadCloneURL: "https://github.com/Codertocat/Hello-World.git"}},
 		{"issue_comment.created.json", Event{BaseRepo: "Codertocat/Hello-World", DefaultBranch: "master"}}, // a plain issue
 		{"push.json", Event{BaseRepo: "Codertocat/Hello-World", DefaultBranch: "master"}},
 	} {
@@ -92,5 +94,40 @@ func TestResumeInTheSameCheckout(t *testing.T) {
 	}
 	if got := read(t, other, ".ralph/state.json"); got != `{"iteration":1}` {
 		t.Fatalf("a fresh checkout did not take origin's state: %q", got)
+	}
+}
+
+// A fork's pull request is delivered to the fork's own branch only when
+// its owner allows maintainers, a push token is given and the fork's
+// clone URL is on the token's server; otherwise the base repository's
+// branch, with a reason.
+func TestForkPush(t *testing.T) {
+	fork := Target{Branch: "ralph-ci/pr-7", PR: 7, Fork: true, Own: true, DefaultBranch: "main"}
+	ev := Event{PR: 7, HeadRef: "feature", HeadRepo: "a/x", BaseRepo: "b/x", HeadCloneURL: "https://github.com/a/x.git", MaintainerCanModify: true}
+	pushed := fork
+	pushed.ForkURL, pushed.ForkBranch, pushed.Own = "https://github.com/a/x.git", "feature", false
+	with := func(f func(*Event)) Event { e := ev; f(&e); return e }
+	for _, tc := range []struct {
+		name    string
+		t       Target
+		ev      Event
+		token   bool
+		server  string
+		want    Target
+		wantWhy string
+	}{
+		{"allowed", fork, ev, true, "https://github.com", pushed, ""},
+		{"not a fork", Target{Branch: "feature", PR: 7}, ev, true, "https://github.com", Target{Branch: "feature", PR: 7}, ""},
+		{"maintainers not allowed", fork, with(func(e *Event) { e.MaintainerCanModify = false }), true, "https://github.com", fork, "does not allow maintainers"},
+		{"no push token", fork, ev, false, "https://github.com", fork, "no push-token is given"},
+		{"another server", fork, ev, true, "https://github.example.com", fork, "is not on https://github.example.com/"},
+		{"a look-alike host", fork, with(func(e *Event) { e.HeadCloneURL = "https://github.com.evil.example/a/x.git" }), true, "https://github.com", fork, "is not on"},
+		{"no server", fork, ev, true, "", fork, "is not on"},
+		{"bad branch", fork, with(func(e *Event) { e.HeadRef = "-x" }), true, "https://github.com", fork, "not a valid branch name"},
+	} {
+		got, why := ForkPush(tc.t, tc.ev, tc.token, tc.server)
+		if got != tc.want || (tc.wantWhy == "") != (why == "") || !strings.Contains(why, tc.wantWhy) {
+			t.Errorf("%s: %+v, %q; want %+v, %q", tc.name, got, why, tc.want, tc.wantWhy)
+		}
 	}
 }

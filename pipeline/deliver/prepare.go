@@ -27,6 +27,39 @@ type Target struct {
 	Own bool
 	// DefaultBranch is never pushed to.
 	DefaultBranch string
+	// ForkURL, when set, is the fork's clone URL (ForkPush): its owner
+	// lets maintainers push and a push token can, so the work goes to the
+	// fork's branch ForkBranch, the pull request's own head, and the
+	// state to the base repository (StateRef(Branch)). A refused push
+	// falls back to Branch of the base repository, with a pull request
+	// opened from it.
+	ForkURL, ForkBranch string
+}
+
+// ForkPush is t (a fork's pull request's target) delivering to the
+// fork's own branch when that can be done, else t unchanged and why
+// not: the fork's owner lets maintainers push to it (ev's
+// maintainer_can_modify), a push token is given (the job's token can
+// push to the base repository only), and the fork's clone URL is on the
+// server the token is for (serverURL, GITHUB_SERVER_URL), so that the
+// token goes nowhere else.
+func ForkPush(t Target, ev Event, pushToken bool, serverURL string) (Target, string) {
+	where := fmt.Sprintf("the work goes to %s of the base repository, with a pull request opened from it", t.Branch)
+	server := strings.TrimSuffix(serverURL, "/") + "/"
+	switch {
+	case !t.Fork:
+		return t, ""
+	case !ev.MaintainerCanModify:
+		return t, fmt.Sprintf("pull request #%d: the fork %s does not allow maintainers to push to its branch: %s", ev.PR, ev.HeadRepo, where)
+	case !pushToken:
+		return t, fmt.Sprintf("pull request #%d: the fork %s allows maintainers to push, but no push-token is given (the job's token cannot push to another repository): %s", ev.PR, ev.HeadRepo, where)
+	case serverURL == "" || !strings.HasPrefix(ev.HeadCloneURL, server):
+		return t, fmt.Sprintf("pull request #%d: the fork's clone URL %q is not on %s, where the push-token goes: %s", ev.PR, ev.HeadCloneURL, server, where)
+	case checkBranchName(ev.HeadRef) != nil:
+		return t, fmt.Sprintf("pull request #%d: the fork's branch %q: %v: %s", ev.PR, ev.HeadRef, checkBranchName(ev.HeadRef), where)
+	}
+	t.ForkURL, t.ForkBranch, t.Own = ev.HeadCloneURL, ev.HeadRef, false
+	return t, ""
 }
 
 // DefaultBranchPrefix starts the names of ralph-ci's own branches.
@@ -91,7 +124,7 @@ func checkBranchName(b string) error {
 func Prepare(ctx context.Context, g Git, t Target) (string, error) {
 	var tip string
 	forkBranch := false // the base repository's branch of a fork's loop exists
-	if t.Fork {
+	if t.Fork && t.ForkURL == "" {
 		id, ok, err := g.fetchBranch(ctx, t.Branch, 1)
 		if err != nil {
 			return "", err
@@ -100,7 +133,7 @@ func Prepare(ctx context.Context, g Git, t Target) (string, error) {
 	}
 	switch {
 	case forkBranch: // a later run continues on it
-	case t.Fork:
+	case t.Fork: // the pull request's head, the fork's branch as GitHub mirrors it
 		ref := fmt.Sprintf("refs/pull/%d/head", t.PR)
 		if _, err := g.Run(ctx, "-c", "protocol.version=2", "fetch", "--no-tags", "--quiet", "--depth=1", "origin", "+"+ref+":refs/remotes/origin/"+ref[len("refs/"):]); err != nil {
 			return "", fmt.Errorf("fetch the head of pull request #%d (%s): %w", t.PR, ref, err)

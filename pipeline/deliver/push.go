@@ -48,12 +48,17 @@ func (s *Session) push(ctx context.Context, state func() (string, error)) (forei
 		if err != nil {
 			return foreign, err
 		}
+		if s.Target.ForkURL != "" {
+			if err := s.pushFork(ctx, head, st); err != nil {
+				return foreign, err
+			}
+			if s.Target.ForkURL != "" {
+				return foreign, nil
+			} // refused: on to the base repository's branch
+		}
 		_, perr := s.Git.Run(ctx, "push", "--atomic", "--quiet", "origin", head+":refs/heads/"+b, st+":"+s.stateRef())
 		if perr == nil {
-			s.base, s.stateTip = head, st
-			if err := bind(ctx, s.Binder, Binding{Kind: kindOf(s.stateRef(), b), State: st, Described: s.described}); err != nil {
-				s.warn(err.Error() + ": the next run verifies the specs again")
-			}
+			s.pushed(ctx, head, st)
 			return foreign, nil
 		}
 		if ctx.Err() != nil {
@@ -84,6 +89,56 @@ func (s *Session) push(ctx context.Context, state func() (string, error)) (forei
 			return foreign, s.rescue(ctx, fmt.Errorf("rebase the loop's commits onto %.12s, pushed to %s meanwhile: conflict: %w", tip, b, err))
 		}
 		s.base = tip
+	}
+}
+
+// pushFork pushes head to the fork's branch (Target.ForkURL, with the
+// push token internal/git gives that push alone), then the state commit
+// st to the base repository's state ref. A push the fork refuses (its
+// owner took back maintainers' access, someone pushed to it meanwhile, a
+// token that may not) falls back, said through Warn: the target becomes
+// the base repository's branch of the fork's pull request (Own, with a
+// pull request opened from it), which the caller then pushes to.
+func (s *Session) pushFork(ctx context.Context, head, st string) error {
+	t := s.Target
+	if _, err := s.Git.Run(ctx, "push", "--quiet", t.ForkURL, head+":refs/heads/"+t.ForkBranch); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		s.warn(fmt.Sprintf("delivery: the fork refused the push to its branch %s (%s): the work goes to %s of the base repository instead, with a pull request opened from it", t.ForkBranch, refusal(err), t.Branch))
+		s.Target.ForkURL, s.Target.ForkBranch, s.Target.Own = "", "", true
+		return nil
+	}
+	if _, err := s.Git.Run(ctx, "push", "--quiet", "origin", st+":"+s.stateRef()); err != nil {
+		return fmt.Errorf("the work is on the fork's branch %s at %.12s, but its state could not be pushed to %s: %w (the next run verifies the specs again)", t.ForkBranch, head, s.stateRef(), err)
+	}
+	s.pushed(ctx, head, st)
+	return nil
+}
+
+// refusal is why git push was refused, in one line: the line naming
+// the ref ("! [rejected] … (fetch first)"), else the first line git
+// printed, else the error.
+func refusal(err error) string {
+	var ge *GitError
+	if !errors.As(err, &ge) || strings.TrimSpace(ge.Stderr) == "" {
+		return err.Error()
+	}
+	out := lines(ge.Stderr)
+	for _, l := range out {
+		if strings.HasPrefix(strings.TrimSpace(l), "! ") {
+			return strings.Join(strings.Fields(l), " ")
+		}
+	}
+	return strings.TrimSpace(out[0])
+}
+
+// pushed records that head and the state commit st describing it are
+// on origin, and binds st to the commit it describes.
+func (s *Session) pushed(ctx context.Context, head, st string) {
+	s.base, s.stateTip = head, st
+	if err := bind(ctx, s.Binder, Binding{Kind: kindOf(s.stateRef(), s.Target.Branch), State: st, Described: s.described}); err != nil {
+		s.warn(err.Error() + ": the next run verifies the specs again")
 	}
 }
 

@@ -90,3 +90,15 @@ func Of(err error) Code {
 	}
 	return Failure
 }
+
+// UsageError is a wrong command line: exit 2, and main names the
+// command's help after the message (a bad config is New(Usage, err)).
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef is a UsageError with a formatted message.
+func Usagef(format string, args ...any) error {
+	return &UsageError{fmt.Errorf(format, args...)}
+}

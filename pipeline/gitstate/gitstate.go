@@ -9,22 +9,18 @@
 // commit conflict markers in the middle of its rebase. Read takes the
 // files git itself keeps (HEAD, the refs, packed-refs, the markers of an
 // operation in progress), never the agent's configuration, bounded and
-// without following what the agent may have made a FIFO; Judge is a pure
-// rule; Restore writes the files back.
+// without following what the agent may have made a FIFO (internal/git's
+// ref reader); Judge is a pure rule; Restore writes the files back
+// (internal/git's ref writer) and chooses what to put back.
 package gitstate
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
-	"github.com/ralph-ci/ralph-ci/internal/safefile"
+	"github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 // Snapshot is what a checkout's .git says of its state.
@@ -70,28 +66,14 @@ var ops = []op{
 // opLeftovers are the other files an operation leaves (removed with it).
 var opLeftovers = []string{"MERGE_MSG", "MERGE_MODE", "MERGE_RR", "AUTO_MERGE", "BISECT_TERMS", "BISECT_NAMES", "BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK", "BISECT_HEAD", "BISECT_FIRST_PARENT"}
 
-// Bounds of what Read reads: refs and HEAD hold an id; packed-refs one
-// line per ref.
-const (
-	refLimit    = 4 << 10
-	packedLimit = 64 << 20
-	maxRefs     = 100000
-)
-
 // Read reads the state of a checkout: gitDir holds its HEAD, index and
 // operations in progress, commonDir its refs (gitDir, but for a linked
 // worktree; see internal/git.Find).
 func Read(gitDir, commonDir string) (Snapshot, error) {
 	var s Snapshot
-	head, err := safefile.Read(filepath.Join(gitDir, "HEAD"), refLimit)
-	if err != nil {
+	var err error
+	if s.Head, s.Symbolic, err = git.ReadHead(gitDir); err != nil {
 		return s, fmt.Errorf("read the checkout's HEAD: %w", err)
-	}
-	v := strings.TrimSpace(string(head))
-	if target, ok := strings.CutPrefix(v, "ref: "); ok {
-		s.Head, s.Symbolic = target, true
-	} else {
-		s.Head = v
 	}
 	for _, o := range ops {
 		if _, err := os.Lstat(filepath.Join(gitDir, o.file)); err == nil && !slices.Contains(s.Ops, o.name) {
@@ -101,54 +83,8 @@ func Read(gitDir, commonDir string) (Snapshot, error) {
 	if _, err := os.Lstat(filepath.Join(gitDir, "index.lock")); err == nil {
 		s.Lock = true
 	}
-	if s.Refs, err = readRefs(commonDir); err != nil {
-		return s, err
+	if s.Refs, err = git.Refs(commonDir); err != nil {
+		return s, fmt.Errorf("read the checkout's refs: %w", err)
 	}
 	return s, nil
-}
-
-// readRefs reads packed-refs, then the loose refs under refs/ (which win).
-func readRefs(gitDir string) (map[string]string, error) {
-	refs := map[string]string{}
-	packed, err := safefile.ReadOptional(filepath.Join(gitDir, "packed-refs"), packedLimit)
-	if err != nil {
-		return nil, fmt.Errorf("read the checkout's refs: %w", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(packed))
-	sc.Buffer(make([]byte, 4096), 64<<10)
-	for sc.Scan() {
-		if id, name, ok := strings.Cut(sc.Text(), " "); ok && strings.HasPrefix(name, "refs/") {
-			refs[name] = id
-		}
-	}
-	root := filepath.Join(gitDir, "refs")
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if len(refs) > maxRefs {
-			return fmt.Errorf("more than %d refs", maxRefs)
-		}
-		rel, err := filepath.Rel(gitDir, p)
-		if err != nil {
-			return err
-		}
-		raw, err := safefile.Read(p, refLimit)
-		if err != nil {
-			refs[filepath.ToSlash(rel)] = "unreadable: " + err.Error()
-			return nil
-		}
-		refs[filepath.ToSlash(rel)] = strings.TrimSpace(string(raw))
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read the checkout's refs: %w", err)
-	}
-	return refs, nil
 }

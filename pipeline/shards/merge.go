@@ -45,7 +45,8 @@ type Placement struct {
 //     commit other than the integrated one saw none of the files changed
 //     since (another shard's work, a person's push): at 3/3 it drops to
 //     2/3, to be verified again on the integrated commit;
-//   - the iteration counts every shard's rotations once; an interrupted
+//   - the iteration counts every shard's rotations once, and the spend
+//     (budgets.per_pull_request) every shard's spend once; an interrupted
 //     rotation (Pending) is dropped (its work tree is gone); rate-limited
 //     agents are the union, the latest reset winning.
 //
@@ -55,7 +56,7 @@ func Merge(base Input, shards []Input) (state.State, []Placement) {
 	slices.SortStableFunc(order, func(a, b Input) int {
 		return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.Name, b.Name))
 	})
-	out := state.State{Version: base.State.Version, Iteration: base.State.Iteration}
+	out := state.State{Version: base.State.Version, Iteration: base.State.Iteration, Spend: base.State.Spend}
 	type taken struct {
 		ss   state.SpecState
 		from *Input
@@ -67,6 +68,7 @@ func Merge(base Input, shards []Input) (state.State, []Placement) {
 	for i := range order {
 		in := &order[i]
 		out.Iteration += max(0, in.State.Iteration-base.State.Iteration)
+		out.Spend = out.Spend.Add(in.State.Spend.Sub(base.State.Spend)) // a shard starts from the base's
 		for _, ss := range in.State.Specs {
 			ss.Shard = in.Name
 			specs[ss.Path] = taken{ss, in}

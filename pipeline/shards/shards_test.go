@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/spend"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
@@ -108,6 +109,7 @@ func TestMerge(t *testing.T) {
 		Pending: &state.Rotation{Spec: "a"}, LimitedAgents: map[string]time.Time{"claude": t0}}}
 	two := Input{Name: "2-of-2", Time: t0.Add(time.Minute), State: state.State{Version: 1, Iteration: 7, Specs: []state.SpecState{spec("b", 3, 3)},
 		LimitedAgents: map[string]time.Time{"claude": t0.Add(time.Hour)}}}
+	base.State.Spend, one.State.Spend, two.State.Spend = spend.Amount{USD: 1, Tokens: 100}, spend.Amount{USD: 1.5, Tokens: 150}, spend.Amount{USD: 1.25, Tokens: 120, Unpriced: 1}
 	got, placed := Merge(base, []Input{two, one})
 	var desc []string
 	for _, ss := range got.Specs {
@@ -118,6 +120,9 @@ func TestMerge(t *testing.T) {
 	}
 	if got.Iteration != 4+5+3 || got.Pending != nil || !got.LimitedAgents["claude"].Equal(t0.Add(time.Hour)) {
 		t.Fatalf("iteration %d (want 12), pending %v, limited %v", got.Iteration, got.Pending, got.LimitedAgents)
+	}
+	if want := (spend.Amount{USD: 1.75, Tokens: 170, Unpriced: 1}); got.Spend != want {
+		t.Fatalf("spend %+v, want %+v: the base's and each shard's own, once", got.Spend, want)
 	}
 	want := []Placement{{Path: "PROMPT.md", Dropped: true}, {Path: "a", Shard: "1-of-2", Dropped: true}, {Path: "b", Shard: "2-of-2"}}
 	if !slices.Equal(placed, want) {

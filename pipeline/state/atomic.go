@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/google/renameio/v2"
 )
 
 // Suffixes of the temporary files this package creates next to their
 // targets. A file is never read under one of these names, so a temporary
 // file left behind by a crash cannot be mistaken for state.
 const (
-	tmpInfix = ".tmp-" // WriteFileAtomic: .<name>.tmp-<random>
+	tmpInfix = ".tmp-" // WriteFileAtomic before renameio: .<name>.tmp-<random>
 	newInfix = ".new-" // Acquire: .run.json.new-<random>, linked or renamed to run.json
 	// spareSuffix names writeFileOrdered's spare: .<name>.spare. It is not
 	// a leftover: it is reused by every write, and a crash mid-write only
@@ -30,21 +32,16 @@ const cleanTempAge = time.Minute
 // happens (crash, kill -9, power loss), path holds either its previous
 // complete content or data, never a mix or a truncated file.
 //
-// It writes a temporary file in the same directory, fsyncs it, renames it
-// over path and fsyncs the directory so the rename itself is durable. The
+// renameio writes a temporary file in the same directory (".<name>"
+// followed by a random number), fsyncs it and renames it over path; the
+// directory is then fsynced so the rename itself is durable. The
 // directory must exist. perm applies to the new file (umask is bypassed).
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := writeTemp(dir, "."+filepath.Base(path)+tmpInfix+"*", data, perm)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := renameio.WriteFile(path, data, perm, renameio.WithStaticPermissions(perm)); err != nil {
+		return fmt.Errorf("write %s: %w (does its directory exist and is it writable?)", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("write %s: flush directory %s: %w", path, dir, err)
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("write %s: flush its directory: %w", path, err)
 	}
 	return nil
 }
@@ -160,10 +157,13 @@ func removeDurably(path string) error {
 }
 
 // isTempName reports whether a file name is one of this package's
-// temporary files.
+// temporary files: renameio's (".<name>" and a number) or Acquire's.
 func isTempName(name string) bool {
 	if !strings.HasPrefix(name, ".") {
 		return false
+	}
+	if strings.TrimRight(name, "0123456789") != name {
+		return true
 	}
 	for _, infix := range []string{tmpInfix, newInfix} {
 		if strings.Contains(name, infix) {

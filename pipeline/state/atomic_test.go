@@ -43,6 +43,7 @@ func TestCleanTemp(t *testing.T) {
 	files := map[string]bool{ // name -> should survive
 		".state.json.tmp-123":        false,
 		".run.json.new-456":          false,
+		".guardrails.md812345678":    false, // renameio's
 		"handoffs/.k.md.tmp-9":       false,
 		".state.json.tmp-fresh":      true, // too young
 		"state.json":                 true,

@@ -16,10 +16,11 @@
 // # Crash safety
 //
 // Files are replaced with [WriteFileAtomic]: the data goes to a temporary
-// file in the same directory, which is fsynced and renamed over the target,
-// and then the directory is fsynced. A reader therefore always sees either
-// the old or the new complete file. Leftover temporary files (named
-// ".<name>.tmp-*") are never read; [Dir.CleanTemp] removes them.
+// file in the same directory (renameio), which is fsynced and renamed over
+// the target, and then the directory is fsynced. A reader therefore always
+// sees either the old or the new complete file. Leftover temporary files
+// (named ".<name>" and a number) are never read; [Dir.CleanTemp] removes
+// them.
 //
 // A rotation is made crash-safe by a write-ahead record in state.json
 // itself, [State.Pending], so that each rotation costs one write:

@@ -100,6 +100,16 @@ const maxLockAttempts = 200
 // holds what was judged stale, so when several processes recover the same
 // lock exactly one wins and the others get a *LockedError naming it.
 // The .ralph directory must exist ([Dir.Ensure]).
+//
+// Why not a file lock alone (go-internal's lockedfile, in go.sum): its
+// only lock waits, where a second ralph-ci must fail at once naming the
+// holder (pid, start, command); and the holder's record is the lock
+// itself, so that a crashed run is recognised as such and the agent
+// processes it left behind are stopped by its RunID, and a run.json
+// naming a live process holds whoever wrote it (lock.txtar). The part
+// that must survive a killed process without a record, the recovery
+// mutex, is a kernel file lock (flock) already. Taking the lock happens
+// once a run: it is not speed machinery.
 func Acquire(dir Dir, info LockInfo) (*Lock, error) {
 	host, err := os.Hostname()
 	if err != nil {

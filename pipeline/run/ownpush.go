@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
 )
 
 // ownPush tells whether this run was started by ralph-ci's own push: with
@@ -17,12 +18,12 @@ import (
 // names is one of the loop's commits (a Ralph-Spec: trailer, read
 // through the API: the checkout may not hold it). The example workflow's
 // concurrency rule (one run per pull request at a time) does the rest.
-func ownPush(ctx context.Context, opts *globalOptions) (bool, string, error) {
-	e := opts.env.pr
-	if opts.env.pushToken == "" || (e.EventName != "pull_request" && e.EventName != "pull_request_target") || e.EventPath == "" {
+func ownPush(ctx context.Context, j *job.Job) (bool, string, error) {
+	e := j.Env
+	if e.PushToken == "" || (e.PR.EventName != "pull_request" && e.PR.EventName != "pull_request_target") || e.PR.EventPath == "" {
 		return false, "", nil
 	}
-	raw, err := os.ReadFile(e.EventPath)
+	raw, err := os.ReadFile(e.PR.EventPath)
 	if err != nil {
 		return false, "", fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
 	}
@@ -37,8 +38,7 @@ func ownPush(ctx context.Context, opts *globalOptions) (bool, string, error) {
 	if err := json.Unmarshal(raw, &ev); err != nil || ev.Action != "synchronize" || ev.PullRequest.Head.SHA == "" {
 		return false, "", nil
 	}
-	d := &delivery{env: e}
-	c, err := d.pulls()
+	c, err := e.Pulls()
 	if err != nil {
 		return false, "", err
 	}

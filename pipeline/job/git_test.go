@@ -1,4 +1,4 @@
-package main
+package job
 
 import (
 	"slices"
@@ -13,20 +13,20 @@ import (
 // for the server, never in argv; a laptop gets nothing.
 func TestOwnCredentials(t *testing.T) {
 	hidden := []igit.Credential{{URL: "https://github.com/", Header: "AUTHORIZATION: basic eA=="}}
-	if got := ownCredentials(hidden, "https://github.com", "tok", ""); !slices.Equal(got, hidden) {
+	if got := OwnCredentials(hidden, "https://github.com", "tok", ""); !slices.Equal(got, hidden) {
 		t.Errorf("with a hidden header: %q, want it as it was", got)
 	}
-	got := ownCredentials(nil, "https://ghes.example.com/", "tok", "")
+	got := OwnCredentials(nil, "https://ghes.example.com/", "tok", "")
 	if len(got) != 1 || got[0].URL != "https://ghes.example.com/" || !strings.HasPrefix(got[0].Header, "AUTHORIZATION: basic ") {
 		t.Errorf("persist-credentials false: %q, want the token as the server's extraheader", got)
 	}
 	for _, c := range [][2]string{{"", "tok"}, {"https://github.com", ""}} {
-		if got := ownCredentials(nil, c[0], c[1], ""); got != nil {
+		if got := OwnCredentials(nil, c[0], c[1], ""); got != nil {
 			t.Errorf("server %q token %q: %q, want nothing", c[0], c[1], got)
 		}
 	}
 	// A push token wins over the job's credential, hidden or not.
-	got = ownCredentials(hidden, "https://github.com", "tok", "app-token")
+	got = OwnCredentials(hidden, "https://github.com", "tok", "app-token")
 	if len(got) != 1 || got[0].Header != "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46YXBwLXRva2Vu" {
 		t.Errorf("with a push token: %q, want it (x-access-token:app-token) alone", got)
 	}

@@ -1,4 +1,4 @@
-package main
+package job
 
 import (
 	"context"
@@ -12,23 +12,23 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 )
 
-// checkpointChannel is where checkpoints go: the pull request of the
-// GitHub Actions event when there is one, else the terminal.
-func checkpointChannel(ctx context.Context, opts *globalOptions, p *project.Project) (gate.Channel, error) {
-	pr, ok, err := opts.env.pr.PullRequest()
+// Channel is where checkpoints go: the pull request of the GitHub
+// Actions event when there is one, else the terminal.
+func (j *Job) Channel(ctx context.Context, p *project.Project) (gate.Channel, error) {
+	pr, ok, err := j.Env.PR.PullRequest()
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return gate.Local{Root: p.Root, Out: opts.stdout}, nil
+		return gate.Local{Root: p.Root, Out: j.Stdout}, nil
 	}
-	o := prOptions(opts, p)
+	o := j.PROptions(p)
 	o.PR = pr
 	c, err := prchannel.New(o)
 	if err != nil {
 		return nil, err
 	}
-	if err := baseDiscovery(ctx, opts, p, c); err != nil {
+	if err := j.baseDiscovery(ctx, p, c); err != nil {
 		return nil, err
 	}
 	// A pull request may raise a spec's tier, not lower it: a spec that
@@ -40,16 +40,16 @@ func checkpointChannel(ctx context.Context, opts *globalOptions, p *project.Proj
 	return c, nil
 }
 
-// prOptions are the options of a pull request's channel (PR aside): who
+// PROptions are the options of a pull request's channel (PR aside): who
 // may approve comes from the base commit's config unless the loaded one
 // lies outside the checkout (gate.ApprovalConfig).
-func prOptions(opts *globalOptions, p *project.Project) prchannel.Options {
-	files, trusted := gate.ApprovalConfig(p.Root, p.ConfigPath, opts.config == "")
+func (j *Job) PROptions(p *project.Project) prchannel.Options {
+	files, trusted := gate.ApprovalConfig(p.Root, p.ConfigPath, j.Config == "")
 	if trusted {
-		opts.log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
+		j.Log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
 	}
-	return prchannel.Options{Env: opts.env.pr, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
-		DefaultTier: p.Config.Specs.DefaultTier, Specs: p.Config.Specs, Log: opts.log, Actions: opts.env.actions, Stdout: opts.stdout}
+	return prchannel.Options{Env: j.Env.PR, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
+		DefaultTier: p.Config.Specs.DefaultTier, Specs: p.Config.Specs, Log: j.Log, Actions: j.Env.Actions, Stdout: j.Stdout}
 }
 
 // baseDiscovery discovers the specs of the checkout again with the base
@@ -57,13 +57,13 @@ func prOptions(opts *globalOptions, p *project.Project) prchannel.Options {
 // them: a pull request must not hide a spec from the gate by pointing
 // discovery elsewhere. The base's section unknown: the checkout's stands
 // (the tiers still fail closed).
-func baseDiscovery(ctx context.Context, opts *globalOptions, p *project.Project, c *prchannel.Client) error {
+func (j *Job) baseDiscovery(ctx context.Context, p *project.Project, c *prchannel.Client) error {
 	base, ok := c.BaseSpecs(ctx)
 	own := p.Config.Specs
 	if !ok || (slices.Equal(base.Dirs, own.Dirs) && base.Prompt == own.Prompt) {
 		return nil
 	}
-	opts.log.Warn().Strs("dirs", own.Dirs).Strs("base_dirs", base.Dirs).Str("prompt", own.Prompt).Str("base_prompt", base.Prompt).
+	j.Log.Warn().Strs("dirs", own.Dirs).Strs("base_dirs", base.Dirs).Str("prompt", own.Prompt).Str("base_prompt", base.Prompt).
 		Msg("the pull request's own specs.dirs and specs.prompt are ignored: which specs exist is decided with the config on its base commit, so that a pull request cannot hide a spec from the gate")
 	if p.Loader == nil {
 		p.Loader = &project.Loader{Root: p.Root, Config: p.Config, Only: p.Only}

@@ -1,4 +1,4 @@
-package main
+package check
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/doctor"
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -18,15 +19,15 @@ import (
 // doctorWarnings prints what check finds valid but that will not work as
 // expected, one "warning: ..." line each, with what to do. They never
 // change the exit code.
-func doctorWarnings(ctx context.Context, opts *globalOptions, p *project.Project, mode string) {
+func doctorWarnings(ctx context.Context, j *job.Job, p *project.Project, mode string) {
 	cfg := p.Config
 	facts := doctor.Facts{
 		Agents:      map[string]doctor.Agent{},
 		CostBudget:  cfg.Budgets.CostUSD,
 		ReportsCost: agent.ReportsCost,
-		Token:       opts.env.pr.Token != "",
+		Token:       j.Env.PR.Token != "",
 		Delivery:    mode,
-		Root:        resolved(p.Root),
+		Root:        job.Resolved(p.Root),
 		Found: func(program string) bool {
 			if strings.Contains(program, "/") {
 				if !filepath.IsAbs(program) {
@@ -44,14 +45,14 @@ func doctorWarnings(ctx context.Context, opts *globalOptions, p *project.Project
 			facts.Agents[name] = doctor.Agent{Command: a.Command, Format: a.Format}
 		}
 	}
-	if _, ok, err := opts.env.pr.PullRequest(); ok && err == nil {
+	if _, ok, err := j.Env.PR.PullRequest(); ok && err == nil {
 		facts.PullRequest = true
 	}
 	if top, err := (deliver.Git{Dir: facts.Root}).Run(ctx, "rev-parse", "--show-toplevel"); err == nil {
-		facts.TopLevel = resolved(strings.TrimSpace(top))
+		facts.TopLevel = job.Resolved(strings.TrimSpace(top))
 	}
 	for _, w := range doctor.Check(facts) {
-		fmt.Fprintln(opts.stdout, "warning: "+w.String())
+		fmt.Fprintln(j.Stdout, "warning: "+w.String())
 	}
 }
 
@@ -78,31 +79,4 @@ func usedAgents(cfg *schema.Config) []string {
 	add(cfg.Layers.Judge)
 	add(cfg.Layers.Review.Agent)
 	return names
-}
-
-// resolved is dir, absolute and with its links resolved (as given when
-// that fails).
-func resolved(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return dir
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r
-	}
-	return abs
-}
-
-// belowTopLevel refuses delivery from a folder below the top of its git
-// work tree: delivery commits (and pushes) the whole repository, so the
-// agent's files outside the folder would be committed too.
-func belowTopLevel(ctx context.Context, root string) error {
-	top, err := (deliver.Git{Dir: root}).Run(ctx, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return nil // not a repository: delivery says so itself
-	}
-	if t := resolved(strings.TrimSpace(top)); t != resolved(root) {
-		return &usageError{fmt.Errorf("-C %s is below the top of its git repository %s: delivery commits the whole repository, files outside %s included; run ralph-ci at the repository's root (with ralph.yaml there), or use --deliver none (docs/troubleshooting.md#below-the-top-of-its-git-repository)", root, t, root)}
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
 )
 
 // ForkRunCommand and ForkRunLabel are how a person with write access asks
@@ -22,13 +24,13 @@ const (
 // ralph-ci run added on pull_request_target), checked with the
 // collaborator API. fork is false for a pull request of the repository
 // itself (nothing to ask); why says why not when it was not asked.
-func forkAsked(ctx context.Context, opts *globalOptions) (fork, asked bool, why string, err error) {
-	d := &delivery{env: opts.env.pr}
-	ev, err := d.readEvent(ctx)
+func forkAsked(ctx context.Context, j *job.Job) (fork, asked bool, why string, err error) {
+	e := j.Env
+	ev, err := e.ReadEvent(ctx)
 	if err != nil || ev.PR == 0 || !ev.Fork() {
 		return false, false, "", err
 	}
-	raw, err := os.ReadFile(opts.env.pr.EventPath)
+	raw, err := os.ReadFile(e.PR.EventPath)
 	if err != nil {
 		return true, false, "", err
 	}
@@ -48,18 +50,18 @@ func forkAsked(ctx context.Context, opts *globalOptions) (fork, asked bool, why 
 		} `json:"sender"`
 	}
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return true, false, "", fmt.Errorf("parse the event payload %s: %w", opts.env.pr.EventPath, err)
+		return true, false, "", fmt.Errorf("parse the event payload %s: %w", e.PR.EventPath, err)
 	}
 	var who string
-	switch e := opts.env.pr.EventName; {
-	case e == "issue_comment" && p.Comment != nil && strings.HasPrefix(strings.TrimSpace(p.Comment.Body), ForkRunCommand):
+	switch name := e.PR.EventName; {
+	case name == "issue_comment" && p.Comment != nil && strings.HasPrefix(strings.TrimSpace(p.Comment.Body), ForkRunCommand):
 		who = p.Comment.User.Login
-	case e == "pull_request_target" && p.Action == "labeled" && p.Label != nil && p.Label.Name == ForkRunLabel:
+	case name == "pull_request_target" && p.Action == "labeled" && p.Label != nil && p.Label.Name == ForkRunLabel:
 		who = p.Sender.Login
 	default:
 		return true, false, fmt.Sprintf("pull request #%d comes from a fork (%s): run works on it only when a person with write access asks (a %q comment, or the label %q)", ev.PR, ev.HeadRepo, ForkRunCommand, ForkRunLabel), nil
 	}
-	c, err := d.pulls()
+	c, err := e.Pulls()
 	if err != nil {
 		return true, false, "", err
 	}

@@ -1,4 +1,4 @@
-package main
+package check
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 )
 
@@ -33,14 +34,14 @@ func olderIn(ctx context.Context, c *prchannel.Client, pr gate.Pull, group strin
 	return false, nil
 }
 
-// checkMergeGroup is check on a merge_group event: it sets the one
-// `ralph-ci` status on the group's commit (gate.QueueVerdict) from the
-// open pull requests whose head the group contains (and the one its
-// branch is named after), each judged by ralph-ci's own `ralph-ci` status
-// on that head. No agent runs, no checkpoint is posted. Exit 0 when the
-// group passes, else 1 with the reason.
-func checkMergeGroup(ctx context.Context, opts *globalOptions, p *project.Project, mg prchannel.MergeGroup) error {
-	sw, err := prchannel.NewSweeper(prOptions(opts, p), p.Config, gate.RepoPrefix(p.Root))
+// mergeGroup is check on a merge_group event: it sets the one `ralph-ci`
+// status on the group's commit (gate.QueueVerdict) from the open pull
+// requests whose head the group contains (and the one its branch is named
+// after), each judged by ralph-ci's own `ralph-ci` status on that head.
+// No agent runs, no checkpoint is posted. Exit 0 when the group passes,
+// else 1 with the reason.
+func mergeGroup(ctx context.Context, j *job.Job, p *project.Project, mg prchannel.MergeGroup) error {
+	sw, err := prchannel.NewSweeper(j.PROptions(p), p.Config, gate.RepoPrefix(p.Root))
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func checkMergeGroup(ctx context.Context, opts *globalOptions, p *project.Projec
 	if err != nil {
 		return err
 	}
-	c, name := sw.Client(), gateContext(p.Config)
+	c, name := sw.Client(), job.GateContext(p.Config)
 	var members []gate.Member
 	for _, pr := range pulls {
 		in, err := c.Contains(ctx, pr.Head, mg.HeadSHA)
@@ -69,16 +70,16 @@ func checkMergeGroup(ctx context.Context, opts *globalOptions, p *project.Projec
 			return err
 		}
 		members = append(members, gate.Member{PR: pr.Number, Head: pr.Head, Contained: in, Gate: state})
-		fmt.Fprintf(opts.stdout, "#%d\t%s\tcontained=%v\t%s=%s\n", pr.Number, pr.Head, in, name, state)
+		fmt.Fprintf(j.Stdout, "#%d\t%s\tcontained=%v\t%s=%s\n", pr.Number, pr.Head, in, name, state)
 	}
 	v := gate.QueueVerdict(members)
-	if err := c.Gate(ctx, mg.HeadSHA, name, opts.env.runURL(), v); err != nil {
+	if err := c.Gate(ctx, mg.HeadSHA, name, j.Env.RunURL(), v); err != nil {
 		return err
 	}
 	if v.State == gate.Success {
-		opts.log.Info().Str("group", mg.HeadSHA).Msg(v.Description)
+		j.Log.Info().Str("group", mg.HeadSHA).Msg(v.Description)
 		return nil
 	}
-	opts.log.Warn().Str("group", mg.HeadSHA).Msg(v.Description)
+	j.Log.Warn().Str("group", mg.HeadSHA).Msg(v.Description)
 	return exitcode.Printed(exitcode.Failure, errors.New("merge group: "+v.Description))
 }

@@ -1,13 +1,15 @@
-package main
+package run
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
 )
 
 // dispatcher starts a workflow with the workflow_dispatch API
-// (reporters/pulls), a small interface for the GitHub port.
+// (github/pulls), a small interface for the GitHub port.
 type dispatcher interface {
 	Dispatch(ctx context.Context, workflow, ref string) error
 }
@@ -17,16 +19,16 @@ type dispatcher interface {
 // workflow, so without this (or a push-token) the repository's required
 // checks never run on the head ralph-ci delivered. It says which runs it
 // started in the log and the job summary.
-func (d *delivery) startCI(ctx context.Context, opts *globalOptions) error {
+func (d *delivery) startCI(ctx context.Context, j *job.Job) error {
 	s := d.session
-	if !s.Push || s.Head() == "" || len(d.ciWorkflows) == 0 || d.env.Repository == "" {
+	if !s.Push || s.Head() == "" || len(d.ciWorkflows) == 0 || d.env.PR.Repository == "" {
 		return nil
 	}
-	if d.pushToken {
-		opts.log.Info().Strs("workflows", d.ciWorkflows).Msg("delivery.ci_workflows: not dispatched, the push-token's push starts the repository's workflows itself")
+	if d.env.PushToken != "" {
+		j.Log.Info().Strs("workflows", d.ciWorkflows).Msg("delivery.ci_workflows: not dispatched, the push-token's push starts the repository's workflows itself")
 		return nil
 	}
-	c, err := d.pulls()
+	c, err := d.env.Pulls()
 	if err != nil {
 		return err
 	}
@@ -34,17 +36,17 @@ func (d *delivery) startCI(ctx context.Context, opts *globalOptions) error {
 	var errs []string
 	for _, wf := range d.ciWorkflows {
 		if err := dispatcher(c).Dispatch(ctx, wf, s.Target.Branch); err != nil {
-			opts.log.Error().Err(err).Str("workflow", wf).Msg("delivery: could not start the workflow")
+			j.Log.Error().Err(err).Str("workflow", wf).Msg("delivery: could not start the workflow")
 			errs = append(errs, err.Error())
 			continue
 		}
 		started = append(started, wf)
-		opts.log.Info().Str("workflow", wf).Str("ref", s.Target.Branch).Str("head", s.Head()).Msg("delivery: started the workflow on the pushed branch (workflow_dispatch)")
+		j.Log.Info().Str("workflow", wf).Str("ref", s.Target.Branch).Str("head", s.Head()).Msg("delivery: started the workflow on the pushed branch (workflow_dispatch)")
 	}
 	if len(started) > 0 {
 		text := fmt.Sprintf("\n### ralph-ci started CI on `%s`\n\nworkflow_dispatch on the pushed branch (head `%.7s`): %s\n", s.Target.Branch, s.Head(), "`"+strings.Join(started, "`, `")+"`")
-		if err := opts.env.actions.AppendSummary(text); err != nil {
-			opts.log.Warn().Err(err).Msg("cannot write the job summary")
+		if err := d.env.Actions.AppendSummary(text); err != nil {
+			j.Log.Warn().Err(err).Msg("cannot write the job summary")
 		}
 	}
 	if len(errs) > 0 {

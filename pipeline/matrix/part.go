@@ -1,62 +1,63 @@
-package main
+package matrix
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/shards"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// matrixRun is a run's part in a CI matrix (see pipeline/shards): one
-// shard (--shard), or the integration of the shards (--integrate).
-type matrixRun struct {
-	shard     string   // --shard: "K-of-N" (K/N accepted)
-	specs     []string // --specs: the shard's specs, as plan printed them
-	integrate bool     // --integrate
+// Part is a run's part in a CI matrix (see pipeline/shards): one shard
+// (--shard), or the integration of the shards (--integrate); the zero
+// Part is a whole run.
+type Part struct {
+	Shard     string   // --shard: "K-of-N" (K/N accepted)
+	Specs     []string // --specs: the shard's specs, as plan printed them
+	Integrate bool     // --integrate
 	// integrated are the shard states the integration folded in, deleted
 	// from origin once the integrated state is pushed.
 	integrated []deliver.ShardState
 	tmp        string
 }
 
-// check refuses flag combinations that cannot work, before anything runs.
-func (m *matrixRun) check(mode string) error {
+// Check refuses flag combinations that cannot work, before anything runs,
+// and spells the shard's name as K-of-N.
+func (m *Part) Check(mode string) error {
 	switch {
-	case m.shard == "" && len(m.specs) > 0:
-		return &usageError{fmt.Errorf("--specs needs --shard K-of-N")}
-	case m.shard != "" && m.integrate:
-		return &usageError{fmt.Errorf("--shard and --integrate: a job is a shard or the integration, not both")}
-	case (m.shard != "" || m.integrate) && mode != schema.DeliverPR:
-		return &usageError{fmt.Errorf("--shard and --integrate need --deliver pr: shards meet only through git")}
+	case m.Shard == "" && len(m.Specs) > 0:
+		return exitcode.Usagef("--specs needs --shard K-of-N")
+	case m.Shard != "" && m.Integrate:
+		return exitcode.Usagef("--shard and --integrate: a job is a shard or the integration, not both")
+	case (m.Shard != "" || m.Integrate) && mode != schema.DeliverPR:
+		return exitcode.Usagef("--shard and --integrate need --deliver pr: shards meet only through git")
 	}
-	if m.shard != "" {
-		k, n, err := shards.ParseName(m.shard)
+	if m.Shard != "" {
+		k, n, err := shards.ParseName(m.Shard)
 		if err != nil {
-			return &usageError{err}
+			return &exitcode.UsageError{Err: err}
 		}
-		m.shard = shards.Name(k, n)
+		m.Shard = shards.Name(k, n)
 	}
 	return nil
 }
 
-// prepare sets up the run after the checkout is on the delivery branch:
+// Prepare sets up the run after the checkout is on the delivery branch:
 // a shard keeps only its specs and pushes its state to its own ref; the
 // integration folds the shards' states into the project's .ralph.
-func (m *matrixRun) prepare(ctx context.Context, opts *globalOptions, p *project.Project, dl *delivery) error {
-	s := dl.session
+func (m *Part) Prepare(ctx context.Context, j *job.Job, p *project.Project, s *deliver.Session) error {
 	switch {
-	case m.shard != "":
-		specs := m.specs
+	case m.Shard != "":
+		specs := m.Specs
 		if len(specs) == 0 { // plan again: the same state gives the same plan
-			k, n, _ := shards.ParseName(m.shard)
-			planned, err := planShards(ctx, opts, p, schema.DeliverPR, n)
+			k, n, _ := shards.ParseName(m.Shard)
+			planned, err := plan(ctx, j, p, schema.DeliverPR, n)
 			if err != nil {
 				return err
 			}
@@ -66,18 +67,18 @@ func (m *matrixRun) prepare(ctx context.Context, opts *globalOptions, p *project
 				}
 			}
 			if len(specs) == 0 {
-				opts.log.Warn().Str("shard", m.shard).Msg("the plan gives this shard no spec")
+				j.Log.Warn().Str("shard", m.Shard).Msg("the plan gives this shard no spec")
 			}
 		}
 		if err := p.Restrict(specs); err != nil {
 			return exitcode.New(exitcode.Usage, err)
 		}
-		_, n, _ := shards.ParseName(m.shard)
-		s.StateRef, s.SeedRef = deliver.ShardRef(s.Target.Branch, m.shard), deliver.StateRef(s.Target.Branch)
+		_, n, _ := shards.ParseName(m.Shard)
+		s.StateRef, s.SeedRef = deliver.ShardRef(s.Target.Branch, m.Shard), deliver.StateRef(s.Target.Branch)
 		s.Retries = 3 + 2*n // every shard pushes to the branch
-		opts.log.Info().Str("shard", m.shard).Strs("specs", specs).Msg("shard of a matrix: these specs only")
-	case m.integrate:
-		return m.fold(ctx, opts, p, s)
+		j.Log.Info().Str("shard", m.Shard).Strs("specs", specs).Msg("shard of a matrix: these specs only")
+	case m.Integrate:
+		return m.fold(ctx, j, p, s)
 	}
 	return nil
 }
@@ -85,7 +86,7 @@ func (m *matrixRun) prepare(ctx context.Context, opts *globalOptions, p *project
 // fold reads, through git, the branch's integrated state and every
 // shard's, and has shards.Integrate merge them (the multi-spec rule across
 // shards) into the project's .ralph, adopted by the session.
-func (m *matrixRun) fold(ctx context.Context, opts *globalOptions, p *project.Project, s *deliver.Session) error {
+func (m *Part) fold(ctx context.Context, j *job.Job, p *project.Project, s *deliver.Session) error {
 	var err error
 	if m.tmp, err = os.MkdirTemp("", "ralph-ci-integrate-"); err != nil {
 		return err
@@ -101,7 +102,7 @@ func (m *matrixRun) fold(ctx context.Context, opts *globalOptions, p *project.Pr
 		return exitcode.New(exitcode.Failure, err)
 	}
 	if read.State != "" && !read.Bound {
-		opts.log.Warn().Msg(deliver.Unbound(read.Ref, read.Binding))
+		j.Log.Warn().Msg(deliver.Unbound(read.Ref, read.Binding))
 	}
 	base := shards.Folder{Dir: baseDir}
 	if read.Found() {
@@ -117,7 +118,7 @@ func (m *matrixRun) fold(ctx context.Context, opts *globalOptions, p *project.Pr
 	byName := map[string]deliver.ShardState{}
 	for _, sh := range fetched {
 		if sh.Unbound != "" {
-			opts.log.Warn().Str("shard", sh.Name).Msg(sh.Unbound + " (not integrated)")
+			j.Log.Warn().Str("shard", sh.Name).Msg(sh.Unbound + " (not integrated)")
 			continue
 		}
 		folders = append(folders, shards.Folder{Name: sh.Name, Dir: sh.Dir, Changed: sh.Changed, Time: sh.Time})
@@ -129,7 +130,7 @@ func (m *matrixRun) fold(ctx context.Context, opts *globalOptions, p *project.Pr
 	}
 	for _, pl := range placed {
 		if pl.Dropped {
-			opts.log.Info().Str("spec", pl.Path).Str("shard", pl.Shard).Msg("verified before files it has not seen changed: 3/3 drops to 2/3, verified again on the integrated commit")
+			j.Log.Info().Str("spec", pl.Path).Str("shard", pl.Shard).Msg("verified before files it has not seen changed: 3/3 drops to 2/3, verified again on the integrated commit")
 		}
 	}
 	names := make([]string, 0, len(folded))
@@ -138,19 +139,19 @@ func (m *matrixRun) fold(ctx context.Context, opts *globalOptions, p *project.Pr
 		names = append(names, f.Name)
 	}
 	s.Adopt = true
-	opts.log.Info().Strs("shards", names).Str("head", head).Msg("integrating the shards' states")
+	j.Log.Info().Strs("shards", names).Str("head", head).Msg("integrating the shards' states")
 	return nil
 }
 
-// finish deletes the shard states the integration folded in, once the
-// integrated state is pushed (ok); they stay for the next integration
-// otherwise.
-func (m *matrixRun) finish(ctx context.Context, opts *globalOptions, dl *delivery, ok bool) error {
+// Finish deletes the shard states the integration folded in, once the
+// integrated state is pushed (pushed); they stay for the next integration
+// otherwise. g is the delivery's git (unused off an integration).
+func (m *Part) Finish(ctx context.Context, g deliver.Git, pushed bool) error {
 	if m.tmp != "" {
 		defer os.RemoveAll(m.tmp)
 	}
-	if !m.integrate || !ok {
+	if !m.Integrate || !pushed {
 		return nil
 	}
-	return deliver.DropShardStates(ctx, dl.session.Git, m.integrated)
+	return deliver.DropShardStates(ctx, g, m.integrated)
 }

@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/spend"
@@ -14,14 +15,14 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
 
-// defaultProgressInterval is the least time between two edits of the
+// DefaultProgressInterval is the least time between two edits of the
 // progress comment (the final one always goes out).
-const defaultProgressInterval = 10 * time.Second
+const DefaultProgressInterval = 10 * time.Second
 
 // progressComment is run's progress comment on its pull request.
 type progressComment struct {
 	keeper       *prchannel.Progress
-	opts         *globalOptions
+	j            *job.Job
 	maxRotations int
 	budgetUSD    float64
 	prCap        spend.Cap // budgets.per_pull_request
@@ -30,7 +31,7 @@ type progressComment struct {
 // newProgressComment is the progress comment of a run on a pull request
 // (ch a prchannel.Client), nil when github.progress_comment is off or
 // there is no pull request.
-func newProgressComment(opts *globalOptions, p *project.Project, ch gate.Channel, maxRotations int, every time.Duration) *progressComment {
+func newProgressComment(j *job.Job, p *project.Project, ch gate.Channel, maxRotations int, every time.Duration) *progressComment {
 	c, ok := ch.(*prchannel.Client)
 	if !ok || !p.Config.GitHub.ProgressComment {
 		return nil
@@ -38,7 +39,7 @@ func newProgressComment(opts *globalOptions, p *project.Project, ch gate.Channel
 	if maxRotations == 0 {
 		maxRotations = p.Config.Budgets.MaxRotations
 	}
-	pc := &progressComment{keeper: c.Progress(every), opts: opts, maxRotations: maxRotations, budgetUSD: p.Config.Budgets.CostUSD}
+	pc := &progressComment{keeper: c.Progress(every), j: j, maxRotations: maxRotations, budgetUSD: p.Config.Budgets.CostUSD}
 	if c := p.Config.Budgets.PerPullRequest; c != nil {
 		pc.prCap = spend.Cap{Scope: spend.PullRequest, Key: "budgets.per_pull_request", USD: c.CostUSD, Tokens: c.Tokens}
 	}
@@ -54,7 +55,7 @@ func (pc *progressComment) update(ctx context.Context, rotations int, costUSD fl
 		return
 	}
 	v := prchannel.ProgressView{Rotations: rotations, MaxRotations: pc.maxRotations, CostUSD: costUSD, BudgetUSD: pc.budgetUSD,
-		PRRotations: st.Iteration, PRSpend: st.Spend, PRCap: pc.prCap, RunURL: pc.opts.env.runURL(), Ended: ended}
+		PRRotations: st.Iteration, PRSpend: st.Spend, PRCap: pc.prCap, RunURL: pc.j.Env.RunURL(), Ended: ended}
 	for _, r := range engine.Rows(specs, *st) {
 		v.Rows = append(v.Rows, prchannel.ProgressRow{Spec: r.Path, Counter: r.Counter, Stage: r.Stage, LastStatus: r.LastStatus, Tier: r.Tier, Changed: r.ModifiedFiles})
 		if ss := st.Spec(r.Path); ss != nil && ss.Checkpoint != nil && ss.Checkpoint.Status == tiers.StatusPending {
@@ -62,6 +63,6 @@ func (pc *progressComment) update(ctx context.Context, rotations int, costUSD fl
 		}
 	}
 	if err := pc.keeper.Update(context.WithoutCancel(ctx), prchannel.ProgressBody(v), ended != ""); err != nil {
-		pc.opts.log.Warn().Err(err).Msg("the progress comment could not be updated")
+		pc.j.Log.Warn().Err(err).Msg("the progress comment could not be updated")
 	}
 }

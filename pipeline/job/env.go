@@ -1,0 +1,100 @@
+package job
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
+)
+
+// Env is everything ralph-ci reads from the process environment, read
+// once at the door and passed down: the commands and the packages below
+// them never call os.Getenv.
+type Env struct {
+	// Actions is the GitHub Actions runner's side: the job summary, the
+	// step outputs, whether workflow commands are read.
+	Actions actions.Env
+	// PR is what the pull-request channel needs: the API, the token and
+	// the event that may carry a pull request.
+	PR prchannel.Env
+	// RunnerDebug is RUNNER_DEBUG=1 (a re-run with debug logging).
+	RunnerDebug bool
+	// RefName is GITHUB_REF_NAME, the branch the workflow ran on: off a
+	// pull request, delivery names its own branch after it.
+	RefName string
+	// Action is RALPH_ACTION=1: the Action exec'd ralph-ci, which then
+	// writes the step's exit-code output itself.
+	Action bool
+	// ServerURL is GITHUB_SERVER_URL (https://github.com, or a GHES
+	// host): where delivery's git authenticates with the token.
+	ServerURL string
+	// Landlock is RALPH_LANDLOCK=1: deny agents writing ralph-ci's own
+	// git directory (see DenyGitDirs).
+	Landlock bool
+	// RunID is GITHUB_RUN_ID: the workflow run the statuses point at.
+	RunID string
+	// FailOnWaiting is RALPH_FAIL_ON_WAITING=true (the Action's
+	// fail-on-waiting input): a step that waits for a person fails, as
+	// before; by default it ends green, its outputs and the ralph-ci
+	// status saying where things stand.
+	FailOnWaiting bool
+	// PushToken is the Action's push-token input (on the descriptor
+	// RALPH_PUSH_TOKEN_FD): the credential of ralph-ci's own git push
+	// only, so that the push starts the repository's workflows.
+	PushToken string
+}
+
+// EnvFrom reads the environment through getenv (os.Getenv). The tokens
+// are read at the door, from where the Action hands them.
+func EnvFrom(getenv func(string) string) Env {
+	return Env{Actions: actions.EnvFrom(getenv), PR: prchannel.EnvFrom(getenv), RunnerDebug: getenv("RUNNER_DEBUG") == "1", RefName: getenv("GITHUB_REF_NAME"), Action: getenv("RALPH_ACTION") == "1", ServerURL: getenv("GITHUB_SERVER_URL"), Landlock: getenv("RALPH_LANDLOCK") == "1",
+		RunID: getenv("GITHUB_RUN_ID"), FailOnWaiting: getenv("RALPH_FAIL_ON_WAITING") == "true"}
+}
+
+// RunURL is the web page of the workflow run ("" outside Actions).
+func (e Env) RunURL() string {
+	if e.ServerURL == "" || e.PR.Repository == "" || e.RunID == "" {
+		return ""
+	}
+	return strings.TrimSuffix(e.ServerURL, "/") + "/" + e.PR.Repository + "/actions/runs/" + e.RunID
+}
+
+// Exit writes the exit-code step output when the Action asked for it,
+// and returns the code the process ends with: code, except that in the
+// Action waiting for a person (exit 6, from run, check or a scheduled
+// check) ends the step green unless fail-on-waiting is set; the output
+// still says 6. stdout gets a notice saying so.
+func (e Env) Exit(code exitcode.Code, stdout io.Writer) exitcode.Code {
+	if e.Action && e.Actions.Output != "" {
+		if f, err := os.OpenFile(e.Actions.Output, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+			_ = actions.WriteOutputs(f, []actions.Output{{Name: "exit-code", Value: strconv.Itoa(int(code))}}, nil)
+			f.Close()
+		}
+	}
+	if e.Action && code == exitcode.AwaitHuman && !e.FailOnWaiting {
+		fmt.Fprintln(stdout, "::notice title=ralph-ci::waiting for a person (exit 6, the exit-code output): the step ends green; the ralph-ci commit status and the outputs say where things stand (fail-on-waiting: true fails the step instead)")
+		return exitcode.OK
+	}
+	return code
+}
+
+// AppendOutputs appends step outputs to the GITHUB_OUTPUT file.
+func AppendOutputs(path string, outs []actions.Output) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("write the step outputs: %w", err)
+	}
+	err = actions.WriteOutputs(f, outs, nil)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write the step outputs: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
+	"github.com/ralph-ci/ralph-ci/internal/gitauth"
+	"github.com/ralph-ci/ralph-ci/internal/shepherd"
+)
+
+// Before its first git command, ralph-ci hides the credential
+// actions/checkout persisted in the git config (gitauth) and hands it to
+// its own fetch and push only (internal/git); before a run starts any
+// agent, it applies the config's environment.remove (see docs/security.md).
+
+// OwnCredentials are the credentials of ralph-ci's own fetch and push:
+// the push token when the Action was given one (its push starts the
+// repository's workflows, as a push with the job's token does not), else
+// the checkout's hidden header when actions/checkout persisted one, else,
+// with persist-credentials: false, the job's token for the server (none
+// when either is unknown: a laptop's git uses its own credentials).
+func OwnCredentials(hidden []igit.Credential, serverURL, token, pushToken string) []igit.Credential {
+	if pushToken != "" && serverURL != "" {
+		return []igit.Credential{gitauth.Credential(serverURL, pushToken)}
+	}
+	if len(hidden) > 0 || serverURL == "" || token == "" {
+		return hidden
+	}
+	return []igit.Credential{gitauth.Credential(serverURL, token)}
+}
+
+// UseGitCredential hides the credential actions/checkout persisted in
+// the checkout's git config until the returned function puts it back,
+// and hands ralph-ci's own fetch and push (internal/git, nothing else it
+// starts) the credential (OwnCredentials) from the first fetch on.
+func (j *Job) UseGitCredential(ctx context.Context, root string) (restore func()) {
+	if abs, err := filepath.Abs(root); err == nil { // the config files git names hold from the root, not from here (-C)
+		root = abs
+	}
+	if _, err := igit.Open(root); err != nil && !errors.Is(err, igit.ErrNotRepo) {
+		j.Log.Warn().Err(err).Msg("git: cannot read the checkout")
+	}
+	hidden, err := gitauth.Hide(ctx, root)
+	if err != nil {
+		j.Log.Warn().Err(err).Msg("could not hide the git credential actions/checkout persisted: the agent may read it (use persist-credentials: false)")
+	}
+	j.Host.AddSecrets(hidden.Values()...)
+	igit.UseCredentials(OwnCredentials(hidden.Credentials(), j.Env.ServerURL, j.Env.PR.Token, j.Env.PushToken)...)
+	return func() {
+		igit.UseCredentials()
+		_ = igit.UsePushURL("", "") // a fork's (forkPush)
+		if err := hidden.Restore(context.WithoutCancel(ctx)); err != nil {
+			j.Log.Warn().Err(err).Msg("could not put back the git credential actions/checkout persisted")
+		}
+	}
+}
+
+// DenyGitDirs denies the agents and verification commands write access to
+// ralph-ci's own git directories (Landlock, applied by the shepherd) when
+// RALPH_LANDLOCK=1, the kernel has Landlock and the folder is one agents
+// make no files in (/var/tmp); a log line says which. It is off by
+// default: a Landlock-restricted process may not change its mounts, so an
+// agent that sandboxes its own commands with namespaces (Codex's
+// bubblewrap) cannot run under it.
+func (j *Job) DenyGitDirs() {
+	base := igit.PrivateBase()
+	switch {
+	case base == "":
+	case !j.Env.Landlock:
+		j.Log.Debug().Msg("landlock: off (RALPH_LANDLOCK=1 turns it on); ralph-ci rewrites its git directory's configuration before each git command")
+	case shepherd.LandlockABI() == 0:
+		j.Log.Warn().Str("dir", base).Msg("landlock: not available on this kernel; agents are not denied writing ralph-ci's own git directory (ralph-ci still rewrites its configuration before each git command)")
+	case filepath.Dir(base) != "/var/tmp":
+		j.Log.Warn().Str("dir", base).Msg("landlock: ralph-ci's own git directory is not under /var/tmp, so agents are not denied writing it (ralph-ci still rewrites its configuration before each git command)")
+	default:
+		j.Host.Deny = []string{base}
+		j.Log.Info().Str("dir", base).Int("abi", shepherd.LandlockABI()).Msg("landlock: agents and verification commands cannot write ralph-ci's own git directory")
+	}
+}
+
+// Resolved is dir, absolute and with its links resolved (as given when
+// that fails).
+func Resolved(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
+}

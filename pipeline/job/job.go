@@ -1,0 +1,76 @@
+// Package job holds what the commands of one CI job share below the
+// command line: the environment read once at the door (Env), the job's
+// writers, log and agent host (Job), the project as a command loads it
+// (problems printed and annotated), the checkpoint channel of the event's
+// pull request, the one merge-gate status, the event and the git
+// credentials of ralph-ci's own fetch and push.
+//
+// The commands' sequences (pipeline/run, pipeline/check, pipeline/matrix)
+// build on it; cmd/ralph-ci only parses flags into their options.
+package job
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// Job is one invocation of a command: the flags every command takes, where
+// it writes, and how it starts agents.
+type Job struct {
+	// Dir is -C DIR, the repository root; Config is --config FILE ("" finds
+	// ralph.cue, ralph.yaml, ralph.yml or ralph.json in Dir).
+	Dir, Config string
+	// Stdout gets what a command prints for people and for the runner
+	// (workflow commands, annotations).
+	Stdout io.Writer
+	Log    zerolog.Logger
+	Env    Env // read once, at the door
+	// Host is how every agent and verification command starts: the
+	// secrets to mask, the environment policy, the shepherd.
+	Host *agent.Host
+	// Version is ralph-ci's version, recorded in the state's lock.
+	Version string
+}
+
+// DeliveryMode is the --deliver flag, else the config's delivery.mode.
+// The flag takes a mode of schema.DeliveryModes.
+func DeliveryMode(flag string, cfg *schema.Config) (string, error) {
+	if flag == "" {
+		return cfg.Delivery.Mode, nil
+	}
+	if slices.Contains(schema.DeliveryModes, flag) {
+		return flag, nil
+	}
+	return "", exitcode.Usagef("--deliver %q: want %s", flag, orList(schema.DeliveryModes))
+}
+
+// Shown prints, one line each, where things stand, logs msg and returns
+// the exit code (nil for OK), already shown.
+func (j *Job) Shown(lines []string, code exitcode.Code, msg string) error {
+	for _, line := range lines {
+		fmt.Fprintln(j.Stdout, line)
+	}
+	if code == exitcode.OK {
+		j.Log.Info().Msg(msg)
+		return nil
+	}
+	j.Log.Warn().Str("exit", code.Class()).Msg(msg)
+	return exitcode.Printed(code, errors.New(msg))
+}
+
+// orList is "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}

@@ -1,0 +1,105 @@
+package run
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/engine"
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
+	"github.com/ralph-ci/ralph-ci/pipeline/matrix"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/report"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
+	"github.com/ralph-ci/ralph-ci/reporters/publish"
+)
+
+// end finishes a run: the delivery and the matrix's last pushes, the
+// matrix of specs on stdout, the reports (written even for an interrupted
+// run) and the exit code, which exitcode.RunEnd decides from what each
+// step returned.
+func end(ctx context.Context, j *job.Job, p *project.Project, dl *delivery, m *matrix.Part, sig *job.Caught, out engine.Outcome, err error, o Options) error {
+	ctx = context.WithoutCancel(ctx)
+	derr := dl.finish(ctx, j, out.Message)
+	// Interrupted, the integrated state may not have been pushed:
+	// the shards' states stay for the next integration.
+	pushed := err == nil && derr == nil && out.Code != exitcode.Interrupted
+	if merr := m.Finish(ctx, dl.git(), pushed); merr != nil && derr == nil {
+		derr = merr
+	}
+	if derr != nil {
+		j.Log.Error().Err(derr).Msg("delivery: the pull request or the outputs failed")
+	}
+	job.PrintRows(j.Stdout, engine.Rows(out.Specs, out.State))
+	e := exitcode.RunEnd{Engine: out.Code, EngineErr: err, Delivery: derr, Signal: sig.Code()}
+	code := e.Code()
+	e.Reports = writeReports(ctx, j, p, out.Report, code, o.JUnit, o.JSON)
+	switch final := e.Code(); {
+	case err != nil:
+		return err
+	case final != code:
+		return exitcode.New(final, e.Reports)
+	}
+	ev := j.Log.Info()
+	if code != exitcode.OK {
+		ev = j.Log.Warn()
+	}
+	ev.Int("rotations", out.Rotations).Str("exit", code.Class()).Msg(out.Message)
+	if code != exitcode.OK {
+		return exitcode.Printed(code, fmt.Errorf("%s", out.Message))
+	}
+	return nil
+}
+
+// engineOptions are the engine's options of one run: the agents' output
+// echoed in folded groups on GitHub Actions, a progress line on a
+// terminal (never on a runner, whatever it says: ::group:: blocks only).
+func engineOptions(j *job.Job, p *project.Project, o Options) engine.Options {
+	eo := engine.Options{Project: p, MaxRotations: o.MaxRotations, Log: j.Log, Version: j.Version, Host: j.Host}
+	if j.Env.Actions.Actions {
+		eo.Echo = actionsEcho(j.Stdout)
+	} else {
+		eo.Progress = o.Progress
+	}
+	return eo
+}
+
+// writeReports writes the run's report, with the exit code the process
+// ends with, to the configured files (the flags win) and GitHub Actions'
+// places. A failure is logged and returned.
+func writeReports(ctx context.Context, j *job.Job, p *project.Project, r *report.Report, code exitcode.Code, junitPath, jsonPath string) error {
+	if r == nil {
+		return nil
+	}
+	r.Exit.Code, r.Exit.Class = int(code), code.Class()
+	targets := publish.Targets{Root: p.Root, JUnit: cmp.Or(junitPath, p.Config.Reporters.JUnit), JSON: cmp.Or(jsonPath, p.Config.Reporters.JSON), GitHub: true}
+	if err := publish.Write(ctx, r, targets, j.Env.Actions, j.Stdout); err != nil {
+		j.Log.Error().Err(err).Msg("writing the reports failed")
+		return err
+	}
+	return nil
+}
+
+// actionsEcho shows each rotation's agent output in the job log, folded
+// in a ::group:: and fenced with ::stop-commands:: so that an agent cannot
+// issue workflow commands.
+func actionsEcho(w io.Writer) func(string) (io.Writer, func()) {
+	return func(title string) (io.Writer, func()) {
+		end, err := actions.Group(w, title)
+		if err != nil {
+			return io.Discard, func() {}
+		}
+		resume, err := actions.StopCommands(w, nil)
+		if err != nil {
+			_ = end()
+			return io.Discard, func() {}
+		}
+		return w, func() {
+			fmt.Fprintln(w)
+			_ = resume()
+			_ = end()
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package run
+
+import (
+	"cmp"
+	"context"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
+)
+
+// endGate sets the one status at the end of a run on a pull request: its
+// head is the one delivery pushed (pr mode), else the pull request's; the
+// specs count as verified there only when the loop's work was delivered
+// to it (pr mode) or the loop changed nothing the head lacks.
+func endGate(ctx context.Context, j *job.Job, p *project.Project, ch gate.Channel, dl *delivery, code exitcode.Code, runErr error, message string, st *state.State) {
+	g, ok := ch.(job.GateKeeper)
+	if !ok || code.Class() == "interrupted" {
+		return
+	}
+	pushed := dl != nil && dl.session.Push
+	s := gate.Standing{Head: g.Head()}
+	if pushed {
+		s.Head = cmp.Or(dl.session.Head(), s.Head)
+	}
+	s.Failed = failed(code, runErr, message)
+	var removals []plan.Spec
+	if c, ok := ch.(*prchannel.Client); ok {
+		removals = c.Removals()
+	}
+	s.Unverified = unverified(p.Specs, st)
+	if len(s.Unverified) == 0 && !pushed && dirty(ctx, p.Root) {
+		s.Unverified = []string{"the loop's work is not on the pull request (delivery.mode: pr pushes it)"}
+	}
+	if len(removals) > 0 && keepAccepted(ctx, g, p, s, st) {
+		return
+	}
+	s.Checkpoints = checkpointsIn(p.Specs, st, s.Head, removals)
+	j.SetGate(ctx, p.Config, g, s)
+}
+
+// failed is what fails the gate of a run that ended with code: its error,
+// else an end that is neither done nor waiting on a person's answer.
+func failed(code exitcode.Code, runErr error, message string) error {
+	switch {
+	case runErr != nil:
+		return runErr
+	case code != exitcode.OK && code != exitcode.AwaitHuman && code != exitcode.Rejected && code != exitcode.Escalated:
+		return exitcode.New(code, errString(message))
+	}
+	return nil
+}
+
+// unverified lists the specs st does not hold verified 3/3.
+func unverified(specs []plan.Spec, st *state.State) []string {
+	var why []string
+	for _, sp := range specs {
+		if ss := st.Spec(sp.Path); !sp.Removal && (ss == nil || !ss.Verified(sp.Hash)) {
+			why = append(why, sp.Path+" is not verified 3/3")
+		}
+	}
+	return why
+}
+
+// checkpointsIn is where the verify-tier checkpoints of specs stand in st
+// for head (removals are pending: check presents and judges them).
+func checkpointsIn(specs []plan.Spec, st *state.State, head string, removals []plan.Spec) gate.Result {
+	var r gate.Result
+	for _, sp := range specs {
+		if sp.Tier != plan.TierVerify {
+			continue
+		}
+		var rec tiers.Record
+		if ss := st.Spec(sp.Path); ss != nil && ss.Checkpoint != nil {
+			rec = *ss.Checkpoint
+		}
+		switch {
+		case rec.Passed(head):
+			r.Passed = append(r.Passed, sp.Path)
+		case rec.Status == tiers.StatusEscalated:
+			r.Escalated = append(r.Escalated, sp.Path)
+		case rec.Status == tiers.StatusRework:
+			r.Rework = append(r.Rework, sp.Path)
+		default:
+			r.Pending = append(r.Pending, sp.Path)
+		}
+	}
+	for _, sp := range removals {
+		r.Pending = append(r.Pending, "removal of "+sp.Path)
+	}
+	return r
+}
+
+// keepAccepted tells whether run must leave the gate as it is: run does
+// not judge removal checkpoints (check does, confirmed with GitHub), so
+// when all but the removals passes and ralph-ci's own gate status on this
+// very head is already success (check accepted the removals for it), a
+// run must not turn it back to pending.
+func keepAccepted(ctx context.Context, g job.GateKeeper, p *project.Project, s gate.Standing, st *state.State) bool {
+	s.Checkpoints = checkpointsIn(p.Specs, st, s.Head, nil)
+	if gate.Judge(s).State != gate.Success {
+		return false
+	}
+	state, _, err := g.GateOn(ctx, s.Head, job.GateContext(p.Config))
+	return err == nil && state == gate.Success
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+// dirty tells whether the checkout at root has changes git tracks or
+// would track (.ralph/ aside): work of the loop's that no commit holds.
+// Unknown (not a git repository) counts as dirty.
+func dirty(ctx context.Context, root string) bool {
+	out, err := deliver.Git{Dir: root}.Run(ctx, "status", "--porcelain", "--", ".", ":(exclude).ralph")
+	return err != nil || strings.TrimSpace(out) != ""
+}
