@@ -121,7 +121,8 @@ echo "RALPH_STATUS: DONE"
 // The sharded example: plan, a matrix of shards run as act runs a
 // matrix (concurrent jobs pushing to the one branch), the integration
 // presenting the checkpoint, the shards' reports downloaded and merged;
-// then the same approval, check and merge.
+// then a person answers with a reply, which runs the check workflow on
+// issue_comment, and the merge goes through.
 func TestShardedExampleWorkflowInAct(t *testing.T) {
 	start := time.Now()
 	w, r := newActWorld(t, "ralph-shards.yml", map[string]string{specA: ciRepoFiles[specA],
@@ -137,7 +138,14 @@ func TestShardedExampleWorkflowInAct(t *testing.T) {
 	merged := readFile(t, filepath.Join(r.artifacts, "ralph-ci-reports", "report.json"))
 	contains(t, "the merged report", merged, specA, "specs/b.spec.md", `"awaiting_human"`)
 
-	r.approveAndMerge(headSHA, specA)
+	// The answer as a reply this time: the comment starts the check
+	// workflow at once, on the pull request's head (refs/pull/2/head,
+	// which GitHub moves with every push).
+	w.RefreshPR()
+	w.srv.AddComment(alice, "1")
+	out = r.run("ralph-ci-check.yml", "issue_comment", r.comment("alice", "1"), r.defaultBranch())
+	contains(t, "act issue_comment", out, "[command]git checkout --progress --force refs/remotes/pull/2/head", "ralph-ci check exited with 0")
+	r.mergeOnceSuccess(headSHA)
 	t.Logf("the sharded lifecycle in act took %s", time.Since(start).Round(time.Millisecond))
 }
 
@@ -163,22 +171,13 @@ func TestForkExampleWorkflowInAct(t *testing.T) {
 		t.Fatal("the loop ran on a fork's pull request nobody asked for")
 	}
 
-	ask := func(user string) map[string]any {
-		c := r.payload("issue_comment.created.json")
-		c["issue"].(map[string]any)["number"] = 2
-		c["issue"].(map[string]any)["pull_request"] = map[string]any{"url": "https://api.github.com/repos/Codertocat/Hello-World/pulls/2"}
-		c["comment"].(map[string]any)["body"] = "/ralph-ci run"
-		c["comment"].(map[string]any)["user"] = map[string]any{"login": user, "type": "User"}
-		c["sender"] = map[string]any{"login": user, "type": "User"}
-		return c
-	}
-	out = r.run("ralph-ci.yml", "issue_comment", ask("mallory"), r.defaultBranch())
+	out = r.run("ralph-ci.yml", "issue_comment", r.comment("mallory", "/ralph-ci run"), r.defaultBranch())
 	contains(t, "act issue_comment by mallory", out, "@mallory asked to run on pull request #2 from a fork, but may not write")
 	if w.Rev("refs/heads/ralph-ci/pr-2") != "" {
 		t.Fatal("the loop ran at the request of someone who may not write")
 	}
 
-	r.run("ralph-ci.yml", "issue_comment", ask("alice"), r.defaultBranch())
+	r.run("ralph-ci.yml", "issue_comment", r.comment("alice", "/ralph-ci run"), r.defaultBranch())
 	if w.Rev("refs/heads/ralph-ci/pr-2") == "" {
 		t.Fatal("nothing was delivered to ralph-ci/pr-2 of the base repository")
 	}
@@ -233,6 +232,14 @@ func (r *actRunner) approveAndMerge(head, spec string) {
 	w.srv.React(c.ID, alice, "+1")
 	out := r.run("ralph-ci-check.yml", "schedule", r.payload("schedule.json"), r.defaultBranch())
 	contains(t, "act schedule", out, "ralph-ci check exited with 0")
+	r.mergeOnceSuccess(head)
+}
+
+// mergeOnceSuccess requires ralph-ci success on head, every checkpoint
+// approved, and the protected merge of head going through.
+func (r *actRunner) mergeOnceSuccess(head string) {
+	t, w := r.t, r.w
+	t.Helper()
 	w.wantGateState(head, "success", "every checkpoint approved")
 	if code := w.merge(); code != http.StatusOK {
 		t.Fatalf("merge once ralph-ci is success: %d, want 200", code)
@@ -240,6 +247,17 @@ func (r *actRunner) approveAndMerge(head, spec string) {
 	if merged, at := w.srv.Merged(); !merged || at != head {
 		t.Fatalf("merged %v at %.7s, want the head %.7s", merged, at, head)
 	}
+}
+
+// comment is the payload of a comment by user on the pull request.
+func (r *actRunner) comment(user, body string) map[string]any {
+	c := r.payload("issue_comment.created.json")
+	issue, comment := c["issue"].(map[string]any), c["comment"].(map[string]any)
+	issue["number"] = 2
+	issue["pull_request"] = map[string]any{"url": "https://api.github.com/repos/Codertocat/Hello-World/pulls/2"}
+	comment["body"], comment["user"] = body, map[string]any{"login": user, "type": "User"}
+	c["sender"] = map[string]any{"login": user, "type": "User"}
+	return c
 }
 
 // defaultBranch is a checkout of the default branch, where act runs a
