@@ -86,7 +86,9 @@ func TestExampleWorkflowsInAct(t *testing.T) {
 	contains(t, "act schedule before the answer", out, "ralph-ci check exited with 6")
 	w.wantGateState(headSHA, "pending", "awaiting approval: "+specA)
 
-	r.approveAndMerge(headSHA, specA)
+	r.approve(headSHA, specA)
+	r.mergeQueue(headSHA)
+	r.mergeOnceSuccess(headSHA)
 	// The jobs fetched and pushed through "github.com", and it lets
 	// nobody in without the token.
 	if n := w.pushes(); n == 0 {
@@ -221,18 +223,60 @@ func (r *actRunner) waiting(head, spec string) {
 	}
 }
 
-// approveAndMerge: a person who may approve reacts 👍 on spec's
-// checkpoint; reactions start no workflow, so the next scheduled check
-// finds it and sets ralph-ci to success on head; then the protected merge
-// goes through.
-func (r *actRunner) approveAndMerge(head, spec string) {
+// approve: a person who may approve reacts 👍 on spec's checkpoint;
+// reactions start no workflow, so the next scheduled check finds it and
+// sets ralph-ci to success on head.
+func (r *actRunner) approve(head, spec string) {
 	t, w := r.t, r.w
 	t.Helper()
 	c, _ := w.checkpointOf(spec)
 	w.srv.React(c.ID, alice, "+1")
 	out := r.run("ralph-ci-check.yml", "schedule", r.payload("schedule.json"), r.defaultBranch())
 	contains(t, "act schedule", out, "ralph-ci check exited with 0")
-	r.mergeOnceSuccess(head)
+	w.wantGateState(head, "success", "every checkpoint approved")
+}
+
+// mergeQueue puts the pull request at head in a merge queue: GitHub makes
+// the group's commit (head merged into the base) on
+// gh-readonly-queue/master/pr-2-<head> and starts the check workflow on
+// merge_group there, whose ralph-ci status on the group's commit must be
+// success.
+func (r *actRunner) mergeQueue(head string) {
+	t, w := r.t, r.w
+	t.Helper()
+	ref := "gh-readonly-queue/master/pr-2-" + head
+	ghorigin.Git(t, w.Seed, "fetch", "--quiet", "origin")
+	ghorigin.Git(t, w.Seed, "checkout", "--quiet", "--detach", "origin/master")
+	ghorigin.Git(t, w.Seed, "merge", "--quiet", "--no-ff", "-m", "Merge pull request #2", head)
+	group := ghorigin.Git(t, w.Seed, "rev-parse", "HEAD")
+	ghorigin.Git(t, w.Seed, "push", "--quiet", "origin", group+":refs/heads/"+ref)
+	w.srv.Ancestor = func(a, b string) bool {
+		return exec.Command("git", "-C", w.Bare, "merge-base", "--is-ancestor", a, b).Run() == nil
+	}
+	payload := r.payload("pull_request.opened.json")
+	for k := range payload {
+		if k != "repository" && k != "sender" {
+			delete(payload, k)
+		}
+	}
+	payload["action"] = "checks_requested"
+	payload["merge_group"] = map[string]any{"head_sha": group, "head_ref": "refs/heads/" + ref,
+		"base_sha": w.Rev("refs/heads/master"), "base_ref": "refs/heads/master"}
+	// act names the ref of a merge_group run after the default branch:
+	// GITHUB_REF is set as GitHub sets it, and github.sha is the
+	// checkout's, the group's commit.
+	out := r.run("ralph-ci-check.yml", "merge_group", payload, w.Checkout(group, "refs/remotes/origin/"+ref), "GITHUB_REF=refs/heads/"+ref)
+	contains(t, "act merge_group", out, "ralph-ci check exited with 0")
+	_, statuses := w.srv.Snapshot()
+	var got []string
+	for _, st := range statuses {
+		if st.SHA == group && st.Context == "ralph-ci" {
+			got = append(got, st.State+" "+st.Description)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "success ") || !strings.Contains(got[0], "#2") {
+		t.Fatalf("ralph-ci on the group's commit: %q, want one success naming #2", got)
+	}
 }
 
 // mergeOnceSuccess requires ralph-ci success on head, every checkpoint
@@ -347,9 +391,9 @@ func newActRunner(t *testing.T, act string, w *ciWorld) *actRunner {
 
 // run runs the jobs of workdir's .github/workflows/workflow that event
 // starts with payload, in workdir (a checkout at the event's commit: act
-// takes github.sha from it); every job must succeed. It returns act's
-// output.
-func (r *actRunner) run(workflow, event string, payload map[string]any, workdir string) string {
+// takes github.sha from it), with env (NAME=VALUE) for the github
+// context; every job must succeed. It returns act's output.
+func (r *actRunner) run(workflow, event string, payload map[string]any, workdir string, env ...string) string {
 	t := r.t
 	t.Helper()
 	b, err := json.Marshal(payload)
@@ -366,6 +410,9 @@ func (r *actRunner) run(workflow, event string, payload map[string]any, workdir 
 		"--env", "GITHUB_SERVER_URL=" + r.github.URL, "--env", "GITHUB_API_URL=" + r.github.URL + "/api/v3",
 		"--env", "GITHUB_GRAPHQL_URL=" + r.github.URL + "/api/graphql", "--env", "GITHUB_REPOSITORY=Codertocat/Hello-World",
 	}, r.mappings...)
+	for _, kv := range env {
+		args = append(args, "--env", kv)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.act, args...)
