@@ -49,7 +49,7 @@ func TestShepherdStartsBeforeHeavyInits(t *testing.T) {
 
 // TestShepherdDeniesWrites: a command started by the shepherd with -deny
 // cannot write in that folder (Landlock), and still writes elsewhere;
-// ralph-ci gives its own git directory so (denyGitDirs).
+// ralph-ci gives its own git directory so (job.DenyGitDirs).
 func TestShepherdDeniesWrites(t *testing.T) {
 	if shepherd.LandlockABI() == 0 {
 		t.Skip("this kernel has no Landlock")

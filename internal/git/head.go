@@ -22,7 +22,7 @@ func readHead(gitDir, commonDir string) (headState, error) {
 	switch {
 	case err != nil:
 		return headState{}, fmt.Errorf("read HEAD: %w", err)
-	case !symbolic && !isID(v):
+	case !symbolic && !IsID(v):
 		return headState{}, fmt.Errorf("%s: neither a branch nor a commit id", filepath.Join(gitDir, "HEAD"))
 	case !symbolic:
 		return headState{id: v}, nil
@@ -48,8 +48,8 @@ func validRef(ref string) bool {
 	return !strings.ContainsAny(ref, " ~^:?*[\\\x00\n")
 }
 
-// isID tells whether s is a full object id (sha1 or sha256, lowercase).
-func isID(s string) bool {
+// IsID tells whether s is a full object id (sha1 or sha256, lowercase).
+func IsID(s string) bool {
 	if len(s) != 40 && len(s) != 64 {
 		return false
 	}

@@ -50,7 +50,7 @@ func (o *Objects) Close() error {
 
 // Read returns the type and content of object id, verified.
 func (o *Objects) Read(id string) (typ string, content []byte, err error) {
-	if !isID(id) {
+	if !IsID(id) {
 		return "", nil, fmt.Errorf("%q is not an object id", id)
 	}
 	if _, err := io.WriteString(o.in, id+"\n"); err != nil {
@@ -131,7 +131,7 @@ func (o *Objects) Commit(id string) (Commit, error) {
 			c.Parents = append(c.Parents, v)
 		}
 	}
-	if !isID(c.Tree) {
+	if !IsID(c.Tree) {
 		return Commit{}, fmt.Errorf("commit %s names no tree", id)
 	}
 	return c, nil

@@ -57,7 +57,7 @@ func ResolveRef(commonDir, ref string) (string, error) {
 	switch {
 	case err == nil:
 		v := strings.TrimSpace(string(raw))
-		if !isID(v) {
+		if !IsID(v) {
 			return "", fmt.Errorf("ref %s holds %q, not a commit id", ref, v)
 		}
 		return v, nil
@@ -70,7 +70,7 @@ func ResolveRef(commonDir, ref string) (string, error) {
 	}
 	sc := packedScanner(packed)
 	for sc.Scan() {
-		if id, name, ok := strings.Cut(sc.Text(), " "); ok && name == ref && isID(id) {
+		if id, name, ok := strings.Cut(sc.Text(), " "); ok && name == ref && IsID(id) {
 			return id, nil
 		}
 	}

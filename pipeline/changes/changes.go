@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 // Kinds of Snapshot.
@@ -101,7 +103,7 @@ func (s Snapshot) validate() error {
 	switch {
 	case s.Kind != KindGit && s.Kind != KindTree:
 		return fmt.Errorf("snapshot of unknown kind %q", s.Kind)
-	case s.Head != "" && (s.Kind != KindGit || !isObjectID(s.Head)):
+	case s.Head != "" && (s.Kind != KindGit || !git.IsID(s.Head)):
 		return fmt.Errorf("snapshot with bad HEAD id %q", s.Head)
 	}
 	for p := range s.Files {

@@ -49,15 +49,6 @@ func emptyTree(id string) string {
 	return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 }
 
-// isObjectID reports whether s looks like a full sha1 or sha256 object id.
-func isObjectID(s string) bool {
-	if len(s) != sha1.Size*2 && len(s) != sha256.Size*2 {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil
-}
-
 // isZeroID reports whether id is git's all-zero id, which means "no object".
 func isZeroID(id string) bool {
 	return id != "" && bytes.Count([]byte(id), []byte{'0'}) == len(id)

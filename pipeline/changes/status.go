@@ -3,6 +3,8 @@ package changes
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 // ralphDir is ralph-ci's own state folder under the root; it never counts.
@@ -39,7 +41,7 @@ func parseStatus(out []byte, prefix string) (status, error) {
 		switch line[0] {
 		case '#':
 			if oid, ok := strings.CutPrefix(line, "# branch.oid "); ok && oid != "(initial)" {
-				if !isObjectID(oid) {
+				if !git.IsID(oid) {
 					return status{}, fmt.Errorf("bad HEAD id %q", oid)
 				}
 				st.head = oid
@@ -116,7 +118,7 @@ const gitlinkMode = "160000"
 // described here, by Take in the submodule, through the doorway.
 func (st *status) addGitlink(p, id, prefix string) {
 	p, ok := st.rel(p, prefix)
-	if !ok || !isObjectID(id) {
+	if !ok || !git.IsID(id) {
 		return
 	}
 	if _, known := st.files[p]; known {

@@ -12,5 +12,5 @@
 //
 // Plan and Merge are pure functions of their inputs; Integrate (and Fold)
 // read the saved state folders and write the integrated one. Git is the
-// caller's (cmd/ralph-ci, pipeline/deliver): it fetches the folders.
+// caller's (pipeline/matrix, pipeline/deliver): it fetches the folders.
 package shards
