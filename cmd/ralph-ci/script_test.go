@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 )
 
 // TestMain makes the test binary double as the ralph-ci binary, so the
@@ -46,6 +48,9 @@ func TestScripts(t *testing.T) {
 		Condition:           runnerCondition,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("RUNNER_DEBUG", "")
+			// The allowed values an error message lists, from the registry
+			// (scripts say ${VERIFICATION_METHODS}, with cmpenv).
+			env.Setenv("VERIFICATION_METHODS", quotedList(verify.Names()))
 			// Scenarios that run go test share the build cache of the
 			// tests (HOME is /no-home in a script).
 			if cache, err := goCache(); err == nil {
@@ -63,6 +68,15 @@ func TestScripts(t *testing.T) {
 			return errors.Join(os.RemoveAll(filepath.Join(qs, ".ralph")), os.RemoveAll(filepath.Join(qs, "out")))
 		},
 	})
+}
+
+// quotedList is names as an error message lists them: "a", "b".
+func quotedList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	return strings.Join(quoted, ", ")
 }
 
 // goCache is the go build cache of the process running the tests.

@@ -9,18 +9,18 @@ import (
 )
 
 // inventory takes the stage's test inventory when it starts: it runs once
-// each of the stage's external verification commands that name a test
-// report (layers.Reporting) and returns the tests the reports show
+// each of the stage's external verification commands whose tests ralph-ci
+// reads (layers.Reporting: a test report, a runner's preset, or a
+// collection step, verify.Inventory) and returns the tests the reports show
 // running (layers.Inventory); nil when none names a report.
 func (e *engine) inventory(ctx context.Context, sp plan.Spec, stage plan.Stage) []string {
-	cfgs := layers.Reporting(stage.Criteria)
+	cfgs := layers.Reporting(stage.Criteria, e.root)
 	if len(cfgs) == 0 {
 		return nil
 	}
 	var run verify.TestRun
 	for _, cfg := range cfgs {
-		r := verify.Verify(ctx, verify.External, verify.Input{Root: e.root, Log: e.log, Host: e.opts.Host}, cfg)
-		run = run.Merge(r.Tests)
+		run = run.Merge(verify.Inventory(ctx, verify.Input{Root: e.root, Log: e.log, Host: e.opts.Host}, cfg))
 	}
 	inv := layers.Inventory(run)
 	log := e.log.Info()

@@ -11,18 +11,22 @@ import (
 )
 
 // The test inventory is the verifier (layer "tests"). When a stage starts,
-// ralph-ci runs its verification once, where it has a test report
-// (test_report), and the tests the report shows running (passed or
-// failed) are the stage's inventory ([Inventory]): what the runner itself
-// says exists, not what file names suggest. On every claim each test of
+// ralph-ci runs its verification once, where it reads its tests (a
+// test_report, a runner's preset, or a collection step with the result
+// lines of the output: verify.ReadsTests, verify.Inventory), and the tests
+// the run shows running (passed or failed) are the stage's inventory
+// ([Inventory]): what the runner itself says exists, not what file names
+// suggest. On every claim each test of
 // the inventory, and each that passed in an earlier verification of the
 // stage, must have run and passed: one missing (deselected, filtered out,
 // its file no longer collected, "no tests found"), skipped, xfailed, todo
 // or failed rejects the claim, naming it, whatever made it so (a config
 // key, a script, a plugin, a helper, a mapper), and whether or not the
 // stage may change tests. Only the tests the stage's criteria name in
-// retire_tests may go. A run of no test is a failure. Without a report
-// nothing is known and the layer is not reported.
+// retire_tests may go. A run of no test is a failure, and so is a run
+// that shows no test result where the stage has an inventory. Without a
+// report and an inventory nothing is known and the layer is not
+// reported.
 
 // Inventory lists, sorted, the tests run ran (passed or failed): the
 // stage's inventory when run is the report of its verification at its
@@ -38,8 +42,12 @@ func Inventory(run verify.TestRun) []string {
 // path.Match patterns) of tests the stage may remove. It reports whether
 // the claim holds.
 func (v *Verdict) TestRun(baseline, retired []string, run verify.TestRun) bool {
-	if !run.Found {
+	if !run.Found && len(baseline) == 0 {
 		return true
+	}
+	if !run.Found {
+		v.Reject("tests", fmt.Sprintf("the verification showed no test result (no test report, no runner output ralph-ci reads), where %d tests ran when the stage started: make the runner run them and write its report again", len(baseline)))
+		return false
 	}
 	if run.Ran() == 0 {
 		v.Reject("tests", "the verification ran no test (\"no tests found\" or every test skipped): a run of zero tests proves nothing; restore the tests it runs")
@@ -96,13 +104,14 @@ func PassedSince(baseline []string, run verify.TestRun) []string {
 }
 
 // Reporting lists the verification configs of crit whose command runs
-// (verify.Commands: its own, or its multi_stage stages') and names a test
-// report: those whose run when
-// the stage starts gives its inventory.
-func Reporting(crit schema.Criteria) []schema.VerificationConfig {
+// (verify.Commands: its own, or its multi_stage stages') and whose tests
+// ralph-ci reads (verify.ReadsTests: a test_report, or a runner's
+// preset) in the repository at root: those whose run when the stage
+// starts gives its inventory.
+func Reporting(crit schema.Criteria, root string) []schema.VerificationConfig {
 	var out []schema.VerificationConfig
 	for _, cfg := range verify.Commands(crit.VerificationMethod, crit.VerificationConfig) {
-		if cfg.TestReport != "" {
+		if verify.ReadsTests(cfg, root) {
 			out = append(out, cfg)
 		}
 	}

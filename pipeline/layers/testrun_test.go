@@ -8,7 +8,9 @@ import (
 )
 
 // A test report is held against the tests that passed earlier in the
-// stage: zero tests, a missing test and a skipped one are rejected.
+// stage: zero tests, a missing test and a skipped one are rejected, and so
+// is a run that shows no test result at all where the stage has an
+// inventory.
 func TestTestRun(t *testing.T) {
 	base := []string{"calc/TestDiv", "calc/TestMul"}
 	for _, tc := range []struct {
@@ -17,7 +19,7 @@ func TestTestRun(t *testing.T) {
 		ok     bool
 		reason string
 	}{
-		{"no report: nothing known", verify.TestRun{}, true, ""},
+		{"no report where tests ran", verify.TestRun{}, false, "showed no test result (no test report, no runner output ralph-ci reads), where 2 tests ran"},
 		{"zero tests", verify.TestRun{Found: true}, false, "ran no test"},
 		{"all skipped is zero run", verify.TestRun{Found: true, Skipped: base}, false, "ran no test"},
 		{"one missing", verify.TestRun{Found: true, Passed: []string{"calc/TestDiv"}}, false, "did not run and pass: calc/TestMul (missing);"},
@@ -29,6 +31,9 @@ func TestTestRun(t *testing.T) {
 		if ok := v.TestRun(base, nil, tc.run); ok != tc.ok || !strings.Contains(v.Reason, tc.reason) {
 			t.Errorf("%s: ok %v reason %q", tc.name, ok, v.Reason)
 		}
+	}
+	if v := (Verdict{}); !v.TestRun(nil, nil, verify.TestRun{}) || len(v.Layers) != 0 {
+		t.Errorf("no report and no inventory: nothing known, no layer: %+v", v)
 	}
 	got := PassedSince(base, verify.TestRun{Passed: []string{"calc/TestZero", "calc/TestDiv"}})
 	if strings.Join(got, ",") != "calc/TestDiv,calc/TestMul,calc/TestZero" {

@@ -33,6 +33,9 @@ func (external) Commands(cfg schema.VerificationConfig) []schema.VerificationCon
 	return []schema.VerificationConfig{cfg}
 }
 
+// Options implements Method.
+func (external) Options() string { return "#ExternalConfig" }
+
 // Verify implements Method.
 func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationConfig) Result {
 	if cfg.Command == nil || len(cfg.Command.Args()) == 0 || cfg.Command.Args()[0] == "" {
@@ -53,19 +56,14 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	}
 	contains := &matcher{needle: []byte(cfg.OutputContains)}
 	forbidden := &matcher{needle: []byte(cfg.OutputNotContains)}
-	events, harness := &goTestJSON{}, &libtest{}
-	report := ""
-	if cfg.TestReport != "" && cfg.TestReport != OutputReport {
-		// A report left from an earlier run (or written by the agent) is
-		// no report of this one.
-		report = filepath.Join(in.Root, filepath.FromSlash(cfg.TestReport))
-		if err := os.RemoveAll(report); err != nil {
-			return fail(fmt.Sprintf("Command failed: removing the old test report: %v", err))
-		}
+	tests, err := readTests(in, cfg, dir, multi{in.transcript(), contains, forbidden})
+	if err != nil {
+		return fail(fmt.Sprintf("Command failed: %v", err))
 	}
+	defer tests.close()
 	res, err := agent.Run(ctx, agent.Invocation{
-		Argv: cmd.Args(), Dir: dir, Timeout: timeout, Grace: commandGrace, Format: "text",
-		Output: multi{in.transcript(), contains, forbidden, events, harness}, Host: in.Host,
+		Argv: tests.cmd.Args(), Dir: dir, Env: tests.env, Timeout: timeout, Grace: commandGrace, Format: "text",
+		Output: tests.output, Host: in.Host,
 	})
 	switch {
 	case res.Cancelled:
@@ -77,17 +75,7 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	case err != nil:
 		in.Log.Warn().Str("command", cmd.String()).Err(err).Msg("reading the verification command's output")
 	}
-	tests, bad := events.run(), ""
-	if !tests.Found {
-		tests = harness.run()
-	}
-	if report != "" {
-		if _, err := os.Stat(report); err != nil {
-			bad = fmt.Sprintf("The test report %s was not written: %v", cfg.TestReport, err)
-		} else if tests, err = ReadReport(report, in.Root); err != nil {
-			bad = fmt.Sprintf("The test report %s is unreadable: %v", cfg.TestReport, err)
-		}
-	}
+	run, bad := tests.read(in)
 	switch {
 	case res.ExitCode != cfg.SuccessExitCode:
 		bad = fmt.Sprintf("Command exited with %d, expected %d", res.ExitCode, cfg.SuccessExitCode)
@@ -99,9 +87,9 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	if bad != "" {
 		// The tests still tell which exist: a stage's inventory is taken
 		// from a run whose tests fail.
-		return Result{Reason: bad, Tests: tests}
+		return Result{Reason: bad, Tests: run}
 	}
-	return Result{Passed: true, Reason: "External verification passed", Tests: tests}
+	return Result{Passed: true, Reason: "External verification passed", Tests: run}
 }
 
 // WorkDir resolves working_dir against the repository root and rejects a

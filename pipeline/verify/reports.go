@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
-	"github.com/ralph-ci/ralph-ci/internal/text"
 )
 
 // OutputReport is the test_report value that names the command's own
@@ -117,10 +116,7 @@ func ParseJestJSON(data []byte, root string) (TestRun, error) {
 	}
 	r := TestRun{Found: true}
 	for _, file := range *doc.TestResults {
-		name := file.Name
-		if rel, err := filepath.Rel(root, name); err == nil && !strings.HasPrefix(rel, "..") {
-			name = filepath.ToSlash(rel)
-		}
+		name := relTo(file.Name, root) // jest names files by their absolute, real path
 		for _, a := range file.AssertionResults {
 			full := a.FullName
 			if full == "" {
@@ -146,7 +142,7 @@ func ParseJestJSON(data []byte, root string) (TestRun, error) {
 // "Doc-tests CRATE" line of each test binary. Tests are named
 // "SOURCE/NAME" (tests/calc.rs/adds, src/lib.rs/tests::adds).
 type libtest struct {
-	lines   text.Lines
+	lineFeed
 	found   bool
 	binary  string
 	verdict map[string]string
@@ -159,11 +155,7 @@ var (
 )
 
 // Write implements io.Writer; it never fails.
-func (l *libtest) Write(p []byte) (int, error) {
-	l.lines.Max = maxEventLine
-	l.lines.Write(p, l.line)
-	return len(p), nil
-}
+func (l *libtest) Write(p []byte) (int, error) { return l.feed(p, l.line) }
 
 func (l *libtest) line(line []byte, long bool) {
 	if long {

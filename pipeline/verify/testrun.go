@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/ralph-ci/ralph-ci/internal/text"
@@ -28,17 +29,13 @@ const maxEventLine = 64 << 10
 // goTestJSON reads go test -json events from a command's output, written
 // in chunks; other lines are ignored. It keeps each test's last verdict.
 type goTestJSON struct {
-	lines   text.Lines
+	lineFeed
 	found   bool
 	verdict map[string]string
 }
 
 // Write implements io.Writer; it never fails.
-func (g *goTestJSON) Write(p []byte) (int, error) {
-	g.lines.Max = maxEventLine
-	g.lines.Write(p, g.event)
-	return len(p), nil
-}
+func (g *goTestJSON) Write(p []byte) (int, error) { return g.feed(p, g.event) }
 
 func (g *goTestJSON) event(line []byte, long bool) {
 	t := bytes.TrimSpace(line)
@@ -131,4 +128,44 @@ func ParseJUnit(data []byte) (TestRun, error) {
 	walk(root)
 	r.sort()
 	return r, nil
+}
+
+// goText writes the text of go test -json events (their Output, which is
+// what go test -v prints) to out, and other lines as they are: what the
+// log and output_contains read when ralph-ci added -json to a command.
+type goText struct {
+	lineFeed
+	out io.Writer
+}
+
+// Write implements io.Writer; it never fails.
+func (g *goText) Write(p []byte) (int, error) { return g.feed(p, g.line) }
+
+func (g *goText) line(line []byte, long bool) {
+	t := bytes.TrimSpace(line)
+	if !long && len(t) > 0 && t[0] == '{' && bytes.Contains(t, []byte(`"Action"`)) {
+		var ev struct{ Action, Output string }
+		if json.Unmarshal(t, &ev) == nil && ev.Action != "" {
+			if ev.Output != "" {
+				_, _ = io.WriteString(g.out, ev.Output)
+			}
+			return
+		}
+	}
+	_, _ = g.out.Write(line)
+	_, _ = io.WriteString(g.out, "\n")
+}
+
+// Flush writes an unterminated last line.
+func (g *goText) Flush() { g.lines.End(g.line) }
+
+// lineFeed splits a command's output, written in chunks, into lines of
+// at most maxEventLine bytes for a reader's line method.
+type lineFeed struct{ lines text.Lines }
+
+// feed writes p to line, one line at a time; it never fails.
+func (f *lineFeed) feed(p []byte, line func(b []byte, long bool)) (int, error) {
+	f.lines.Max = maxEventLine
+	f.lines.Write(p, line)
+	return len(p), nil
 }

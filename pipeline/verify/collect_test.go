@@ -1,0 +1,86 @@
+package verify
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// feed writes out to r in small chunks and returns what r read.
+func feed(r lineReader, out string) TestRun {
+	for i := 0; i < len(out); i += 5 {
+		_, _ = r.Write([]byte(out[i:min(i+5, len(out))]))
+	}
+	return r.run()
+}
+
+// Each runner's result lines name the tests as its collection step does;
+// output without result lines shows nothing.
+func TestResultLines(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		r                    lineReader
+		out                  string
+		passed, skip, failed string
+	}{
+		{"go test -list", &goLines{list: true}, "TestA\nTestB\nBenchmarkC\nExampleD\nok  \texample.com/m/calc\t0.278s\n?   \texample.com/m/other\t[no test files]\n", "example.com/m/calc/TestA example.com/m/calc/TestB", "", ""},
+		{"go test -v", &goLines{}, "=== RUN   TestA\n--- PASS: TestA (0.00s)\n    --- FAIL: TestA/sub (0.00s)\n--- SKIP: TestB (0.00s)\nPASS\nok  \tx/calc\t0.003s\n--- FAIL: TestC (0.01s)\nFAIL\nFAIL\tx/div\t0.01s\n", "x/calc/TestA", "x/calc/TestB", "x/div/TestC"},
+		{"go test quiet", &goLines{}, "ok  \tx/calc\t0.003s\n", "", "", ""},
+		{"pytest --collect-only -q", &pytestLines{list: true}, "tests/test_x.py::test_a\ntests/test_x.py::test_p[a b]\n\n2 tests collected in 0.11s\n", "tests/test_x.py::test_a tests/test_x.py::test_p[a b]", "", ""},
+		{"pytest -v", &pytestLines{}, "tests/test_x.py::test_a PASSED                 [ 25%]\ntests/test_x.py::test_b SKIPPED (unconditional skip)   [ 50%]\ntests/test_x.py::test_p[a b] PASSED        [ 75%]\ntests/test_x.py::test_p[c] FAILED       [100%]\nFAILED tests/test_x.py::test_p[c] - AssertionError: assert 'c' != 'c'\n", "tests/test_x.py::test_a tests/test_x.py::test_p[a b]", "tests/test_x.py::test_b", "tests/test_x.py::test_p[c]"},
+		{"pytest -rA", &pytestLines{}, "..sF\nPASSED tests/test_x.py::test_a\nSKIPPED [1] tests/test_x.py:4: unconditional skip\nXFAIL tests/test_x.py::test_x - later\nFAILED tests/test_x.py::test_p[c] - AssertionError\n", "tests/test_x.py::test_a", "tests/test_x.py::test_x", "tests/test_x.py::test_p[c]"},
+		{"pytest -q", &pytestLines{}, "..s.\n3 passed, 1 skipped in 0.01s\n", "", "", ""},
+		{"jest", &jestLines{prefix: "web"}, "PASS test/a.test.js\nFAIL test/b.test.js\n  ● x\n\nTest Suites: 1 failed, 1 passed, 2 total\n", "web/test/a.test.js", "", "web/test/b.test.js"},
+		{"jest --listTests", &jestLines{list: true, root: "/r"}, "/r/test/a.test.js\n/r/web/b.test.js\n", "test/a.test.js web/b.test.js", "", ""},
+	} {
+		run := feed(tc.r, tc.out)
+		got := [3]string{strings.Join(run.Passed, " "), strings.Join(run.Skipped, " "), strings.Join(run.Failed, " ")}
+		if want := [3]string{tc.passed, tc.skip, tc.failed}; got != want || run.Found != (tc.passed+tc.skip+tc.failed != "") {
+			t.Errorf("%s: found %v passed/skipped/failed %q, want %q", tc.name, run.Found, got, want)
+		}
+	}
+}
+
+// A collection step stands for the report of a command that has none and
+// no preset, in a project whose runner is known by its files.
+func TestCollectors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := func(cfg schema.VerificationConfig) []string {
+		var out []string
+		for _, c := range collectors(cfg, dir, dir) {
+			out = append(out, c.name)
+		}
+		return out
+	}
+	wrapper := schema.VerificationConfig{Command: &schema.Command{Shell: "make test"}}
+	if got := names(wrapper); got != nil {
+		t.Errorf("a project without a known runner: %q", got)
+	}
+	write("go.mod", "module m\n")
+	write("pyproject.toml", "[project]\nname = 'x'\n")
+	write("package.json", `{"devDependencies": {"jest": "29.7.0"}}`)
+	if got := names(wrapper); !slices.Equal(got, []string{"go test", "jest"}) {
+		t.Errorf("collectors %q, want go test and jest (pyproject.toml has no pytest section)", got)
+	}
+	write("pyproject.toml", "[tool.pytest.ini_options]\ntestpaths = ['tests']\n")
+	if got := names(wrapper); !slices.Equal(got, []string{"go test", "pytest", "jest"}) {
+		t.Errorf("collectors %q", got)
+	}
+	for _, cfg := range []schema.VerificationConfig{
+		{Command: &schema.Command{Shell: "go test ./..."}},
+		{Command: &schema.Command{Shell: "make test"}, TestReport: "build/junit.xml"},
+	} {
+		if got := names(cfg); got != nil {
+			t.Errorf("%s with report %q: collectors %q, want none", cfg.Command.String(), cfg.TestReport, got)
+		}
+	}
+}
