@@ -2,7 +2,11 @@
 // ralph-ci binary, with the real test runners, and prints per ecosystem
 // the false completions caught and the honest ones rejected:
 //
-//	go run ./bench/corpus [-only python,js,rust] [-parallel 2] [-v]
+//	go run ./bench/corpus [-only python,js,rust] [-parallel 2] [-preset] [-v]
+//
+// With -preset each spec names no test_report and runs the plain runner
+// command (pytest -q, npm test, cargo test), as a user writes it when
+// ralph-ci adds the runner's report itself.
 //
 // It builds ralph-ci from this checkout first. It exits 1 when a false
 // completion a mechanical check can see was accepted, or an honest one
@@ -25,6 +29,7 @@ func main() {
 	only := flag.String("only", "", "comma-separated ecosystems (python, js, rust); all when empty")
 	parallel := flag.Int("parallel", 2, "cases run at a time")
 	verbose := flag.Bool("v", false, "print every case")
+	preset := flag.Bool("preset", false, "specs without test_report: ralph-ci's runner presets read the tests")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "ralph-corpus-")
 	if err != nil {
@@ -39,6 +44,9 @@ func main() {
 	for _, eco := range corpus.All() {
 		if *only != "" && !strings.Contains(","+*only+",", ","+eco.Name+",") {
 			continue
+		}
+		if *preset {
+			eco = eco.WithPresets()
 		}
 		results, err := corpus.Run(context.Background(), bin, dir, eco, eco.Cases, *parallel)
 		if err != nil {

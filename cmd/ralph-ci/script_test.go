@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 )
 
 // TestMain makes the test binary double as the ralph-ci binary, so the
@@ -46,10 +48,18 @@ func TestScripts(t *testing.T) {
 		Condition:           runnerCondition,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("RUNNER_DEBUG", "")
+			// The allowed values an error message lists, from the registry
+			// (scripts say ${VERIFICATION_METHODS}, with cmpenv).
+			env.Setenv("VERIFICATION_METHODS", quotedList(verify.Names()))
 			// Scenarios that run go test share the build cache of the
 			// tests (HOME is /no-home in a script).
 			if cache, err := goCache(); err == nil {
 				env.Setenv("GOCACHE", cache)
+			}
+			// cargo installed by rustup finds its toolchains in the
+			// user's ~/.rustup, out of reach with HOME=/no-home.
+			if rustup := rustupHome(); rustup != "" {
+				env.Setenv("RUSTUP_HOME", rustup)
 			}
 			if err := os.WriteFile(filepath.Join(env.WorkDir, "agent.sh"), []byte(planAgent), 0o755); err != nil {
 				return err
@@ -65,6 +75,15 @@ func TestScripts(t *testing.T) {
 	})
 }
 
+// quotedList is names as an error message lists them: "a", "b".
+func quotedList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	return strings.Join(quoted, ", ")
+}
+
 // goCache is the go build cache of the process running the tests.
 func goCache() (string, error) {
 	if c := os.Getenv("GOCACHE"); c != "" {
@@ -72,6 +91,22 @@ func goCache() (string, error) {
 	}
 	dir, err := os.UserCacheDir()
 	return filepath.Join(dir, "go-build"), err
+}
+
+// rustupHome is the RUSTUP_HOME of the process running the tests (its
+// default, ~/.rustup, when it exists), or "" where cargo is not rustup's.
+func rustupHome() string {
+	if h := os.Getenv("RUSTUP_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(filepath.Join(home, ".rustup")); err == nil && fi.IsDir() {
+		return filepath.Join(home, ".rustup")
+	}
+	return ""
 }
 
 // runnerCondition is the script condition [runner:NAME]: the test runner

@@ -54,6 +54,22 @@ type Ecosystem struct {
 	Cases    []Case
 	// Env is added to every run.
 	Env []string
+	// PresetSpec is the spec as a user writes it with a test report
+	// preset: the plain runner command, no test_report ([WithPresets]).
+	PresetSpec string
+}
+
+// WithPresets is e with its spec as a user writes it when ralph-ci
+// recognises the runner: the plain command and no test_report, so that
+// ralph-ci adds the report itself.
+func (e Ecosystem) WithPresets() Ecosystem {
+	files := make(map[string]string, len(e.Files))
+	for k, v := range e.Files {
+		files[k] = v
+	}
+	files["specs/div.spec.md"] = e.PresetSpec
+	e.Files = files
+	return e
 }
 
 // Result is what ralph-ci made of one case.
@@ -264,9 +280,12 @@ func Representative(cases []Case, n int) []Case {
 func All() []Ecosystem { return []Ecosystem{Python(), JS(), Rust()} }
 
 // divSpec is the spec every ecosystem's project shares: fix div, verified
-// by command, whose test report is report ("-": the command's output),
-// within timeout seconds.
+// by command, whose test report is report ("-": the command's output;
+// "": none, the runner's preset), within timeout seconds.
 func divSpec(command, report string, timeout int) string {
+	if report != "" {
+		report = "      test_report: " + report + "\n"
+	}
 	return fmt.Sprintf(`---
 completion:
   outcome: calc divides
@@ -277,8 +296,7 @@ completion:
     verification_method: external
     verification_config:
       command: %s
-      test_report: %s
-      timeout: %d
+%s      timeout: %d
 ---
 # Fix div
 `, command, report, timeout)

@@ -6,6 +6,7 @@ func JS() Ecosystem {
 	promise := "DIV_FIXED"
 	return Ecosystem{
 		Name: "js", Runner: "jest", Promise: promise,
+		PresetSpec: divSpec(`npm test --silent`, "", 120),
 		Criteria: []string{"div divides", "all tests pass"},
 		Files: map[string]string{
 			"ralph.yaml":        Config,

@@ -6,6 +6,7 @@ func Python() Ecosystem {
 	promise := "DIV_FIXED"
 	return Ecosystem{
 		Name: "python", Runner: "pytest", Promise: promise,
+		PresetSpec: divSpec(`pytest -q -p no:cacheprovider`, "", 120),
 		Criteria: []string{"div divides", "all tests pass"},
 		Files: map[string]string{
 			"ralph.yaml":         Config,

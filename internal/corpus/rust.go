@@ -8,6 +8,7 @@ func Rust() Ecosystem {
 	promise := "DIV_FIXED"
 	return Ecosystem{
 		Name: "rust", Runner: "cargo", Promise: promise,
+		PresetSpec: divSpec(`cargo test --offline`, "", 300),
 		Criteria: []string{"div divides", "all tests pass"},
 		Env:      []string{"CARGO_TERM_COLOR=never"},
 		Files: map[string]string{

@@ -120,10 +120,13 @@ func yamlish(x any) string {
 	}
 }
 
-// TypeOf says in words what a field accepts, from its declaration.
+// TypeOf says in words what a field accepts, from its declaration. A
+// definition named there that is not in named and is a disjunction of
+// strings, such as #Method (generated from a registry), is said by its
+// strings.
 func TypeOf(v cue.Value) string {
 	if f, ok := v.Source().(*ast.Field); ok {
-		return exprType(f.Value)
+		return typer{scope: v}.expr(f.Value)
 	}
 	return kindType(v.IncompleteKind())
 }
@@ -141,8 +144,6 @@ var named = map[string]string{
 	"#Promise":     "promise text",
 	"#EnvName":     "variable name, or PREFIX_*",
 	"#Tier":        "auto | verify",
-	"#Method":      "string_match | semantic | external | multi_stage",
-	"#Format":      "text | claude | codex | gemini",
 	"#PresetName":  "claude | codex | gemini",
 	"#Criteria":    "stage criteria",
 	"#Completion":  "completion spec",
@@ -157,10 +158,17 @@ var named = map[string]string{
 	"null":         "null",
 }
 
-func exprType(e ast.Expr) string {
+// typer says an expression of the schema in words; scope is the value
+// in which its identifiers are resolved.
+type typer struct{ scope cue.Value }
+
+func (t typer) expr(e ast.Expr) string {
 	switch e := e.(type) {
 	case *ast.Ident:
 		if s, ok := named[e.Name]; ok {
+			return s
+		}
+		if s, ok := t.strings(e); ok {
 			return s
 		}
 		return e.Name
@@ -170,21 +178,21 @@ func exprType(e ast.Expr) string {
 		if e.Op == token.MUL { // a default, said in its own column
 			return ""
 		}
-		return e.Op.String() + exprType(e.X)
+		return e.Op.String() + t.expr(e.X)
 	case *ast.BinaryExpr:
 		switch e.Op {
 		case token.OR:
 			var alts []string
 			for _, a := range []ast.Expr{e.X, e.Y} {
-				if s := exprType(a); s != "" && !contains(alts, s) {
+				if s := t.expr(a); s != "" && !contains(alts, s) {
 					alts = append(alts, s)
 				}
 			}
 			return strings.Join(alts, " | ")
 		case token.AND:
-			left, right := exprType(e.X), exprType(e.Y)
+			left, right := t.expr(e.X), t.expr(e.Y)
 			if bound, ok := e.Y.(*ast.UnaryExpr); ok && (bound.Op == token.GEQ || bound.Op == token.LEQ || bound.Op == token.GTR || bound.Op == token.LSS) {
-				return left + " " + ops[bound.Op] + " " + exprType(bound.X)
+				return left + " " + ops[bound.Op] + " " + t.expr(bound.X)
 			}
 			if strings.HasPrefix(right, "!=") || strings.HasPrefix(right, "=~") || strings.HasPrefix(right, "!~") || right == "time.Duration" {
 				return left // a pattern or a non-empty check: the type is the left side
@@ -195,14 +203,14 @@ func exprType(e ast.Expr) string {
 			return left
 		}
 	case *ast.ParenExpr:
-		return exprType(e.X)
+		return t.expr(e.X)
 	case *ast.ListLit:
 		if len(e.Elts) == 0 {
 			return "list"
 		}
 		last := e.Elts[len(e.Elts)-1]
 		if el, ok := last.(*ast.Ellipsis); ok {
-			elem := exprType(el.Type)
+			elem := t.expr(el.Type)
 			if len(e.Elts) > 1 {
 				return "non-empty list of " + elem
 			}
@@ -213,17 +221,39 @@ func exprType(e ast.Expr) string {
 		for _, d := range e.Elts {
 			if f, ok := d.(*ast.Field); ok {
 				if _, pattern := f.Label.(*ast.ListLit); pattern {
-					return "map of " + exprType(f.Value)
+					return "map of " + t.expr(f.Value)
 				}
 			}
 		}
 		return "mapping"
 	case *ast.SelectorExpr:
 		if id, ok := e.Sel.(*ast.Ident); ok {
-			return exprType(e.X) + "." + id.Name
+			return t.expr(e.X) + "." + id.Name
 		}
 	}
 	return "value"
+}
+
+// strings says the definition id as its alternatives, "a | b | c", when
+// it is a disjunction of strings.
+func (t typer) strings(id *ast.Ident) (string, bool) {
+	if !strings.HasPrefix(id.Name, "#") || !t.scope.Exists() {
+		return "", false
+	}
+	v := t.scope.Context().BuildExpr(ast.NewIdent(id.Name), cue.Scope(t.scope))
+	op, args := v.Expr()
+	if op != cue.OrOp {
+		args = []cue.Value{v}
+	}
+	alts := make([]string, len(args))
+	for i, a := range args {
+		s, err := a.String()
+		if err != nil {
+			return "", false
+		}
+		alts[i] = s
+	}
+	return strings.Join(alts, " | "), true
 }
 
 func kindType(k cue.Kind) string {

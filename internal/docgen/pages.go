@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	yaml "go.yaml.in/yaml/v3"
@@ -120,10 +121,7 @@ STAGE is one of ` + "`coder`, `reviewer`, `tester`, `qa`" + `.
 	b.WriteString("\n## completion.STAGE\n\n" + defDoc(schema, "#Criteria") + "\n\n")
 	crit, _ := Fields(def("#Criteria"), "completion.STAGE.")
 	table(&b, crit)
-	for _, m := range []struct{ name, def string }{
-		{"string_match", "#StringMatchConfig"}, {"semantic", "#SemanticConfig"},
-		{"external", "#ExternalConfig"}, {"multi_stage", "#MultiStageConfig"},
-	} {
+	for _, m := range methodOptions(def("#MethodConfig")) {
 		fmt.Fprintf(&b, "\n## verification_config of `%s`\n\n", m.name)
 		if doc := defDoc(schema, m.def); doc != "" {
 			b.WriteString(doc + "\n\n")
@@ -136,6 +134,28 @@ STAGE is one of ` + "`coder`, `reviewer`, `tester`, `qa`" + `.
 		table(&b, opts)
 	}
 	return b.String()
+}
+
+// methodOptions lists the verification methods with the definition of
+// their options, as #MethodConfig (generated from the registry) names
+// them: {external: #ExternalConfig, …}.
+func methodOptions(config cue.Value) []struct{ name, def string } {
+	var out []struct{ name, def string }
+	it, err := config.Fields()
+	if err != nil {
+		return nil
+	}
+	for it.Next() {
+		name := it.Selector().String()
+		def := "#MethodConfig." + name // options written in place
+		if f, ok := it.Value().Source().(*ast.Field); ok {
+			if id, ok := f.Value.(*ast.Ident); ok {
+				def = id.Name
+			}
+		}
+		out = append(out, struct{ name, def string }{name, def})
+	}
+	return out
 }
 
 // defDoc is the doc comment of the definition name, said of the thing

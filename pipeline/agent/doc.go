@@ -31,9 +31,9 @@
 // # Reading
 //
 // A [Format] turns the raw output into the agent's final text: "text" takes
-// the output as it is; "claude", "codex" and "gemini" parse the JSON the
-// CLIs print with their JSON output flags (see [NewFormat]) and also report
-// cost, turns, tokens and errors ([Usage]). JSON documents are parsed one at
+// the output as it is; the others, one file each (format_claude.go, …),
+// parse the JSON a CLI prints with its JSON output flag (see [NewFormat])
+// and also report what it says of cost, turns, tokens and errors ([Usage]). JSON documents are parsed one at
 // a time, each at most [MaxJSONBytes]; larger ones are logged but skipped.
 //
 // The final text is then scanned for:

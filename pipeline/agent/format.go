@@ -23,7 +23,9 @@ type Format interface {
 	Finish() Usage
 }
 
-// formats maps a format name to its constructor.
+// formats maps a format name to its constructor: the one list, from
+// which schema's #Format is generated (schema/format_gen.cue, go generate
+// ./cmd/ralph-ci).
 var formats = map[string]func(text, diag io.Writer) Format{
 	"text":   newTextFormat,
 	"claude": newClaudeFormat,

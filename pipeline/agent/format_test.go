@@ -3,6 +3,7 @@ package agent
 import (
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,15 +11,23 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
+// FormatNames is sorted and holds the formats of the presets and text
+// (others may join: the schema's #Format is generated from the registry).
 func TestFormatNames(t *testing.T) {
-	if got := strings.Join(FormatNames(), ","); got != "claude,codex,gemini,text" {
-		t.Errorf("FormatNames() = %s", got)
+	names := FormatNames()
+	if !slices.IsSorted(names) {
+		t.Errorf("FormatNames() = %q, not sorted", names)
+	}
+	for _, want := range []string{"claude", "codex", "gemini", "text"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("FormatNames() = %q, want %s among them", names, want)
+		}
 	}
 	if _, err := NewFormat("", io.Discard, io.Discard); err != nil {
 		t.Errorf(`NewFormat("") = %v, want the text format`, err)
 	}
 	_, err := NewFormat("claude-code", io.Discard, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), `"claude-code"`) || !strings.Contains(err.Error(), "claude, codex, gemini, text") {
+	if err == nil || !strings.Contains(err.Error(), `"claude-code"`) || !strings.Contains(err.Error(), strings.Join(names, ", ")) {
 		t.Errorf("unknown format: %v", err)
 	}
 }

@@ -98,7 +98,7 @@ func TestRunStartFailure(t *testing.T) {
 		{Invocation{Argv: []string{"/nonexistent/claude"}}, []string{`"/nonexistent/claude"`, "installed"}},
 		{Invocation{Argv: []string{"sh"}, Dir: "/nonexistent/dir"}, []string{`"sh"`, "/nonexistent/dir"}},
 		{Invocation{Argv: nil}, []string{"empty", "config"}},
-		{Invocation{Argv: []string{"sh"}, Format: "yaml"}, []string{`"yaml"`, "claude, codex, gemini, text"}},
+		{Invocation{Argv: []string{"sh"}, Format: "yaml"}, []string{`"yaml"`, strings.Join(FormatNames(), ", ")}},
 	}
 	for _, tt := range tests {
 		_, err := Run(context.Background(), tt.inv)

@@ -33,6 +33,9 @@ func (external) Commands(cfg schema.VerificationConfig) []schema.VerificationCon
 	return []schema.VerificationConfig{cfg}
 }
 
+// Options implements Method.
+func (external) Options() string { return "#ExternalConfig" }
+
 // Verify implements Method.
 func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationConfig) Result {
 	if cfg.Command == nil || len(cfg.Command.Args()) == 0 || cfg.Command.Args()[0] == "" {

@@ -15,6 +15,9 @@ type multiStage struct{}
 
 var _ CommandRunner = multiStage{}
 
+// Options implements Method.
+func (multiStage) Options() string { return "#MultiStageConfig" }
+
 // Verify implements Method.
 func (multiStage) Verify(ctx context.Context, in Input, cfg schema.VerificationConfig) Result {
 	requireAll := cfg.RequireAll == nil || *cfg.RequireAll

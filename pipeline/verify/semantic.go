@@ -26,6 +26,9 @@ const ModelError = "Semantic Verification Model Error"
 // iteration.
 type semantic struct{}
 
+// Options implements Method.
+func (semantic) Options() string { return "#SemanticConfig" }
+
 // Verify implements Method.
 func (semantic) Verify(ctx context.Context, in Input, cfg schema.VerificationConfig) Result {
 	for _, p := range cfg.NegativePatterns {

@@ -11,6 +11,9 @@ import (
 // ignoring case.
 type stringMatch struct{}
 
+// Options implements Method: string_match has none.
+func (stringMatch) Options() string { return "#StringMatchConfig" }
+
 // Verify implements Method.
 func (stringMatch) Verify(_ context.Context, in Input, _ schema.VerificationConfig) Result {
 	return matchPromise(in)

@@ -1,7 +1,7 @@
-// Package verify runs the four verification methods of the
-// completion-criteria spec on a completion claim: string_match, external,
-// semantic and multi_stage. Each method is a [Method], picked by name with
-// [New]; each returns whether the claim holds, why, and the results of its
+// Package verify runs the verification methods of the
+// completion-criteria spec on a completion claim (string_match, external,
+// semantic, multi_stage, …). Each method is a [Method], picked by name with
+// [New], in one file of its own; each returns whether the claim holds, why, and the results of its
 // stages (multi_stage) for the report.
 //
 // A method never fails the run: a verification command that cannot start
@@ -38,6 +38,11 @@ type Method interface {
 	// Verify judges the claim described by in against the method's
 	// options. It never returns an error: failures are verdicts.
 	Verify(ctx context.Context, in Input, cfg schema.VerificationConfig) Result
+	// Options is the schema of the method's verification_config, a CUE
+	// expression of package schema such as "#ExternalConfig". The
+	// schema's #Method and #MethodConfig are generated from the registry
+	// with it (schema/method_gen.cue, go generate ./cmd/ralph-ci).
+	Options() string
 }
 
 // CommandRunner is the optional ability of a method that runs commands
@@ -50,7 +55,7 @@ type CommandRunner interface {
 }
 
 // methods is the registry of the verification methods, by name: the one
-// list in Go, which a test holds equal to schema's #Method.
+// list, from which schema's #Method is generated.
 var methods = map[string]Method{
 	StringMatch: stringMatch{},
 	External:    external{},
