@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,15 +14,16 @@ import (
 
 // The shipped example workflows in a real GitHub Actions runner: nektos/act
 // in host mode (-P ubuntu-latest=-self-hosted: the steps run on this
-// machine, no container), running examples/workflows/ralph-run.yml and
-// ralph-check.yml unchanged, committed to the repository's default branch
-// as a user would, and this repository's action.yml as
-// `ralph-ci/ralph-ci@v1`. What a runner would fetch from GitHub is local:
+// machine, no container), running examples/workflows/*.yml unchanged,
+// committed to the repository's default branch as a user would, and this
+// repository's action.yml as `ralph-ci/ralph-ci@v1`. What a runner would
+// fetch from GitHub is local (act_runner_test.go, act_github_test.go):
 //
 //   - every remote action is mapped (act --local-repository) to a stand-in
 //     of testdata/act (actions/checkout replays its git commands; setup-go,
-//     cache, upload-artifact and the JUnit report are small), and the
-//     Action to a copy of its files (action.yml, action/, go.mod, go.sum);
+//     cache, upload- and download-artifact and the JUnit report are
+//     small), and the Action to a copy of its files (action.yml, action/,
+//     go.mod, go.sum);
 //   - "github.com" is one local server (actGitHub): the pull request's
 //     origin over HTTP, requiring the job's token (internal/ghorigin), the
 //     REST API (the fake, internal/ghfake, under /api/v3 as on GitHub
@@ -36,32 +33,20 @@ import (
 //   - npm and gh on the runner's PATH are stand-ins (testdata/act/bin): the
 //     agent is a script, and gh cannot check attestations offline.
 //
-// The lifecycle: the pull request is opened (act pull_request) → the run
-// workflow loops to 3/3 and presents the checkpoint (the job ends green:
-// waiting is not a failure) → the protected merge is refused → the
-// scheduled check (act schedule) finds the checkpoint waiting (green, the
-// gate pending) → a person with write access reacts 👍 → the next
-// scheduled check sets `ralph-ci` to success on the head → the merge goes
-// through.
+// Unlike GitHub's runner: the steps run as this user on this machine;
+// `permissions:` and `concurrency:` are not enforced (the fake's token may
+// do everything); events are started by the test (a reaction, a comment,
+// the schedule), and a merge_group run's GITHUB_REF is given to act, which
+// would name the default branch.
 
-// deadProxy is an HTTP proxy nobody listens on (port 1 is tcpmux, never
-// served here).
-const deadProxy = "http://127.0.0.1:1"
-
-// actVersion is the act release .ci/run installs (see there why pinned).
-const actVersion = "0.2.89"
-
-// actStandIns maps each remote action the example workflows and action.yml
-// use (owner/name, any ref) to its stand-in folder under testdata/act.
-var actStandIns = map[string]string{
-	"actions/checkout":             "checkout",
-	"actions/setup-go":             "setup-go",
-	"actions/cache":                "cache",
-	"actions/upload-artifact":      "upload-artifact",
-	"actions/download-artifact":    "download-artifact",
-	"mikepenz/action-junit-report": "junit-report",
-}
-
+// ralph-run.yml and ralph-check.yml: the pull request is opened (act
+// pull_request) → the run workflow loops to 3/3 and presents the
+// checkpoint (the job ends green: waiting is not a failure) → the
+// protected merge is refused → the scheduled check (act schedule) finds
+// the checkpoint waiting (green, the gate pending) → a person with write
+// access reacts 👍 → the next scheduled check sets `ralph-ci` to success
+// on the head → the merge queue's check passes the group's commit → the
+// merge goes through.
 func TestExampleWorkflowsInAct(t *testing.T) {
 	start := time.Now()
 	w, r := newActWorld(t, "ralph-run.yml", map[string]string{specA: ciRepoFiles[specA], "agent.sh": ciAgent})
@@ -86,11 +71,13 @@ func TestExampleWorkflowsInAct(t *testing.T) {
 	contains(t, "act schedule before the answer", out, "ralph-ci check exited with 6")
 	w.wantGateState(headSHA, "pending", "awaiting approval: "+specA)
 
-	r.approveAndMerge(headSHA, specA)
+	r.approve(headSHA, specA)
+	r.mergeQueue(headSHA)
+	r.mergeOnceSuccess(headSHA)
 	// The jobs fetched and pushed through "github.com", and it lets
 	// nobody in without the token.
-	if n := w.pushes(); n == 0 {
-		t.Error("no push reached the origin over HTTP")
+	if pushes := w.Pushes(); len(pushes) == 0 || slices.ContainsFunc(pushes, func(tok string) bool { return tok != "test-token" }) {
+		t.Errorf("pushes to the origin over HTTP with %q, want some, each with the job's token", pushes)
 	}
 	resp, err := http.Get(r.github.URL + "/Codertocat/Hello-World/info/refs?service=git-upload-pack")
 	if err != nil {
@@ -121,7 +108,8 @@ echo "RALPH_STATUS: DONE"
 // The sharded example: plan, a matrix of shards run as act runs a
 // matrix (concurrent jobs pushing to the one branch), the integration
 // presenting the checkpoint, the shards' reports downloaded and merged;
-// then the same approval, check and merge.
+// then a person answers with a reply, which runs the check workflow on
+// issue_comment, and the merge goes through.
 func TestShardedExampleWorkflowInAct(t *testing.T) {
 	start := time.Now()
 	w, r := newActWorld(t, "ralph-shards.yml", map[string]string{specA: ciRepoFiles[specA],
@@ -137,7 +125,14 @@ func TestShardedExampleWorkflowInAct(t *testing.T) {
 	merged := readFile(t, filepath.Join(r.artifacts, "ralph-ci-reports", "report.json"))
 	contains(t, "the merged report", merged, specA, "specs/b.spec.md", `"awaiting_human"`)
 
-	r.approveAndMerge(headSHA, specA)
+	// The answer as a reply this time: the comment starts the check
+	// workflow at once, on the pull request's head (refs/pull/2/head,
+	// which GitHub moves with every push).
+	w.RefreshPR()
+	w.srv.AddComment(alice, "1")
+	out = r.run("ralph-ci-check.yml", "issue_comment", r.comment("alice", "1"), r.defaultBranch())
+	contains(t, "act issue_comment", out, "[command]git checkout --progress --force refs/remotes/pull/2/head", "ralph-ci check exited with 0")
+	r.mergeOnceSuccess(headSHA)
 	t.Logf("the sharded lifecycle in act took %s", time.Since(start).Round(time.Millisecond))
 }
 
@@ -163,22 +158,13 @@ func TestForkExampleWorkflowInAct(t *testing.T) {
 		t.Fatal("the loop ran on a fork's pull request nobody asked for")
 	}
 
-	ask := func(user string) map[string]any {
-		c := r.payload("issue_comment.created.json")
-		c["issue"].(map[string]any)["number"] = 2
-		c["issue"].(map[string]any)["pull_request"] = map[string]any{"url": "https://api.github.com/repos/Codertocat/Hello-World/pulls/2"}
-		c["comment"].(map[string]any)["body"] = "/ralph-ci run"
-		c["comment"].(map[string]any)["user"] = map[string]any{"login": user, "type": "User"}
-		c["sender"] = map[string]any{"login": user, "type": "User"}
-		return c
-	}
-	out = r.run("ralph-ci.yml", "issue_comment", ask("mallory"), r.defaultBranch())
+	out = r.run("ralph-ci.yml", "issue_comment", r.comment("mallory", "/ralph-ci run"), r.defaultBranch())
 	contains(t, "act issue_comment by mallory", out, "@mallory asked to run on pull request #2 from a fork, but may not write")
 	if w.Rev("refs/heads/ralph-ci/pr-2") != "" {
 		t.Fatal("the loop ran at the request of someone who may not write")
 	}
 
-	r.run("ralph-ci.yml", "issue_comment", ask("alice"), r.defaultBranch())
+	r.run("ralph-ci.yml", "issue_comment", r.comment("alice", "/ralph-ci run"), r.defaultBranch())
 	if w.Rev("refs/heads/ralph-ci/pr-2") == "" {
 		t.Fatal("nothing was delivered to ralph-ci/pr-2 of the base repository")
 	}
@@ -222,17 +208,67 @@ func (r *actRunner) waiting(head, spec string) {
 	}
 }
 
-// approveAndMerge: a person who may approve reacts 👍 on spec's
-// checkpoint; reactions start no workflow, so the next scheduled check
-// finds it and sets ralph-ci to success on head; then the protected merge
-// goes through.
-func (r *actRunner) approveAndMerge(head, spec string) {
+// approve: a person who may approve reacts 👍 on spec's checkpoint;
+// reactions start no workflow, so the next scheduled check finds it and
+// sets ralph-ci to success on head.
+func (r *actRunner) approve(head, spec string) {
 	t, w := r.t, r.w
 	t.Helper()
 	c, _ := w.checkpointOf(spec)
 	w.srv.React(c.ID, alice, "+1")
 	out := r.run("ralph-ci-check.yml", "schedule", r.payload("schedule.json"), r.defaultBranch())
 	contains(t, "act schedule", out, "ralph-ci check exited with 0")
+	w.wantGateState(head, "success", "every checkpoint approved")
+}
+
+// mergeQueue puts the pull request at head in a merge queue: GitHub makes
+// the group's commit (head merged into the base) on
+// gh-readonly-queue/master/pr-2-<head> and starts the check workflow on
+// merge_group there, whose ralph-ci status on the group's commit must be
+// success.
+func (r *actRunner) mergeQueue(head string) {
+	t, w := r.t, r.w
+	t.Helper()
+	ref := "gh-readonly-queue/master/pr-2-" + head
+	ghorigin.Git(t, w.Seed, "fetch", "--quiet", "origin")
+	ghorigin.Git(t, w.Seed, "checkout", "--quiet", "--detach", "origin/master")
+	ghorigin.Git(t, w.Seed, "merge", "--quiet", "--no-ff", "-m", "Merge pull request #2", head)
+	group := ghorigin.Git(t, w.Seed, "rev-parse", "HEAD")
+	ghorigin.Git(t, w.Seed, "push", "--quiet", "origin", group+":refs/heads/"+ref)
+	w.srv.Ancestor = func(a, b string) bool {
+		return exec.Command("git", "-C", w.Bare, "merge-base", "--is-ancestor", a, b).Run() == nil
+	}
+	payload := r.payload("pull_request.opened.json")
+	for k := range payload {
+		if k != "repository" && k != "sender" {
+			delete(payload, k)
+		}
+	}
+	payload["action"] = "checks_requested"
+	payload["merge_group"] = map[string]any{"head_sha": group, "head_ref": "refs/heads/" + ref,
+		"base_sha": w.Rev("refs/heads/master"), "base_ref": "refs/heads/master"}
+	// act names the ref of a merge_group run after the default branch:
+	// GITHUB_REF is set as GitHub sets it, and github.sha is the
+	// checkout's, the group's commit.
+	out := r.run("ralph-ci-check.yml", "merge_group", payload, w.Checkout(group, "refs/remotes/origin/"+ref), "GITHUB_REF=refs/heads/"+ref)
+	contains(t, "act merge_group", out, "ralph-ci check exited with 0")
+	_, statuses := w.srv.Snapshot()
+	var got []string
+	for _, st := range statuses {
+		if st.SHA == group && st.Context == "ralph-ci" {
+			got = append(got, st.State+" "+st.Description)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "success ") || !strings.Contains(got[0], "#2") {
+		t.Fatalf("ralph-ci on the group's commit: %q, want one success naming #2", got)
+	}
+}
+
+// mergeOnceSuccess requires ralph-ci success on head, every checkpoint
+// approved, and the protected merge of head going through.
+func (r *actRunner) mergeOnceSuccess(head string) {
+	t, w := r.t, r.w
+	t.Helper()
 	w.wantGateState(head, "success", "every checkpoint approved")
 	if code := w.merge(); code != http.StatusOK {
 		t.Fatalf("merge once ralph-ci is success: %d, want 200", code)
@@ -242,209 +278,19 @@ func (r *actRunner) approveAndMerge(head, spec string) {
 	}
 }
 
+// comment is the payload of a comment by user on the pull request.
+func (r *actRunner) comment(user, body string) map[string]any {
+	c := r.payload("issue_comment.created.json")
+	issue, comment := c["issue"].(map[string]any), c["comment"].(map[string]any)
+	issue["number"] = 2
+	issue["pull_request"] = map[string]any{"url": "https://api.github.com/repos/Codertocat/Hello-World/pulls/2"}
+	comment["body"], comment["user"] = body, map[string]any{"login": user, "type": "User"}
+	c["sender"] = map[string]any{"login": user, "type": "User"}
+	return c
+}
+
 // defaultBranch is a checkout of the default branch, where act runs a
 // scheduled workflow.
 func (r *actRunner) defaultBranch() string {
 	return r.w.Checkout(r.w.Rev("refs/heads/master"), "refs/remotes/origin/master")
-}
-
-// pushes counts the pushes the origin served over HTTP.
-func (w *ciWorld) pushes() int {
-	n := 0
-	for _, r := range w.Requests {
-		if strings.HasPrefix(r, "POST ") && strings.Contains(r, "/git-receive-pack") {
-			n++
-		}
-	}
-	return n
-}
-
-// actBinary is the act to run: on PATH or in $(go env GOPATH)/bin, where
-// .ci/run installs it, at actVersion. Missing, the test is skipped, unless
-// in CI (CI=true), where it fails.
-func actBinary(t *testing.T) string {
-	t.Helper()
-	candidates := []string{"act"}
-	if gopath, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		candidates = append(candidates, filepath.Join(strings.TrimSpace(string(gopath)), "bin", "act"))
-	}
-	for _, c := range candidates {
-		path, err := exec.LookPath(c)
-		if err != nil {
-			continue
-		}
-		out, err := exec.Command(path, "--version").Output()
-		if err == nil && strings.TrimSpace(string(out)) == "act version "+actVersion {
-			return path
-		}
-	}
-	msg := "nektos/act " + actVersion + " is not installed (go install github.com/nektos/act@v" + actVersion + "; .ci/run does)"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
-// actRunner runs act against w's origin and fake GitHub.
-type actRunner struct {
-	t         *testing.T
-	act       string
-	w         *ciWorld
-	github    *actGitHub
-	home      string // act's HOME, config and caches
-	artifacts string // what the stand-ins upload ($ACT_ARTIFACTS)
-	events    string // the event payloads given to act
-	mappings  []string
-}
-
-func newActRunner(t *testing.T, act string, w *ciWorld) *actRunner {
-	t.Helper()
-	r := &actRunner{t: t, act: act, w: w, home: t.TempDir(), artifacts: t.TempDir(), events: t.TempDir()}
-	r.github = newActGitHub(t, w, ralphRelease(t, w.bin))
-	standIns, err := filepath.Abs(filepath.Join("testdata", "act"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	action := actionCopy(t)
-	examples, err := filepath.Glob("../../examples/workflows/*.yml")
-	if err != nil || len(examples) == 0 {
-		t.Fatalf("no example workflows (%v)", err)
-	}
-	for _, uses := range remoteUses(t, append(examples, filepath.Join(action, "action.yml"))...) {
-		name, _, _ := strings.Cut(uses, "@")
-		dir, ok := actStandIns[name]
-		switch {
-		case name == "ralph-ci/ralph-ci":
-			dir = action
-		case ok:
-			dir = filepath.Join(standIns, dir)
-		default:
-			t.Fatalf("the workflows use %s, which has no stand-in in testdata/act (act would fetch it from GitHub)", uses)
-		}
-		r.mappings = append(r.mappings, "--local-repository", uses+"="+dir)
-	}
-	return r
-}
-
-// run runs the jobs of workdir's .github/workflows/workflow that event
-// starts with payload, in workdir (a checkout at the event's commit: act
-// takes github.sha from it); every job must succeed. It returns act's
-// output.
-func (r *actRunner) run(workflow, event string, payload map[string]any, workdir string) string {
-	t := r.t
-	t.Helper()
-	b, err := json.Marshal(payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eventFile := filepath.Join(r.events, event+".json")
-	writeFile(t, eventFile, string(b))
-	args := append([]string{event,
-		"-C", workdir, "-W", filepath.Join(workdir, ".github", "workflows", workflow), "-e", eventFile,
-		"-P", "ubuntu-latest=-self-hosted", "--action-offline-mode", "--no-skip-checkout", "--no-cache-server",
-		"--action-cache-path", filepath.Join(r.home, "actions"), "--defaultbranch", "master",
-		"-a", "Codertocat", "-s", "GITHUB_TOKEN=test-token",
-		"--env", "GITHUB_SERVER_URL=" + r.github.URL, "--env", "GITHUB_API_URL=" + r.github.URL + "/api/v3",
-		"--env", "GITHUB_GRAPHQL_URL=" + r.github.URL + "/api/graphql", "--env", "GITHUB_REPOSITORY=Codertocat/Hello-World",
-	}, r.mappings...)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, r.act, args...)
-	cmd.Dir, cmd.Env = workdir, r.env()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("act %s: %v\n%s", strings.Join(args, " "), err, out.String())
-	}
-	return out.String()
-}
-
-// env is act's environment, which in host mode is also every step's: this
-// process's, without what a CI of its own set (GITHUB_*, RUNNER_*, RALPH_*,
-// ACT_*), with the stand-ins' bin first on PATH and a HOME of its own. Its
-// HTTP proxy is a closed port, so that anything (act, git, curl, ralph-ci)
-// reaching past this machine fails instead of quietly using the network;
-// the loopback servers are exempt.
-func (r *actRunner) env() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "GITHUB_"), strings.HasPrefix(k, "RUNNER_"), strings.HasPrefix(k, "RALPH_"),
-			strings.HasPrefix(k, "ACT_"), strings.HasPrefix(k, "XDG_"), k == "HOME", k == "PATH", k == "CI",
-			strings.HasSuffix(strings.ToLower(k), "_proxy"):
-			continue
-		}
-		env = append(env, kv)
-	}
-	bin, err := filepath.Abs(filepath.Join("testdata", "act", "bin"))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+r.home,
-		"XDG_CONFIG_HOME="+filepath.Join(r.home, ".config"), "XDG_CACHE_HOME="+filepath.Join(r.home, ".cache"),
-		"ACT_DISABLE_VERSION_CHECK=1", "ACT_ARTIFACTS="+r.artifacts, "PROMPTS="+r.w.prompts,
-		"HTTP_PROXY="+deadProxy, "HTTPS_PROXY="+deadProxy, "http_proxy="+deadProxy, "https_proxy="+deadProxy,
-		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
-}
-
-// payload is the webhook example payload of
-// github/prchannel/testdata/events with the pull request's repository (a
-// schedule's example belongs to another one).
-func (r *actRunner) payload(name string) map[string]any {
-	t := r.t
-	t.Helper()
-	read := func(name string) map[string]any {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(readFile(t, filepath.Join("..", "..", "github", "prchannel", "testdata", "events", name))), &m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	m := read(name)
-	m["repository"] = read("pull_request.opened.json")["repository"]
-	return m
-}
-
-var usesRE = regexp.MustCompile(`(?m)^\s*(?:-\s+)?uses:\s*([^\s#]+)`)
-
-// remoteUses are the remote actions (owner/name@ref) files use.
-func remoteUses(t *testing.T, files ...string) []string {
-	t.Helper()
-	seen := map[string]bool{}
-	var out []string
-	for _, f := range files {
-		for _, m := range usesRE.FindAllStringSubmatch(readFile(t, f), -1) {
-			if u := m[1]; !strings.HasPrefix(u, "./") && !strings.HasPrefix(u, "docker://") && !seen[u] {
-				seen[u] = true
-				out = append(out, u)
-			}
-		}
-	}
-	return out
-}
-
-// actionCopy is the Action as a workflow gets it from `uses:`: the files
-// action.yml runs (action/) and reads (go.mod, go.sum), copied from this
-// repository.
-func actionCopy(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []string{"action.yml", "action/install.sh", "go.mod", "go.sum"} {
-		writeFile(t, filepath.Join(dir, f), readFile(t, filepath.Join("..", "..", f)))
-	}
-	if err := os.Chmod(filepath.Join(dir, "action", "install.sh"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -16,6 +13,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/internal/actionstep"
 )
 
 // actGitHub is "github.com" for the jobs act runs (GITHUB_SERVER_URL; the
@@ -84,29 +83,15 @@ func ralphRelease(t *testing.T, bin string) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var archive bytes.Buffer
-	gz, err := gzip.NewWriterLevel(&archive, gzip.BestSpeed)
+	archive, err := actionstep.TarGz("ralph-ci", exe)
 	if err != nil {
-		t.Fatal(err)
-	}
-	tw := tar.NewWriter(gz)
-	if err := tw.WriteHeader(&tar.Header{Name: "ralph-ci", Mode: 0o755, Size: int64(len(exe))}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tw.Write(exe); err != nil {
-		t.Fatal(err)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
 		t.Fatal(err)
 	}
 	version := strings.TrimPrefix(actReleaseTag, "v")
 	name := fmt.Sprintf("ralph-ci_%s_%s_%s.tar.gz", version, runtime.GOOS, runtime.GOARCH)
-	sum := sha256.Sum256(archive.Bytes())
+	sum := sha256.Sum256(archive)
 	return map[string][]byte{
-		name: archive.Bytes(),
+		name: archive,
 		fmt.Sprintf("ralph-ci_%s_checksums.txt", version): []byte(hex.EncodeToString(sum[:]) + "  " + name + "\n"),
 	}
 }

@@ -56,6 +56,11 @@ func TestScripts(t *testing.T) {
 			if cache, err := goCache(); err == nil {
 				env.Setenv("GOCACHE", cache)
 			}
+			// cargo installed by rustup finds its toolchains in the
+			// user's ~/.rustup, out of reach with HOME=/no-home.
+			if rustup := rustupHome(); rustup != "" {
+				env.Setenv("RUSTUP_HOME", rustup)
+			}
 			if err := os.WriteFile(filepath.Join(env.WorkDir, "agent.sh"), []byte(planAgent), 0o755); err != nil {
 				return err
 			}
@@ -86,6 +91,22 @@ func goCache() (string, error) {
 	}
 	dir, err := os.UserCacheDir()
 	return filepath.Join(dir, "go-build"), err
+}
+
+// rustupHome is the RUSTUP_HOME of the process running the tests (its
+// default, ~/.rustup, when it exists), or "" where cargo is not rustup's.
+func rustupHome() string {
+	if h := os.Getenv("RUSTUP_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(filepath.Join(home, ".rustup")); err == nil && fi.IsDir() {
+		return filepath.Join(home, ".rustup")
+	}
+	return ""
 }
 
 // runnerCondition is the script condition [runner:NAME]: the test runner

@@ -1,9 +1,6 @@
 package actionstep_test
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -97,22 +94,11 @@ func fakeBinary(version, mark string) []byte {
 // tarGz packs one executable file the way the release archives hold it.
 func tarGz(t *testing.T, name string, body []byte) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+	b, err := actionstep.TarGz(name, body)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tw.Write(body); err != nil {
-		t.Fatal(err)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return b
 }
 
 func sha256Hex(b []byte) string {

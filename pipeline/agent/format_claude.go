@@ -53,7 +53,13 @@ type claudeStream struct {
 	models  map[string]Tokens // totals' result
 }
 
-var _ Format = (*claudeFormat)(nil)
+var (
+	_ Format       = (*claudeFormat)(nil)
+	_ costReporter = (*claudeFormat)(nil)
+)
+
+// reportsCost implements costReporter: Claude Code reports its cost.
+func (*claudeFormat) reportsCost() {}
 
 func newClaudeFormat(text, diag io.Writer) Format {
 	f := &claudeFormat{}

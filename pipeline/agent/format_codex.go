@@ -28,7 +28,13 @@ type codexFormat struct {
 	usage Usage
 }
 
-var _ Format = (*codexFormat)(nil)
+var (
+	_ Format       = (*codexFormat)(nil)
+	_ costReporter = (*codexFormat)(nil)
+)
+
+// reportsCost implements costReporter: its tokens are priced.
+func (*codexFormat) reportsCost() {}
 
 func newCodexFormat(text, diag io.Writer) Format {
 	f := &codexFormat{}

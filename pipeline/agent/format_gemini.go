@@ -29,7 +29,13 @@ type geminiFormat struct {
 	usage    Usage
 }
 
-var _ Format = (*geminiFormat)(nil)
+var (
+	_ Format       = (*geminiFormat)(nil)
+	_ costReporter = (*geminiFormat)(nil)
+)
+
+// reportsCost implements costReporter: its tokens are priced.
+func (*geminiFormat) reportsCost() {}
 
 func newGeminiFormat(text, diag io.Writer) Format {
 	f := &geminiFormat{}

@@ -11,6 +11,16 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
+// A format reports cost when it says so (costReporter); text and an
+// unknown name do not.
+func TestReportsCost(t *testing.T) {
+	for format, want := range map[string]bool{"claude": true, "codex": true, "gemini": true, "text": false, "": false, "yaml": false} {
+		if got := ReportsCost(format); got != want {
+			t.Errorf("ReportsCost(%q) = %v, want %v", format, got, want)
+		}
+	}
+}
+
 // FormatNames is sorted and holds the formats of the presets and text
 // (others may join: the schema's #Format is generated from the registry).
 func TestFormatNames(t *testing.T) {

@@ -135,10 +135,6 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	if e.loader == nil {
 		e.loader = &project.Loader{Root: p.Root, Config: p.Config, Only: p.Only}
 	}
-	if err := e.loader.Watch(); err != nil {
-		e.log.Debug().Err(err).Msg("the spec folders are walked every rotation")
-	}
-	defer e.loader.Close()
 	e.maxRotns = opts.MaxRotations
 	if e.maxRotns == 0 {
 		e.maxRotns = p.Config.Budgets.MaxRotations

@@ -20,23 +20,11 @@ func (j *Job) Load() (*project.Project, error) {
 	return j.load(project.Load, false)
 }
 
-// LoadWatched is Load for run: the specs' loader watches their folders
-// from the start (project.LoadWatched), and the engine closes it.
-func (j *Job) LoadWatched() (*project.Project, error) {
-	return j.load(project.LoadWatched, false)
-}
-
-// LoadWatchedSpecs is LoadWatched; with noSpecsOK a checkout without
-// specs is loaded with none (run on a fork's pull request: the job's
-// checkout is the default branch, and the loop's specs are those of the
-// pull request's head, which the delivery checks out).
-func (j *Job) LoadWatchedSpecs(noSpecsOK bool) (*project.Project, error) {
-	return j.load(project.LoadWatched, noSpecsOK)
-}
-
 // LoadSpecs is Load; with noSpecsOK a repository without specs is loaded
 // with none (check on a schedule: the default branch has no specs before
-// a pull request brings them).
+// a pull request brings them; run on a fork's pull request: the job's
+// checkout is the default branch, and the loop's specs are those of the
+// pull request's head, which the delivery checks out).
 func (j *Job) LoadSpecs(noSpecsOK bool) (*project.Project, error) {
 	return j.load(project.Load, noSpecsOK)
 }

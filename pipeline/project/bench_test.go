@@ -67,32 +67,21 @@ func BenchmarkLoad(b *testing.B) {
 }
 
 // BenchmarkReload is the scan between two rotations of a run, none of
-// the specs changed, at 100 and 1,000 specs: "walked" lists the spec
-// folders and stats every spec, "watched" trusts the folders' inotify
-// watch (discovery.Finder.Watch) and skips the walk.
+// the specs changed, at 100 and 1,000 specs: the spec folders are listed
+// and every spec is stat'ed.
 func BenchmarkReload(b *testing.B) {
 	for _, n := range []int{100, 1000} {
-		for _, watch := range []bool{false, true} {
-			name := fmt.Sprintf("specs=%d/walked", n)
-			if watch {
-				name = fmt.Sprintf("specs=%d/watched", n)
+		b.Run(fmt.Sprintf("specs=%d", n), func(b *testing.B) {
+			root := benchRepo(b, n)
+			p, err := Load(root, "")
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.Run(name, func(b *testing.B) {
-				root := benchRepo(b, n)
-				load := Load
-				if watch {
-					load = LoadWatched
+			for b.Loop() {
+				if _, ps, err := p.Loader.Load(); err != nil || len(ps) > 0 {
+					b.Fatal(err, ps)
 				}
-				p, err := load(root, "")
-				if err != nil {
-					b.Fatal(err)
-				}
-				for b.Loop() {
-					if _, ps, err := p.Loader.Load(); err != nil || len(ps) > 0 {
-						b.Fatal(err, ps)
-					}
-				}
-			})
-		}
+			}
+		})
 	}
 }

@@ -75,18 +75,6 @@ var ErrNoConfig = errors.New("no config found: create ralph.yaml at the reposito
 // is a *discovery.NoSpecsError that comes with the project, its config
 // loaded and no specs.
 func Load(root, configPath string) (*Project, error) {
-	return load(root, configPath, false)
-}
-
-// LoadWatched is Load for a run: p.Loader watches the spec folders from
-// its first walk on (see Loader.Watch), so the run's first reload of the
-// specs finds them as they were without walking them again. The caller
-// closes p.Loader (the engine does).
-func LoadWatched(root, configPath string) (*Project, error) {
-	return load(root, configPath, true)
-}
-
-func load(root, configPath string, watch bool) (*Project, error) {
 	p := &Project{Root: root}
 	path, err := findConfig(root, configPath)
 	if err != nil {
@@ -124,9 +112,6 @@ func load(root, configPath string, watch bool) (*Project, error) {
 	}
 
 	p.Loader = &Loader{Root: root, Config: cfg}
-	if watch {
-		_ = p.Loader.Watch() // refused, the folders are walked every time: the engine says so
-	}
 	specs, ps, err := p.Loader.Load()
 	if none := (*discovery.NoSpecsError)(nil); errors.As(err, &none) {
 		return p, err // the config is loaded: check on a schedule goes on without specs
@@ -234,14 +219,6 @@ func (l *Loader) find() *discovery.Finder {
 	}
 	return l.finder
 }
-
-// Watch makes the loads that follow skip the spec folders while nothing
-// happened in them (see discovery.Finder.Watch); an error means they are
-// walked every time, which only costs time. Close releases the watch.
-func (l *Loader) Watch() error { return l.find().Watch() }
-
-// Close releases what Watch holds.
-func (l *Loader) Close() error { return l.find().Close() }
 
 // frontMatter validates one spec's front matter: src, the content its
 // hash was taken of, or when src is nil the file as read now. A file that

@@ -89,9 +89,8 @@ func setupDelivery(ctx context.Context, j *job.Job, p *project.Project, mode str
 	}
 	s.Target, s.Push = t, true
 	j.Log.Info().Str("branch", t.Branch).Str("start", start).Bool("fork", t.Fork).Msg("delivery: working on the branch")
-	_ = p.Loader.Close() // the checkout moved: its specs are watched anew
 	// The branch's own config and specs.
-	if p, err = j.LoadWatched(); err != nil {
+	if p, err = j.Load(); err != nil {
 		return nil, nil, err
 	}
 	return p, d, nil

@@ -54,13 +54,10 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 	// (never the fork's code before ralph-ci runs), which may have no
 	// specs yet: the loop's are those of the pull request's head, loaded
 	// once the delivery has checked it out.
-	p, err := j.LoadWatchedSpecs(fork)
+	p, err := j.LoadSpecs(fork)
 	if err != nil {
 		return err
 	}
-	// The loader watches the spec folders; the engine closes it, and
-	// these close it on a return before the engine runs.
-	defer p.Loader.Close()
 	mode, err := job.DeliveryMode(o.Deliver, p.Config)
 	if err != nil {
 		return err
@@ -76,9 +73,8 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 	if err != nil {
 		return err
 	}
-	defer p.Loader.Close()
 	if len(p.Specs) == 0 { // a fork's run that did not move to its head (not --deliver pr): no specs is an error, as anywhere
-		_, err := j.LoadWatched()
+		_, err := j.Load()
 		return err
 	}
 	if dl != nil {

@@ -8,20 +8,19 @@ import (
 	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 )
 
-// TestLoadWatched: a project loaded for a run watches its spec folders
-// from its first walk on, and its loader still sees every change made
-// after that load: an edited spec (a new title) and an added one.
-func TestLoadWatched(t *testing.T) {
+// TestLoaderSeesChanges: a project's loader gives the same specs again
+// while nothing changed, and sees every change made after the load: an
+// edited spec (a new title) and an added one.
+func TestLoaderSeesChanges(t *testing.T) {
 	root := t.TempDir()
 	ghorigin.WriteFiles(t, root, map[string]string{
 		"ralph.yaml":      "agents:\n  coder: {command: [sh, agent.sh]}\n",
 		"specs/a.spec.md": "---\ntitle: First\n---\n# A\n",
 	})
-	p, err := LoadWatched(root, "")
+	p, err := Load(root, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Loader.Close()
 	if len(p.Specs) != 1 || p.Specs[0].Title != "First" {
 		t.Fatalf("loaded %+v", p.Specs)
 	}
