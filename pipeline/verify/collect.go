@@ -104,9 +104,10 @@ func collectors(cfg schema.VerificationConfig, root, dir string) []collector {
 	return out
 }
 
-// jestConfig finds jest in a package.json: its jest key, or a script or
-// dependency that names it.
-var jestConfig = regexp.MustCompile(`"jest"\s*:|"[^"]*\bjest\b[^"]*"`)
+// jestConfig finds jest in a package.json: its jest key or a dependency
+// named jest ("jest": …), or a script that runs it ("jest --ci", "tsc &&
+// jest").
+var jestConfig = regexp.MustCompile(`"jest"\s*:|"(?:[^"]*[\s;&|])?jest(?:\s[^"]*)?"`)
 
 // collect runs c's collection step in dir and returns the tests it
 // lists, sorted; ok is false when the step could not run or failed.
@@ -114,12 +115,8 @@ func (c collector) collect(ctx context.Context, in Input, dir string, cfg schema
 	if _, err := exec.LookPath(c.argv[0]); err != nil && !filepath.IsAbs(c.argv[0]) {
 		return nil, false
 	}
-	timeout := DefaultTimeout
-	if cfg.Timeout != nil && cfg.Timeout.Std() > 0 {
-		timeout = cfg.Timeout.Std()
-	}
 	list := c.list()
-	res, err := agent.Run(ctx, agent.Invocation{Argv: c.argv, Dir: dir, Timeout: timeout, Grace: commandGrace, Format: "text", Output: list, Host: in.Host})
+	res, err := agent.Run(ctx, agent.Invocation{Argv: c.argv, Dir: dir, Timeout: timeoutOf(cfg), Grace: commandGrace, Format: "text", Output: list, Host: in.Host})
 	if err != nil || res.TimedOut || res.Cancelled || res.ExitCode != 0 {
 		in.Log.Warn().Strs("command", c.argv).Int("exit", res.ExitCode).Err(err).Msg("test collection step failed: no inventory from it")
 		return nil, false

@@ -65,6 +65,16 @@ func TestCollectors(t *testing.T) {
 	if got := names(wrapper); got != nil {
 		t.Errorf("a project without a known runner: %q", got)
 	}
+	write("package.json", `{"scripts": {"test": "vitest run"}, "devDependencies": {"eslint-plugin-jest": "1"}}`)
+	if got := names(wrapper); got != nil {
+		t.Errorf("a vitest project with a jest lint plugin: %q", got)
+	}
+	for _, pkg := range []string{`{"jest": {}}`, `{"scripts": {"test": "tsc && jest --ci"}}`} {
+		write("package.json", pkg)
+		if got := names(wrapper); !slices.Equal(got, []string{"jest"}) {
+			t.Errorf("%s: collectors %q, want jest", pkg, got)
+		}
+	}
 	write("go.mod", "module m\n")
 	write("pyproject.toml", "[project]\nname = 'x'\n")
 	write("package.json", `{"devDependencies": {"jest": "29.7.0"}}`)

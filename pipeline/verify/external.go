@@ -50,10 +50,7 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 	if err != nil {
 		return fail(fmt.Sprintf("Command failed: %v", err))
 	}
-	timeout := DefaultTimeout
-	if cfg.Timeout != nil && cfg.Timeout.Std() > 0 {
-		timeout = cfg.Timeout.Std()
-	}
+	timeout := timeoutOf(cfg)
 	contains := &matcher{needle: []byte(cfg.OutputContains)}
 	forbidden := &matcher{needle: []byte(cfg.OutputNotContains)}
 	tests, err := readTests(in, cfg, dir, multi{in.transcript(), contains, forbidden})
@@ -90,6 +87,14 @@ func (external) Verify(ctx context.Context, in Input, cfg schema.VerificationCon
 		return Result{Reason: bad, Tests: run}
 	}
 	return Result{Passed: true, Reason: "External verification passed", Tests: run}
+}
+
+// timeoutOf is cfg's timeout, DefaultTimeout when it names none.
+func timeoutOf(cfg schema.VerificationConfig) time.Duration {
+	if cfg.Timeout != nil && cfg.Timeout.Std() > 0 {
+		return cfg.Timeout.Std()
+	}
+	return DefaultTimeout
 }
 
 // WorkDir resolves working_dir against the repository root and rejects a
