@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	gh "github.com/google/go-github/v60/github"
+
 	"github.com/ralph-ci/ralph-ci/internal/ghevent"
 )
 
