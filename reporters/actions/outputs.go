@@ -19,7 +19,6 @@ type Output struct {
 // Outputs are the step outputs of a report, in this order:
 //
 //	status     the exit class (done, limits, stuck, ...)
-//	exit_code  the exit code
 //	message    the exit message (may span lines)
 //	specs, verified, pending, failed, stuck, awaiting   counts of specs;
 //	           verified counts every spec at 3/3, awaiting ones included
@@ -27,11 +26,14 @@ type Output struct {
 //	rotations  rotations run
 //	cost_usd   their reported cost in US dollars
 //	junit, json  the report files written ("" for none), relative to the workspace
+//
+// The exit code is not among them: the command writes it once, as the
+// exit-code output, with the code the process really ends with
+// (job.Env.Exit), the same name and value for every command.
 func Outputs(r *report.Report, junit, json string) []Output {
 	t := r.Totals
 	return []Output{
 		{"status", r.Exit.Class},
-		{"exit_code", strconv.Itoa(r.Exit.Code)},
 		{"message", r.Exit.Message},
 		{"specs", strconv.Itoa(t.Specs)},
 		{"verified", strconv.Itoa(t.AllVerified())},
