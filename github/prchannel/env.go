@@ -1,18 +1,15 @@
 package prchannel
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	gh "github.com/google/go-github/v60/github"
 	"github.com/rs/zerolog"
 
 	"github.com/ralph-ci/ralph-ci/github"
+	"github.com/ralph-ci/ralph-ci/internal/ghevent"
 )
 
 // Env is the part of the GitHub Actions environment the client needs.
@@ -77,22 +74,9 @@ func (e Env) PullRequest() (number int, ok bool, err error) {
 	if e.EventPath == "" || e.Repository == "" {
 		return 0, false, nil
 	}
-	raw, err := os.ReadFile(e.EventPath)
-	if err != nil {
-		return 0, false, fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
+	ev, err := ghevent.Read(e.EventName, e.EventPath)
+	if err != nil || ev.PR == 0 {
+		return 0, false, err
 	}
-	var ev struct { // go-github's types of the events that carry one
-		PullRequest *gh.PullRequest `json:"pull_request"`
-		Issue       *gh.Issue       `json:"issue"`
-	}
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		return 0, false, fmt.Errorf("parse the event payload %s: %w", e.EventPath, err)
-	}
-	switch {
-	case ev.PullRequest.GetNumber() > 0:
-		return ev.PullRequest.GetNumber(), true, nil
-	case ev.Issue != nil && ev.Issue.IsPullRequest() && ev.Issue.GetNumber() > 0:
-		return ev.Issue.GetNumber(), true, nil
-	}
-	return 0, false, nil
+	return ev.PR, true, nil
 }

@@ -45,11 +45,13 @@ func TestEventPayloadsAreUpstream(t *testing.T) {
 		event string
 		index int
 	}{
-		"pull_request.opened.json":      {"pull_request", 0},
-		"pull_request.synchronize.json": {"pull_request", 22},
-		"issue_comment.created.json":    {"issue_comment", 0},
-		"push.json":                     {"push", 0},
-		"workflow_dispatch.json":        {"workflow_dispatch", 0},
+		"pull_request.opened.json":          {"pull_request", 0},
+		"pull_request.synchronize.json":     {"pull_request", 22},
+		"issue_comment.created.json":        {"issue_comment", 0},
+		"push.json":                         {"push", 0},
+		"workflow_dispatch.json":            {"workflow_dispatch", 0},
+		"pull_request.labeled.json":         {"pull_request", 8},
+		"merge_group.checks_requested.json": {"merge_group", 0},
 	} {
 		b, err := os.ReadFile(filepath.Join("testdata", "events", file))
 		if err != nil {

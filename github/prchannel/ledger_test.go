@@ -20,7 +20,7 @@ func ledgerClient(t *testing.T, w *world) *prchannel.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := prchannel.New(prchannel.Options{Env: prchannel.Env{APIURL: w.srv.URL, Repository: "Codertocat/Hello-World", Token: "test-token", EventPath: event},
+	c, err := prchannel.New(prchannel.Options{Env: prchannel.Env{APIURL: w.srv.URL, Repository: "Codertocat/Hello-World", Token: "test-token", EventName: "pull_request", EventPath: event},
 		PR: 2, Log: zerolog.New(w.logs), TrustConfig: true})
 	if err != nil {
 		t.Fatal(err)

@@ -3,18 +3,19 @@ package prchannel
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/ralph-ci/ralph-ci/internal/ghevent"
 )
 
 // MergeGroup is a merge_group event: the temporary commit a merge queue
 // tests, and the pull request its branch is named after.
 type MergeGroup struct {
-	HeadSHA, HeadRef, BaseSHA string
+	ghevent.MergeGroup
 	// PR is the pull request of head_ref (gh-readonly-queue/<base>/pr-N-<sha>), 0 if none.
 	PR int
 }
@@ -26,19 +27,14 @@ func (e Env) MergeGroup() (MergeGroup, bool, error) {
 	if e.EventName != "merge_group" || e.EventPath == "" {
 		return MergeGroup{}, false, nil
 	}
-	raw, err := os.ReadFile(e.EventPath)
+	ev, err := ghevent.Read(e.EventName, e.EventPath)
 	if err != nil {
-		return MergeGroup{}, false, fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
+		return MergeGroup{}, false, err
 	}
-	ev, err := gh.ParseWebHook("merge_group", raw)
-	if err != nil {
-		return MergeGroup{}, false, fmt.Errorf("parse the event payload %s: %w", e.EventPath, err)
-	}
-	g := ev.(*gh.MergeGroupEvent).GetMergeGroup()
-	if !reSHA.MatchString(g.GetHeadSHA()) {
+	if !reSHA.MatchString(ev.MergeGroup.HeadSHA) {
 		return MergeGroup{}, false, fmt.Errorf("the merge_group event %s has no head_sha", e.EventPath)
 	}
-	mg := MergeGroup{HeadSHA: g.GetHeadSHA(), HeadRef: g.GetHeadRef(), BaseSHA: g.GetBaseSHA()}
+	mg := MergeGroup{MergeGroup: ev.MergeGroup}
 	if m := reQueueRef.FindStringSubmatch(mg.HeadRef); m != nil {
 		mg.PR, _ = strconv.Atoi(m[1])
 	}

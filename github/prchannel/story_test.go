@@ -73,7 +73,7 @@ func (w *world) sync() gate.Result {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	env := prchannel.Env{APIURL: w.srv.URL, Repository: "Codertocat/Hello-World", Token: "test-token", EventPath: event}
+	env := prchannel.Env{APIURL: w.srv.URL, Repository: "Codertocat/Hello-World", Token: "test-token", EventName: "pull_request", EventPath: event}
 	pr, ok, err := env.PullRequest()
 	if err != nil || !ok || pr != 2 {
 		w.t.Fatalf("pull request from the event: %d %v %v", pr, ok, err)
@@ -258,13 +258,21 @@ func TestNoPermissionFallback(t *testing.T) {
 }
 
 // TestEventPayloads: the pull request is found in pull_request events,
-// not in a push or a comment on a plain issue.
+// not in a push or a comment on a plain issue; a merge group's, in its
+// branch.
 func TestEventPayloads(t *testing.T) {
 	for file, want := range map[string]int{"pull_request.opened.json": 2, "pull_request.synchronize.json": 2, "issue_comment.created.json": 0, "push.json": 0} {
-		env := prchannel.Env{Repository: "Codertocat/Hello-World", EventPath: filepath.Join("testdata/events", file)}
+		name, _, _ := strings.Cut(file, ".") // the event the example is of
+		env := prchannel.Env{Repository: "Codertocat/Hello-World", EventName: name, EventPath: filepath.Join("testdata/events", file)}
 		n, ok, err := env.PullRequest()
 		if err != nil || n != want || ok != (want != 0) {
 			t.Errorf("%s: %d %v %v", file, n, ok, err)
 		}
+	}
+	// A merge queue's group names its pull request in its branch.
+	env := prchannel.Env{Repository: "octo-org/octo-repo", EventName: "merge_group", EventPath: filepath.Join("testdata/events", "merge_group.checks_requested.json")}
+	mg, ok, err := env.MergeGroup()
+	if err != nil || !ok || mg.PR != 104 || mg.HeadSHA != "2ffea6db159f6b6c47a24e778fb9ef40cf6b1c7d" || mg.BaseSHA != "380387fbc80638b734a49e1be1c4dfec1c01b33c" {
+		t.Errorf("merge_group: %+v %v %v", mg, ok, err)
 	}
 }

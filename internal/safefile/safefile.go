@@ -28,6 +28,9 @@ const (
 	SourceLimit = 1 << 20
 	// StatusLimit bounds .ralph/status, which holds one word.
 	StatusLimit = 4 << 10
+	// EventLimit bounds the GitHub Actions event payload
+	// (GITHUB_EVENT_PATH): GitHub caps a webhook's payload at 25 MB.
+	EventLimit = 25 << 20
 	// StateLimit bounds state.json and other files ralph-ci wrote itself.
 	StateLimit = 64 << 20
 )

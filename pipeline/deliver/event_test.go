@@ -2,40 +2,9 @@ package deliver
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func TestParseEvent(t *testing.T) {
-	for _, tc := range []struct {
-		file string
-		want Event
-	}{
-		{"pull_request.opened.json", Event{PR: 2, HeadRef: "changes", HeadSHA: "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
-			HeadRepo: "Codertocat/Hello-World", BaseRepo: "Codertocat/Hello-World", DefaultBranch: "master",
-			HeadCloneURL: "https://github.com/Codertocat/Hello-World.git"}},
-		{"issue_comment.created.json", Event{BaseRepo: "Codertocat/Hello-World", DefaultBranch: "master"}}, // a plain issue
-		{"push.json", Event{BaseRepo: "Codertocat/Hello-World", DefaultBranch: "master"}},
-	} {
-		raw, err := os.ReadFile(filepath.Join("..", "..", "github", "prchannel", "testdata", "events", tc.file)) // real webhook examples
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := ParseEvent(tc.file, raw)
-		if err != nil || got != tc.want {
-			t.Errorf("%s: %+v, %v; want %+v", tc.file, got, err, tc.want)
-		}
-	}
-	got, err := ParseEvent("x", []byte(`{"issue":{"number":9,"pull_request":{"url":"u"}}}`))
-	if err != nil || got.PR != 9 || got.HeadRef != "" {
-		t.Errorf("a comment on a pull request: %+v, %v", got, err)
-	}
-	if _, err := ParseEvent("bad.json", []byte("{")); err == nil {
-		t.Error("a broken payload parsed")
-	}
-}
 
 func TestTargetOf(t *testing.T) {
 	for _, tc := range []struct {

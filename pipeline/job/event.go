@@ -3,11 +3,11 @@ package job
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/rs/zerolog"
 
 	"github.com/ralph-ci/ralph-ci/github/pulls"
+	"github.com/ralph-ci/ralph-ci/internal/ghevent"
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/gitauth"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
@@ -27,14 +27,7 @@ func (e Env) Pulls() (*pulls.Client, error) {
 // ReadEvent reads the event payload; a comment's payload names no head
 // branch, the API does.
 func (e Env) ReadEvent(ctx context.Context) (deliver.Event, error) {
-	if e.PR.EventPath == "" {
-		return deliver.Event{}, nil
-	}
-	raw, err := os.ReadFile(e.PR.EventPath)
-	if err != nil {
-		return deliver.Event{}, fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
-	}
-	ev, err := deliver.ParseEvent(e.PR.EventPath, raw)
+	ev, err := ghevent.Read(e.PR.EventName, e.PR.EventPath)
 	if err != nil || ev.PR == 0 || ev.HeadRef != "" {
 		return ev, err
 	}

@@ -2,9 +2,7 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
@@ -31,34 +29,12 @@ func forkAsked(ctx context.Context, j *job.Job) (fork, asked bool, why string, e
 	if err != nil || ev.PR == 0 || !ev.Fork() {
 		return false, false, "", err
 	}
-	raw, err := os.ReadFile(e.PR.EventPath)
-	if err != nil {
-		return true, false, "", err
-	}
-	var p struct {
-		Action  string `json:"action"`
-		Comment *struct {
-			Body string `json:"body"`
-			User struct {
-				Login string `json:"login"`
-			} `json:"user"`
-		} `json:"comment"`
-		Label *struct {
-			Name string `json:"name"`
-		} `json:"label"`
-		Sender struct {
-			Login string `json:"login"`
-		} `json:"sender"`
-	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return true, false, "", fmt.Errorf("parse the event payload %s: %w", e.PR.EventPath, err)
-	}
 	var who string
-	switch name := e.PR.EventName; {
-	case name == "issue_comment" && p.Comment != nil && strings.HasPrefix(strings.TrimSpace(p.Comment.Body), ForkRunCommand):
-		who = p.Comment.User.Login
-	case name == "pull_request_target" && p.Action == "labeled" && p.Label != nil && p.Label.Name == ForkRunLabel:
-		who = p.Sender.Login
+	switch {
+	case ev.Name == "issue_comment" && strings.HasPrefix(strings.TrimSpace(ev.Comment), ForkRunCommand):
+		who = ev.Commenter
+	case ev.Name == "pull_request_target" && ev.Action == "labeled" && ev.Label == ForkRunLabel:
+		who = ev.Sender
 	default:
 		return true, false, fmt.Sprintf("pull request #%d comes from a fork (%s): run works on it only when a person with write access asks (a %q comment, or the label %q)", ev.PR, ev.HeadRepo, ForkRunCommand, ForkRunLabel), nil
 	}

@@ -2,10 +2,8 @@ package run
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
 
+	"github.com/ralph-ci/ralph-ci/internal/ghevent"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 )
@@ -23,28 +21,17 @@ func ownPush(ctx context.Context, j *job.Job) (bool, string, error) {
 	if e.PushToken == "" || (e.PR.EventName != "pull_request" && e.PR.EventName != "pull_request_target") || e.PR.EventPath == "" {
 		return false, "", nil
 	}
-	raw, err := os.ReadFile(e.PR.EventPath)
-	if err != nil {
-		return false, "", fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
-	}
-	var ev struct {
-		Action      string `json:"action"`
-		PullRequest struct {
-			Head struct {
-				SHA string `json:"sha"`
-			} `json:"head"`
-		} `json:"pull_request"`
-	}
-	if err := json.Unmarshal(raw, &ev); err != nil || ev.Action != "synchronize" || ev.PullRequest.Head.SHA == "" {
-		return false, "", nil
+	ev, err := ghevent.Read(e.PR.EventName, e.PR.EventPath)
+	if err != nil || ev.Action != "synchronize" || ev.HeadSHA == "" {
+		return false, "", err
 	}
 	c, err := e.Pulls()
 	if err != nil {
 		return false, "", err
 	}
-	msg, err := c.CommitMessage(ctx, ev.PullRequest.Head.SHA)
+	msg, err := c.CommitMessage(ctx, ev.HeadSHA)
 	if err != nil {
 		return false, "", err
 	}
-	return deliver.LoopCommit(msg), ev.PullRequest.Head.SHA, nil
+	return deliver.LoopCommit(msg), ev.HeadSHA, nil
 }
