@@ -84,17 +84,21 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 	recs := map[string]*tiers.Record{}
 	dirty := map[string]bool{} // records to publish even if no answer changes them
 	var targets []tiers.Target
+	var audits []plan.Spec // audits deferred until the answers are applied (see audit)
 	for _, sp := range specs {
 		if sp.Tier != plan.TierVerify {
 			continue
 		}
-		rec, repaired, err := load(ctx, ch, sp, st, snap, log)
+		rec, repaired, deferred, err := load(ctx, ch, sp, st, snap, log)
 		if err != nil {
 			return Result{}, err
 		}
 		recs[sp.Path] = &rec
 		if repaired {
 			dirty[sp.Path] = true
+		}
+		if deferred {
+			audits = append(audits, sp)
 		}
 		if rec.Open() {
 			targets = append(targets, tiers.Target{Spec: sp.Path, ID: routeID(sp, specs, log), Header: header(sp, rec), CommentID: rec.CommentID})
@@ -110,6 +114,17 @@ func Sync(ctx context.Context, ch Channel, specs []plan.Spec, st *state.State, l
 	}
 	if err := applyReactions(snap, recs, fit, log); err != nil {
 		return Result{}, err
+	}
+	for _, sp := range audits {
+		// An answer that reset the counter (an escalation answered) is
+		// rightly below the ledger's escalation: nothing to restore.
+		if r := recs[sp.Path]; r.RejectionCount >= before[sp.Path].RejectionCount {
+			restored, _, err := audit(ctx, ch, sp, snap, r, nil, log)
+			if err != nil {
+				return Result{}, err
+			}
+			dirty[sp.Path] = dirty[sp.Path] || restored
+		}
 	}
 	for _, sp := range specs {
 		r, ok := recs[sp.Path]

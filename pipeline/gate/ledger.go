@@ -132,27 +132,38 @@ func Restore(r *tiers.Record, e Entry) (lowered bool) {
 // audit compares the record of sp with the channel's ledger and restores
 // what the record lowers (see Restore), with a warning that names the
 // comment it came from (c, ok: the comment; else the state's record).
-func audit(ctx context.Context, ch Channel, sp plan.Spec, snap Snapshot, r *tiers.Record, log zerolog.Logger) (restored bool, err error) {
+//
+// A ledger ahead of the record is not always a forgery: an overlapping
+// run may have applied an answer this run read too, and set its status
+// after this run read the comment. When unseenBy says an answer the
+// record has not seen was given by the time the ledger's status was set,
+// the audit is deferred (nothing restored): the caller applies the
+// answers first and audits again with unseenBy nil (Sync).
+func audit(ctx context.Context, ch Channel, sp plan.Spec, snap Snapshot, r *tiers.Record, unseenBy func(time.Time) bool, log zerolog.Logger) (restored, deferred bool, err error) {
 	lg, isLedger := ch.(Ledger)
 	if !isLedger || snap.PR == 0 || (r.PR != 0 && r.PR != snap.PR) {
-		return false, nil
+		return false, false, nil
 	}
 	desc, at, found, err := lg.Recorded(ctx, sp.Path, r.SHA)
 	if err != nil {
-		return false, fmt.Errorf("read ralph-ci's commit statuses of %s: %w", sp.Path, err)
+		return false, false, fmt.Errorf("read ralph-ci's commit statuses of %s: %w", sp.Path, err)
 	}
 	if !found {
-		return false, nil
+		return false, false, nil
 	}
 	e, ok := ParseStatus(desc)
 	if !ok {
 		log.Warn().Str("spec", sp.Path).Str("status", desc).Msg("ralph-ci's last commit status of the spec is not one it writes: the rejection count is not checked against it")
-		return false, nil
+		return false, false, nil
 	}
-	before := *r
-	if !Restore(r, e) {
-		return false, nil
+	before, raised := *r, *r
+	if !Restore(&raised, e) {
+		return false, false, nil
 	}
+	if unseenBy != nil && unseenBy(at) {
+		return false, true, nil
+	}
+	*r = raised
 	where := "no checkpoint comment, and the record from the state (if any)"
 	if c, ok := snap.Comments[sp.Path]; ok {
 		where = fmt.Sprintf("forged checkpoint marker in comment %d", c.ID)
@@ -167,5 +178,5 @@ func audit(ctx context.Context, ch Channel, sp plan.Spec, snap Snapshot, r *tier
 	log.Warn().Str("spec", sp.Path).Int("rejection_count", r.RejectionCount).Str("ledger", desc).Time("recorded_at", at).
 		Msgf("%s: %s, but ralph-ci's own commit status (set %s) says %q, which nobody else can write or edit; the count is restored to %d (status %s)",
 			where, what, at.UTC().Format(time.RFC3339), desc, r.RejectionCount, r.Status)
-	return true, nil
+	return true, false, nil
 }

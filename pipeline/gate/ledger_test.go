@@ -95,6 +95,7 @@ func equalRecords(a, b tiers.Record) bool {
 type ledgerChannel struct {
 	*memChannel
 	descs                   map[string]string
+	at                      time.Time // when the statuses were set
 	failPublish, failStatus bool
 }
 
@@ -117,7 +118,46 @@ func (l *ledgerChannel) Publish(ctx context.Context, spec string, s tiers.Slice,
 
 func (l *ledgerChannel) Recorded(_ context.Context, spec, _ string) (string, time.Time, bool, error) {
 	d, ok := l.descs[spec]
-	return d, time.Time{}, ok, nil
+	return d, l.at, ok, nil
+}
+
+// Two scheduled checks overlap: the other one applied a rejection and set
+// its status after this one read the comment. The ledger is ahead of the
+// marker because of an answer this run reads too: it is counted once, and
+// nothing is taken for a forgery. A marker lowered before a new answer is
+// still restored, and the new answer counted on top.
+func TestOverlappingRunCountsARejectionOnce(t *testing.T) {
+	sp := plan.Spec{Spec: discovery.Spec{Path: "specs/a.spec.md", Hash: "h1"}, ID: "a", Title: "A", Tier: plan.TierVerify}
+	statusAt := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		given   time.Time // the reply
+		want    int
+		forgery bool
+	}{
+		{"the reply the other run applied", statusAt.Add(-time.Second), 1, false},
+		{"the reply in the same second as the status", statusAt, 1, false},
+		{"a new reply after a lowered marker", statusAt.Add(time.Minute), 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ch := &ledgerChannel{memChannel: newMemChannel(2, "abc"), descs: map[string]string{sp.Path: "rejected (1/3): back to work"}, at: statusAt}
+			ch.records[sp.Path] = tiers.Record{Status: tiers.StatusPending, PR: 2, SHA: "abc", RejectionLog: []tiers.Rejection{}, AfterComment: 150}
+			ch.ids[sp.Path] = 101
+			ch.comments()
+			ch.snap.Replies = []tiers.Answer{{ID: 200, Kind: tiers.KindReply, Author: "alice", Text: "2 the total must round half up", Given: tc.given}}
+			var logs bytes.Buffer
+			if _, err := gate.Sync(context.Background(), ch, []plan.Spec{sp}, &state.State{}, zerolog.New(&logs)); err != nil {
+				t.Fatal(err)
+			}
+			r := ch.records[sp.Path]
+			if r.RejectionCount != tc.want || r.Status != tiers.StatusRework || len(r.RejectionLog) == 0 || r.RejectionLog[len(r.RejectionLog)-1].Attempt != tc.want {
+				t.Fatalf("record %+v, want %d rejection(s), back to work", r, tc.want)
+			}
+			if forged := strings.Contains(logs.String(), "forged"); forged != tc.forgery {
+				t.Fatalf("taken for a forgery: %v, want %v:\n%s", forged, tc.forgery, logs.String())
+			}
+		})
+	}
 }
 
 // Sync restores a count that a marker edit lowered, warns naming the

@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -19,7 +20,7 @@ import (
 // ledger (audit) before the counter invariants (tiers.Check) apply.
 // repaired tells that the record differs from what the comment shows, so
 // that it is published again.
-func load(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap Snapshot, log zerolog.Logger) (rec tiers.Record, repaired bool, err error) {
+func load(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap Snapshot, log zerolog.Logger) (rec tiers.Record, repaired, deferred bool, err error) {
 	var saved tiers.Record
 	if ss := st.Spec(sp.Path); ss != nil && ss.Checkpoint != nil {
 		saved = clone(*ss.Checkpoint)
@@ -42,13 +43,13 @@ func load(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap S
 	if found && c.Err == nil {
 		dropped, err := confirm(ctx, ch, sp, c, &rec, log)
 		if err != nil {
-			return rec, false, err
+			return rec, false, false, err
 		}
 		repaired = repaired || dropped
 	}
-	restored, err := audit(ctx, ch, sp, snap, &rec, log)
+	restored, deferred, err := audit(ctx, ch, sp, snap, &rec, unseenBy(snap, rec), log)
 	if err != nil {
-		return rec, false, err
+		return rec, false, false, err
 	}
 	repaired = repaired || restored
 	if restored {
@@ -58,7 +59,27 @@ func load(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap S
 		log.Warn().Str("spec", sp.Path).Msg(w)
 		repaired = true
 	}
-	return rec, repaired, nil
+	return rec, repaired, deferred, nil
+}
+
+// unseenBy tells whether an answer the record r has not read yet (a reply
+// after its cursor, a reaction on its comment after its cursor) was given
+// by a time (SetBy: in the same second counts). Replies are not routed
+// here: any unseen reply counts, which only defers an audit (see audit).
+func unseenBy(snap Snapshot, r tiers.Record) func(time.Time) bool {
+	return func(t time.Time) bool {
+		for _, a := range snap.Replies {
+			if a.ID > r.AfterComment && SetBy(Stamp{At: a.Given}, t) {
+				return true
+			}
+		}
+		for _, a := range snap.Reactions[r.CommentID] {
+			if r.CommentID != 0 && a.ID > r.AfterReaction && SetBy(Stamp{At: a.Given}, t) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // recoverLog gives a record whose count the ledger restored the longer
