@@ -92,7 +92,11 @@ type Server struct {
 	Owner string
 	Repo  string
 	// Token is the token the requests must carry; "" means "test-token".
+	// JobTokens are accepted too, writing as the same Self: each job of a
+	// workflow run has its own GITHUB_TOKEN, so a test tells overlapping
+	// jobs apart by theirs.
 	Token      string
+	JobTokens  []string
 	PR         int
 	Head       string
 	Author     string
@@ -150,6 +154,10 @@ type Server struct {
 	// any); dispatches are the requests received.
 	Workflows  []string
 	dispatches []Dispatch
+	// Hook, when set, sees each request (and its body) before it is
+	// answered, outside the fake's lock: a test counts requests per job
+	// token, or holds one back (a barrier) to force an interleaving.
+	Hook func(r *http.Request, body []byte)
 }
 
 // The base of the pull request of New, as in the webhook examples of

@@ -63,6 +63,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.t.Errorf("fake GitHub: %s %s: reading the body: %v", r.Method, r.URL, err)
 	}
 	r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	if s.Hook != nil {
+		s.Hook(r, reqBody)
+	}
 	rec, faulted := s.record(r)
 	if err := conform(r, reqBody, rec, faulted); err != nil {
 		s.t.Errorf("fake GitHub: %s %s does not conform to GitHub's OpenAPI description (@octokit/openapi %s): %v",
@@ -120,7 +123,8 @@ func (s *Server) record(r *http.Request) (rec *httptest.ResponseRecorder, faulte
 // answer checks the token and the write permission, then routes; s.mu is
 // held.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Authorization") != "Bearer "+cmp.Or(s.Token, "test-token") {
+	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if token != cmp.Or(s.Token, "test-token") && (token == "" || !slices.Contains(s.JobTokens, token)) {
 		s.error(w, http.StatusUnauthorized, "Bad credentials")
 		return
 	}
