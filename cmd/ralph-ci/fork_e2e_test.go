@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 )
@@ -43,6 +47,9 @@ func TestRunOnAForkOnlyWhenAMaintainerAsks(t *testing.T) {
 		w.setEventJSON(fmt.Sprintf(`{"action":"created","issue":{"number":2,"pull_request":{"url":"x"}},"comment":{"id":1,"body":"/ralph-ci run please","user":{"login":%q}},"repository":{"full_name":"Codertocat/Hello-World"},"sender":{"login":%q}}`, login, login))
 	}
 	w.extraEnv = append(w.extraEnv, "GITHUB_EVENT_NAME=issue_comment")
+	// The fork's code gets none of the job's environment but the basics:
+	// its config hands the agent where to note its rotations.
+	w.Push("changes", map[string]string{"ralph.yaml": strings.Replace(ciRepoFiles["ralph.yaml"], "timeout: 1m}", "timeout: 1m, env: {PROMPTS: "+w.prompts+"}}", 1)}, "the fork's config")
 
 	// The fork's synchronize: nothing runs.
 	w.setEventJSON(`{"action":"synchronize","number":2,"pull_request":{"number":2,"head":{"sha":"x","ref":"changes","repo":{"full_name":"someone/Hello-World"}},"base":{"ref":"master","repo":{"full_name":"Codertocat/Hello-World"}}},"repository":{"full_name":"Codertocat/Hello-World"}}`)
@@ -154,4 +161,57 @@ func TestRunPushesToAForkThatAllowsMaintainers(t *testing.T) {
 	w.job("", "")
 	_, stderr = w.ralphPushToken(3, "app-token", env, "run", "--deliver", "pr", "--max-rotations", "1")
 	contains(t, "run 3's log", stderr, "does not allow maintainers to push to its branch: the work goes to ralph-ci/pr-2 of the base repository")
+}
+
+// A run on a fork's pull request, asked by a maintainer, gives the fork's
+// agent and verification command the basics and the agent's own key
+// only: the job's other secrets (NPM_TOKEN, AWS_SECRET_ACCESS_KEY) never
+// reach them. The same run on the repository's own pull request keeps
+// the job's environment, as before.
+func TestForkRunGetsNoSecretBeyondTheAgentsKey(t *testing.T) {
+	bin := ralphBinary(t)
+	for _, fork := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fork=%t", fork), func(t *testing.T) {
+			dump := t.TempDir()
+			files := map[string]string{
+				"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], format: claude, timeout: 1m}\n" +
+					"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
+				"agent.sh": "cat > /dev/null\nenv > " + dump + "/agent.env\necho finished > work.txt\n" +
+					`printf '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"done\\n- [x] work.txt says finished\\n<promise>CHECKED</promise>\\nRALPH_STATUS: DONE","total_cost_usd":0.01}\n'` + "\n",
+				"specs/a.spec.md": "---\ncompletion:\n  outcome: the work is finished\n  acceptance_criteria: [work.txt says finished]\n" +
+					"  coder:\n    promise: CHECKED\n    description: finished\n    verification_method: external\n" +
+					"    verification_config: {command: env > " + dump + "/verify.env, timeout: 30}\n---\n# A\n",
+				".gitignore": ".ralph/\n",
+			}
+			w := newCIWorld(t, bin, files)
+			w.extraEnv = append(w.extraEnv, "NPM_TOKEN=npm-secret-1234", "AWS_SECRET_ACCESS_KEY=aws-secret-5678", "ANTHROPIC_API_KEY=sk-ant-key-9999")
+			if fork {
+				w.srv.HeadRepo = "someone/Hello-World"
+				w.setEventJSON(`{"action":"created","issue":{"number":2,"pull_request":{"url":"x"}},"comment":{"id":1,"body":"/ralph-ci run","user":{"login":"alice"}},"repository":{"full_name":"Codertocat/Hello-World"},"sender":{"login":"alice"}}`)
+				w.extraEnv = append(w.extraEnv, "GITHUB_EVENT_NAME=issue_comment")
+			}
+			w.job("", "")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd, o, e := w.command(ctx, "run", "--deliver", "pr", "--max-rotations", "1")
+			_ = cmd.Run()
+			for _, name := range []string{"agent.env", "verify.env"} {
+				b, err := os.ReadFile(filepath.Join(dump, name))
+				if err != nil {
+					t.Fatalf("%s: %v (did the agent and the verification run?)\nstdout:\n%s\nstderr:\n%s", name, err, o, e)
+				}
+				env := string(b)
+				for _, secret := range []string{"NPM_TOKEN=npm-secret-1234", "AWS_SECRET_ACCESS_KEY=aws-secret-5678"} {
+					if got := strings.Contains(env, secret); got == fork {
+						t.Errorf("%s: %s present %v on fork=%t\n%s", name, secret, got, fork, env)
+					}
+				}
+				for _, kept := range []string{"ANTHROPIC_API_KEY=sk-ant-key-9999", "PATH=", "HOME=", "RALPH_"} {
+					if !strings.Contains(env, kept) {
+						t.Errorf("%s: %s missing on fork=%t\n%s", name, kept, fork, env)
+					}
+				}
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -39,6 +40,9 @@ const (
 // agent's own env_remove and env_pass. Names ending in * are prefixes.
 type EnvPolicy struct {
 	Remove []string // removed for every process (environment.remove)
+	// Only, when not nil, is an allow-list: nothing else is inherited
+	// (a fork's run, see ForkAllowList); AgentPass does not widen it.
+	Only []string
 	// AgentRemove and AgentPass are one agent's env_remove and env_pass;
 	// a passed name re-admits one Remove removed, never a fixed one.
 	AgentRemove []string
@@ -79,6 +83,8 @@ func Removed(name string, p EnvPolicy) bool {
 		return true
 	case matchAny(name, p.AgentRemove):
 		return true
+	case p.Only != nil && !matchAny(name, p.Only):
+		return true
 	case matchAny(name, p.Remove):
 		return !matchAny(name, p.AgentPass)
 	}
@@ -98,4 +104,39 @@ func matchAny(name string, names []string) bool {
 		}
 	}
 	return false
+}
+
+// forkBasics are what a process on a fork's run inherits besides the
+// agents' keys: the system's basics, ralph-ci's RALPH_* and the runner's
+// non-secret basics, and the Go and Node toolchains' locations.
+var forkBasics = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TZ", "LANG", "LANGUAGE", "LC_*",
+	"TMPDIR", "TMP", "TEMP", "RALPH_*", "CI", "GITHUB_ACTIONS", "GITHUB_WORKSPACE",
+	"RUNNER_OS", "RUNNER_ARCH", "RUNNER_TEMP", "RUNNER_TOOL_CACHE",
+	"GOROOT", "GOPATH", "GOCACHE", "GOMODCACHE", "GOTOOLCHAIN", "GOCOVERDIR", "NODE_PATH",
+}
+
+// agentKeys are the variables that carry an agent CLI's own key, by its
+// output format.
+var agentKeys = map[string][]string{
+	"claude": {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"},
+	"codex":  {"OPENAI_API_KEY", "CODEX_API_KEY"},
+	"gemini": {"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+}
+
+// ForkAllowList is the allow-list (EnvPolicy.Only) of a run on a fork's
+// pull request, whose code and config are the fork's: the basics and the
+// keys of the agent CLIs of formats (the configured agents' formats),
+// nothing else of the job's environment (no NPM_TOKEN, no cloud
+// credentials). The config's env_pass cannot add to it.
+func ForkAllowList(formats []string) []string {
+	list := slices.Clone(forkBasics)
+	for _, f := range formats {
+		for _, k := range agentKeys[f] {
+			if !slices.Contains(list, k) {
+				list = append(list, k)
+			}
+		}
+	}
+	return list
 }

@@ -67,3 +67,20 @@ func TestMaskerAcrossChunks(t *testing.T) {
 		t.Errorf("SecretsOf = %q", got)
 	}
 }
+
+// On a fork's run only the allow-list is inherited: the basics and the
+// configured agent CLI's key, never another secret of the job, and the
+// fork's env_pass cannot widen it; the caller's RALPH_* are still set.
+func TestForkAllowList(t *testing.T) {
+	base := []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "RALPH_X=1", "ANTHROPIC_API_KEY=ak", "OPENAI_API_KEY=ok",
+		"NPM_TOKEN=npm", "AWS_SECRET_ACCESS_KEY=aws", "GITHUB_TOKEN=gh"}
+	p := EnvPolicy{Only: ForkAllowList([]string{"claude", "text"}), AgentPass: []string{"NPM_TOKEN"}}
+	got := BuildEnv(base, p, []string{"RALPH_SPEC=a"})
+	want := []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "RALPH_X=1", "ANTHROPIC_API_KEY=ak", "RALPH_SPEC=a"}
+	if !slices.Equal(got, want) {
+		t.Errorf("fork env = %q, want %q", got, want)
+	}
+	if got := BuildEnv(base, EnvPolicy{}, nil); !slices.Contains(got, "NPM_TOKEN=npm") {
+		t.Errorf("without an allow-list the job's environment is inherited: %q", got)
+	}
+}

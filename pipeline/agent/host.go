@@ -21,6 +21,9 @@ type Host struct {
 	// Remove is the config's environment.remove: removed for every
 	// process (see EnvPolicy).
 	Remove []string
+	// Only, when not nil, is the allow-list of what every process
+	// inherits (a fork's run: ForkAllowList).
+	Only []string
 	// Shepherd is ralph-ci's own executable, which becomes the shepherd
 	// when started as shepherd.Name (any binary that links this package
 	// does, from internal/shepherd's init); "" for none. It has an effect
@@ -65,7 +68,7 @@ func (h *Host) list() []string {
 func (h *Host) policy(pass, remove []string) EnvPolicy {
 	p := EnvPolicy{AgentPass: pass, AgentRemove: remove}
 	if h != nil {
-		p.Remove = h.Remove
+		p.Remove, p.Only = h.Remove, h.Only
 	}
 	return p
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
@@ -83,6 +84,9 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 		}
 	}
 	j.Host.Remove = p.Config.Environment.Remove
+	if fork { // the fork's code gets no secret beyond its agents' keys
+		j.Host.Only = agent.ForkAllowList(agentFormats(p.Config))
+	}
 	j.DenyGitDirs()
 	eo := engineOptions(j, p, o)
 	eo.Shard, eo.Integration = m.Shard, m.Integrate
