@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
@@ -22,15 +21,7 @@ import (
 func write(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ghorigin.WriteFiles(t, dir, files)
 	return dir
 }
 

@@ -43,7 +43,7 @@ func claimRules(cfg schema.Layers, sp plan.Spec, ss state.SpecState) layers.Rule
 	}
 	var criteria []string
 	if cfg.CriteriaReport {
-		criteria = layers.AcceptanceCriteria(sp)
+		criteria = sp.AllAcceptanceCriteria()
 	}
 	return layers.Rules{
 		Admissions: append(append([]string{}, cfg.ContradictionPhrases...), more...),
@@ -147,7 +147,7 @@ func (e *engine) verifyStage(ctx context.Context, sp plan.Spec, stage plan.Stage
 	log := e.log.With().Str("spec", sp.Path).Str("stage", stage.Name).Str("method", method).Logger()
 	in := verify.Input{
 		Root: e.root, Promise: stage.Criteria.Promise, Output: res.Report,
-		AcceptanceCriteria: layers.AcceptanceCriteria(sp), DefaultJudge: cfg.Layers.Judge, Log: log, Transcript: out, Host: e.opts.Host,
+		AcceptanceCriteria: sp.AllAcceptanceCriteria(), DefaultJudge: cfg.Layers.Judge, Log: log, Transcript: out, Host: e.opts.Host,
 		Judge: verify.AgentJudge{Agents: cfg.Agents, Root: e.root, Transcript: out, Host: e.opts.Host, Env: []string{"RALPH_SPEC=" + sp.Path, "RALPH_STAGE=" + stage.Name, "RALPH_RUN_ID=" + e.runID}},
 	}
 	return verify.Verify(ctx, method, in, stage.Criteria.VerificationConfig)

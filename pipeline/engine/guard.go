@@ -14,7 +14,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // The verifier tamper guard's I/O: which guarded items exist, and their
@@ -37,37 +36,26 @@ func (t tree) Read(rel string, limit int64) ([]byte, error) {
 	return safefile.Read(filepath.Join(t.e.root, filepath.FromSlash(rel)), limit)
 }
 
-// guardItems lists, sorted, what the stage's guard covers now
-// (layers.GuardItems).
-func (e *engine) guardItems(sp plan.Spec, crit schema.Criteria) []string {
+func (t tree) Sum(rel string, limit int64, part func([]byte) []byte) string {
+	p := filepath.Join(t.e.root, filepath.FromSlash(rel))
+	if limit == 0 {
+		return hashFile(p)
+	}
+	b, err := safefile.Read(p, limit)
+	if err != nil {
+		return missingOr(err)
+	}
+	sum := sha256.Sum256(part(b))
+	return hex.EncodeToString(sum[:])
+}
+
+// guardScope is what the stage's guard covers (layers.GuardScope).
+func (e *engine) guardScope(sp plan.Spec, stage plan.Stage) layers.GuardScope {
 	config := ""
 	if p := e.opts.Project; p != nil && p.ConfigPath != "" && !filepath.IsAbs(p.ConfigPath) {
 		config = filepath.ToSlash(p.ConfigPath)
 	}
-	return layers.GuardItems(tree{e}, sp.Path, config, crit)
-}
-
-// hashFiles returns the sha256 of each item ("" when missing): a whole
-// file's content, streamed, or the part of a file the item hashes
-// (layers.ItemContent), read within bounds.
-func hashFiles(root string, items []string) map[string]string {
-	out := make(map[string]string, len(items))
-	for _, item := range items {
-		file, limit := layers.ItemFile(item)
-		p := filepath.Join(root, filepath.FromSlash(file))
-		if limit == 0 {
-			out[item] = hashFile(p)
-			continue
-		}
-		b, err := safefile.Read(p, limit)
-		if err != nil {
-			out[item] = missingOr(err)
-			continue
-		}
-		sum := sha256.Sum256(layers.ItemContent(item, b))
-		out[item] = hex.EncodeToString(sum[:])
-	}
-	return out
+	return layers.GuardScope{Stage: stage.Name, Spec: sp.Path, SpecHash: sp.Hash, Config: config, Criteria: stage.Criteria, Root: e.root}
 }
 
 func hashFile(p string) string {
@@ -97,14 +85,14 @@ func missingOr(err error) string {
 // between rotations (never those of an interrupted rotation run again,
 // e.resuming). It reports whether ss changed.
 func (e *engine) baselineVerifier(ctx context.Context, sp plan.Spec, stage plan.Stage, ss *state.SpecState) bool {
-	items := e.guardItems(sp, stage.Criteria)
-	now := hashFiles(e.root, union(items, ss.VerifierSeen))
-	switch layers.Rebase(stage.Name, ss.VerifierKey, e.resuming, ss.VerifierSeen, now) {
+	scope, saved := e.guardScope(sp, stage), layers.Saved{Key: ss.VerifierKey, Seen: ss.VerifierSeen, Resumed: e.resuming}
+	f := layers.GuardBefore(tree{e}, scope, saved, ss.VerifierHashes)
+	switch f.Rebase {
 	case layers.RebaseNew:
-		wt := hashFiles(e.root, items)
+		wt := f.Held
 		loop := e.loopTrusted(context.Background()) // one walk for the hashes and the tree
 		base := e.trustedHashes(context.Background(), loop, stage.Criteria, maps.Clone(wt))
-		ss.RecordVerifier(layers.GuardKey(stage.Name, sp.Hash, items), base)
+		ss.RecordVerifier(f.Key, base)
 		if len(base) > 0 { // what the working tree holds, for the next Rebase
 			ss.VerifierSeen = wt
 			for k := range base {
@@ -114,18 +102,16 @@ func (e *engine) baselineVerifier(ctx context.Context, sp plan.Spec, stage plan.
 			}
 		}
 		ss.VerifierTree = gitHeadTree(context.Background(), e.root, loop)
-		ss.VerifierTests = e.inventory(ctx, sp, stage)
+		ss.VerifierTests = e.inventory(ctx, sp, stage, f.Reporting)
 		if len(base) > 0 {
 			e.log.Info().Str("spec", sp.Path).Str("stage", stage.Name).Strs("files", slices.Sorted(maps.Keys(base))).Msg("verifier guard: recorded the verification files")
 		}
 		return true
 	case layers.RebaseMoved:
-		moved := layers.Differing(ss.VerifierSeen, layers.Restrict(now, ss.VerifierSeen))
-		e.log.Warn().Str("spec", sp.Path).Strs("files", moved).Msg("verifier guard: verification files changed outside ralph-ci's rotations; taking them as the new baseline")
-		hashes := layers.Adopt(ss.VerifierHashes, ss.VerifierSeen, now)
+		e.log.Warn().Str("spec", sp.Path).Strs("files", f.Moved).Msg("verifier guard: verification files changed outside ralph-ci's rotations; taking them as the new baseline")
 		commit, tests := ss.VerifierTree, ss.VerifierTests
-		ss.RecordVerifier(ss.VerifierKey, hashes)
-		ss.VerifierSeen, ss.VerifierTree, ss.VerifierTests = now, commit, tests
+		ss.RecordVerifier(ss.VerifierKey, f.Adopted)
+		ss.VerifierSeen, ss.VerifierTree, ss.VerifierTests = f.Now, commit, tests
 		return true
 	}
 	return false
@@ -133,18 +119,9 @@ func (e *engine) baselineVerifier(ctx context.Context, sp plan.Spec, stage plan.
 
 // guardAfter hashes, after a rotation, the baseline's items and the ones
 // guarded now (nil when the spec guards none), and finds the test files
-// the rotation added that can stop the existing ones from running.
+// the rotation added that can stop the existing ones from running
+// (layers.GuardAfter).
 func (e *engine) guardAfter(sp plan.Spec, stage plan.Stage, ss state.SpecState) (now map[string]string, stops map[string]string) {
-	if len(ss.VerifierHashes) == 0 {
-		return nil, nil
-	}
-	now = hashFiles(e.root, union(e.guardItems(sp, stage.Criteria), ss.VerifierHashes))
-	return now, layers.Stops(tree{e}, ss.VerifierHashes, now, stage.Criteria.AllowTestChanges)
-}
-
-// union is items and the keys of m, sorted, without duplicates.
-func union(items []string, m map[string]string) []string {
-	out := append(slices.Collect(maps.Keys(m)), items...)
-	slices.Sort(out)
-	return slices.Compact(out)
+	scope := e.guardScope(sp, stage)
+	return layers.GuardAfter(tree{e}, scope, ss.VerifierHashes)
 }

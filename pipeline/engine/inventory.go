@@ -6,15 +6,15 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
+	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // inventory takes the stage's test inventory when it starts: it runs once
 // each of the stage's external verification commands whose tests ralph-ci
-// reads (layers.Reporting: a test report, a runner's preset, or a
+// reads (cfgs, layers.Reporting: a test report, a runner's preset, or a
 // collection step, verify.Inventory) and returns the tests the reports show
 // running (layers.Inventory); nil when none names a report.
-func (e *engine) inventory(ctx context.Context, sp plan.Spec, stage plan.Stage) []string {
-	cfgs := layers.Reporting(stage.Criteria, e.root)
+func (e *engine) inventory(ctx context.Context, sp plan.Spec, stage plan.Stage, cfgs []schema.VerificationConfig) []string {
 	if len(cfgs) == 0 {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -143,4 +144,9 @@ func TestTrustedBase(t *testing.T) {
 	if b.commit != second || b.head || b.tree != secondTree {
 		t.Errorf("after the loop's commit: %+v, want %s and tree %s, not HEAD", b, second, secondTree)
 	}
+}
+
+// hashFiles hashes items in the working tree at root, as the guard does.
+func hashFiles(root string, items []string) map[string]string {
+	return layers.Hash(tree{&engine{root: root}}, items)
 }

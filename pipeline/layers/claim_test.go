@@ -131,17 +131,6 @@ func TestMethod(t *testing.T) {
 	}
 }
 
-func TestAcceptanceCriteria(t *testing.T) {
-	sp := plan.Spec{AcceptanceCriteria: []string{"from a contract"}}
-	if got := strings.Join(AcceptanceCriteria(sp), "|"); got != "from a contract" {
-		t.Errorf("without a completion spec: %q", got)
-	}
-	sp.Front = &schema.FrontMatter{Completion: &schema.Completion{AcceptanceCriteria: []string{"outcome criterion"}}}
-	if got := strings.Join(AcceptanceCriteria(sp), "|"); got != "outcome criterion|from a contract" {
-		t.Errorf("with a completion spec: %q", got)
-	}
-}
-
 // The promise is read as strictly as the status line: alone on a line
 // that closes the final message (or before the final status line), not
 // quoted, fenced, in backticks or in a sentence of intent.

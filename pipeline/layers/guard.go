@@ -28,7 +28,8 @@ import (
 // ([Adopt]), for the items it touched only. A change a rotation made is
 // never adopted: not when the spec it edited changes its hash, and not
 // after the rotation was interrupted and runs again ([Rebase] with
-// resumed). The engine hashes; this file decides.
+// resumed). The engine reads the files (Tree); this package hashes and
+// decides ([GuardBefore], [GuardAfter]).
 
 // interpreters run the script named by their first argument.
 var interpreters = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "python": true, "python3": true, "node": true, "ruby": true, "perl": true, "php": true, "deno": true, "bun": true, "tsx": true}

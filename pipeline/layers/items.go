@@ -17,11 +17,16 @@ const FrontMatterItem = " (front matter)"
 // Tree is the working tree as the verifier guard reads it, through the
 // engine: whether a repo-relative, slash-separated path is a regular
 // file, its content (at most limit bytes; an error for a file that is not
-// a small regular one), and the repository's files.
+// a small regular one), the repository's files, and a file's hash.
 type Tree interface {
 	IsFile(rel string) bool
 	Read(rel string, limit int64) ([]byte, error)
 	Files() []string
+	// Sum is the hex sha256 of a file ("" when it is missing, a reason
+	// starting "unreadable: " when it cannot be read): of its whole
+	// content, streamed, when limit is 0, else of part(content) for
+	// content read within limit.
+	Sum(rel string, limit int64, part func(content []byte) []byte) string
 }
 
 // GuardItems lists, sorted, what the stage's guard covers now: the files

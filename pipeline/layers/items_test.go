@@ -1,6 +1,8 @@
 package layers
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -20,6 +22,19 @@ func (m mapTree) Read(rel string, limit int64) ([]byte, error) {
 		return nil, errors.New("not a small regular file")
 	}
 	return []byte(s), nil
+}
+
+func (m mapTree) Sum(rel string, limit int64, part func([]byte) []byte) string {
+	s, ok := m[rel]
+	if !ok {
+		return ""
+	}
+	b := []byte(s)
+	if limit > 0 {
+		b = part(b)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 func slicesSorted(m mapTree) []string {

@@ -33,7 +33,7 @@ func ReviewPrompt(in ReviewInput) string {
 	if c := in.Spec.Front; c != nil && c.Completion != nil {
 		fmt.Fprintf(&b, "Outcome: %s\n", c.Completion.Outcome)
 	}
-	for _, c := range AcceptanceCriteria(in.Spec) {
+	for _, c := range in.Spec.AllAcceptanceCriteria() {
 		fmt.Fprintf(&b, "- [ ] %s\n", c)
 	}
 	b.WriteString("\nChanged files:\n")
@@ -125,14 +125,4 @@ func Summary(findings string) string {
 		s = s[:n] + "…"
 	}
 	return s
-}
-
-// AcceptanceCriteria are the spec's completion criteria and those of its
-// contracts: what "{{acceptance_criteria}}" stands for.
-func AcceptanceCriteria(sp plan.Spec) []string {
-	var out []string
-	if sp.Front != nil && sp.Front.Completion != nil {
-		out = append(out, sp.Front.Completion.AcceptanceCriteria...)
-	}
-	return append(out, sp.AcceptanceCriteria...)
 }

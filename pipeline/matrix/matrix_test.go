@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/shards"
@@ -70,15 +71,7 @@ func TestJSON(t *testing.T) {
 func TestPlan(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh]}\n", "specs/a.spec.md": "# A\n", "specs/b.spec.md": "# B\n", "specs/c.spec.md": "# C\n"}
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ghorigin.WriteFiles(t, dir, files)
 	var stdout bytes.Buffer
 	j := &job.Job{Dir: dir, Stdout: &stdout, Log: zerolog.Nop()}
 	j.Env.Actions.Output = filepath.Join(t.TempDir(), "output")

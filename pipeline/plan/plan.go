@@ -37,6 +37,16 @@ type Spec struct {
 	Removal bool
 }
 
+// AllAcceptanceCriteria are the spec's completion criteria and those of
+// its contracts: what "{{acceptance_criteria}}" stands for.
+func (s Spec) AllAcceptanceCriteria() []string {
+	var out []string
+	if s.Front != nil && s.Front.Completion != nil {
+		out = append(out, s.Front.Completion.AcceptanceCriteria...)
+	}
+	return append(out, s.AcceptanceCriteria...)
+}
+
 // Stage is one stage of a spec's loop.
 type Stage struct {
 	Name          string // coder, reviewer, tester or qa

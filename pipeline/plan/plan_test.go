@@ -125,3 +125,14 @@ func TestStageCriteriaFromTheConfig(t *testing.T) {
 		t.Errorf("spec criteria: %+v", s.Stages[0])
 	}
 }
+
+func TestAllAcceptanceCriteria(t *testing.T) {
+	sp := Spec{AcceptanceCriteria: []string{"from a contract"}}
+	if got := strings.Join(sp.AllAcceptanceCriteria(), "|"); got != "from a contract" {
+		t.Errorf("without a completion spec: %q", got)
+	}
+	sp.Front = &schema.FrontMatter{Completion: &schema.Completion{AcceptanceCriteria: []string{"outcome criterion"}}}
+	if got := strings.Join(sp.AllAcceptanceCriteria(), "|"); got != "outcome criterion|from a contract" {
+		t.Errorf("with a completion spec: %q", got)
+	}
+}
