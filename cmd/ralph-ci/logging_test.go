@@ -47,20 +47,3 @@ func TestLoggerFormatsAndLevels(t *testing.T) {
 		}
 	}
 }
-
-// TestDrawsProgress: the progress line is drawn on a terminal only, never
-// on a runner (GITHUB_ACTIONS=true), even one that gives a TTY.
-func TestDrawsProgress(t *testing.T) {
-	for _, tc := range []struct {
-		terminal, actions, want bool
-	}{
-		{true, false, true},
-		{true, true, false},
-		{false, false, false},
-		{false, true, false},
-	} {
-		if got := drawsProgress(tc.terminal, tc.actions); got != tc.want {
-			t.Errorf("drawsProgress(terminal=%v, actions=%v) = %v, want %v", tc.terminal, tc.actions, got, tc.want)
-		}
-	}
-}

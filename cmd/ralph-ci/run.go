@@ -45,9 +45,9 @@ the same commit; the checkpoints are presented there, once per spec.`,
   ralph-ci -C examples/quickstart run`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			// On a terminal (never on a runner, whatever it says), the
-			// engine draws a progress line on stderr.
-			if f, ok := opts.stderr.(*os.File); ok && drawsProgress(isTerminal(f), opts.Env.Actions.Actions) {
+			// On a terminal, the engine draws a progress line on stderr
+			// (never on a runner: run's engineOptions).
+			if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) {
 				o.Progress = f
 			}
 			return run.Run(cmd.Context(), &opts.Job, o)
@@ -65,12 +65,4 @@ the same commit; the checkpoints are presented there, once per spec.`,
 	_ = cmd.Flags().MarkHidden("progress-interval")
 	cmd.Flags().StringVar(&o.Deliver, "deliver", "", "deliver the work: `MODE` none, commit (a commit per rotation) or pr (commit and push; the state travels in git) (default: delivery.mode)")
 	return cmd
-}
-
-// drawsProgress says whether run draws its progress line: only on a
-// terminal, and never on a GitHub Actions runner (GITHUB_ACTIONS=true),
-// where a self-hosted runner may give a TTY but the log wants the
-// ::group:: blocks alone.
-func drawsProgress(terminal, actions bool) bool {
-	return terminal && !actions
 }
