@@ -240,6 +240,10 @@ func (t typer) strings(id *ast.Ident) (string, bool) {
 	if !strings.HasPrefix(id.Name, "#") || !t.scope.Exists() {
 		return "", false
 	}
+	// Scope needs the scope's own context (another one panics), and every
+	// value here comes from the one context that compiled the schema: the
+	// case where the deprecated Value.Context is still defined.
+	//lint:ignore SA1019 one context: see above
 	v := t.scope.Context().BuildExpr(ast.NewIdent(id.Name), cue.Scope(t.scope))
 	op, args := v.Expr()
 	if op != cue.OrOp {
