@@ -72,6 +72,24 @@ type Result struct {
 	SentBack []string
 }
 
+// Add files the spec at path under where its record r stands for head:
+// passed (approved for head), escalated, back at work, else pending. It
+// tells whether it was filed as pending.
+func (res *Result) Add(path string, r tiers.Record, head string) (pending bool) {
+	switch {
+	case r.Passed(head):
+		res.Passed = append(res.Passed, path)
+	case r.Status == tiers.StatusEscalated:
+		res.Escalated = append(res.Escalated, path)
+	case r.Status == tiers.StatusRework:
+		res.Rework = append(res.Rework, path)
+	default:
+		res.Pending = append(res.Pending, path)
+		return true
+	}
+	return false
+}
+
 // Sync reads the answers, applies them, presents the checkpoints of the
 // verify-tier specs verified 3/3, and publishes what changed. st is
 // updated in place; the caller saves it.
@@ -250,19 +268,9 @@ func settle(ctx context.Context, ch Channel, sp plan.Spec, st *state.State, snap
 		cp := clone(*r)
 		ss.Checkpoint = &cp
 	}
-	switch {
-	case r.Passed(snap.Head):
-		res.Passed = append(res.Passed, sp.Path)
-	case r.Status == tiers.StatusEscalated:
-		res.Escalated = append(res.Escalated, sp.Path)
-	case r.Status == tiers.StatusRework:
-		res.Rework = append(res.Rework, sp.Path)
-	default:
-		if stale != "" {
-			log.Warn().Str("spec", sp.Path).Str("approved_for", stale).Str("head", snap.Head).
-				Msgf("the checkpoint of %s was approved for an older commit (%.7s), not for the head %.7s: a push since made it stale; it is asked again for the head once the spec is verified 3/3 there", sp.Path, stale, snap.Head)
-		}
-		res.Pending = append(res.Pending, sp.Path)
+	if res.Add(sp.Path, *r, snap.Head) && stale != "" {
+		log.Warn().Str("spec", sp.Path).Str("approved_for", stale).Str("head", snap.Head).
+			Msgf("the checkpoint of %s was approved for an older commit (%.7s), not for the head %.7s: a push since made it stale; it is asked again for the head once the spec is verified 3/3 there", sp.Path, stale, snap.Head)
 	}
 	return nil
 }

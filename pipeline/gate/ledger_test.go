@@ -287,3 +287,27 @@ func TestRestoredCountRecoversTheStatesLog(t *testing.T) {
 		})
 	}
 }
+
+// Result.Add files a record where it stands for the head: an approval
+// for an older commit is pending again.
+func TestResultAdd(t *testing.T) {
+	var res gate.Result
+	for _, tc := range []struct {
+		path    string
+		r       tiers.Record
+		pending bool
+	}{
+		{"a", tiers.Record{Status: tiers.StatusApproved, SHA: "head"}, false},
+		{"b", tiers.Record{Status: tiers.StatusApproved, SHA: "older"}, true},
+		{"c", tiers.Record{Status: tiers.StatusEscalated}, false},
+		{"d", tiers.Record{Status: tiers.StatusRework}, false},
+		{"e", tiers.Record{Status: tiers.StatusPending, SHA: "head"}, true},
+	} {
+		if got := res.Add(tc.path, tc.r, "head"); got != tc.pending {
+			t.Errorf("%s: pending %v, want %v", tc.path, got, tc.pending)
+		}
+	}
+	if strings.Join(res.Passed, ",") != "a" || strings.Join(res.Pending, ",") != "b,e" || strings.Join(res.Escalated, ",") != "c" || strings.Join(res.Rework, ",") != "d" {
+		t.Fatalf("%+v", res)
+	}
+}

@@ -81,16 +81,7 @@ func checkpointsIn(specs []plan.Spec, st *state.State, head string, removals []p
 		if ss := st.Spec(sp.Path); ss != nil && ss.Checkpoint != nil {
 			rec = *ss.Checkpoint
 		}
-		switch {
-		case rec.Passed(head):
-			r.Passed = append(r.Passed, sp.Path)
-		case rec.Status == tiers.StatusEscalated:
-			r.Escalated = append(r.Escalated, sp.Path)
-		case rec.Status == tiers.StatusRework:
-			r.Rework = append(r.Rework, sp.Path)
-		default:
-			r.Pending = append(r.Pending, sp.Path)
-		}
+		r.Add(sp.Path, rec, head)
 	}
 	for _, sp := range removals {
 		r.Pending = append(r.Pending, "removal of "+sp.Path)
