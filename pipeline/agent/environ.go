@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"io"
 	"slices"
 	"strings"
 )
@@ -116,13 +117,9 @@ var forkBasics = []string{
 	"GOROOT", "GOPATH", "GOCACHE", "GOMODCACHE", "GOTOOLCHAIN", "GOCOVERDIR", "NODE_PATH",
 }
 
-// agentKeys are the variables that carry an agent CLI's own key, by its
-// output format.
-var agentKeys = map[string][]string{
-	"claude": {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"},
-	"codex":  {"OPENAI_API_KEY", "CODEX_API_KEY"},
-	"gemini": {"GEMINI_API_KEY", "GOOGLE_API_KEY"},
-}
+// keyHolder is the optional ability of a format whose CLI reads its own
+// key from the environment: the variables that carry it.
+type keyHolder interface{ keyVars() []string }
 
 // ForkAllowList is the allow-list (EnvPolicy.Only) of a run on a fork's
 // pull request, whose code and config are the fork's: the basics and the
@@ -131,8 +128,13 @@ var agentKeys = map[string][]string{
 // credentials). The config's env_pass cannot add to it.
 func ForkAllowList(formats []string) []string {
 	list := slices.Clone(forkBasics)
-	for _, f := range formats {
-		for _, k := range agentKeys[f] {
+	for _, name := range formats {
+		f, err := NewFormat(name, io.Discard, io.Discard)
+		kh, ok := f.(keyHolder)
+		if err != nil || !ok {
+			continue
+		}
+		for _, k := range kh.keyVars() {
 			if !slices.Contains(list, k) {
 				list = append(list, k)
 			}

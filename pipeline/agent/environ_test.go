@@ -80,6 +80,15 @@ func TestForkAllowList(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("fork env = %q, want %q", got, want)
 	}
+	// Each format says where its CLI reads its key (keyHolder).
+	for format, key := range map[string]string{"claude": "CLAUDE_CODE_OAUTH_TOKEN", "codex": "CODEX_API_KEY", "gemini": "GOOGLE_API_KEY"} {
+		if list := ForkAllowList([]string{format}); !slices.Contains(list, key) {
+			t.Errorf("ForkAllowList(%s) = %q, missing %s", format, list, key)
+		}
+	}
+	if list := ForkAllowList([]string{"text", "unknown"}); slices.ContainsFunc(list, func(k string) bool { return strings.HasSuffix(k, "_KEY") }) {
+		t.Errorf("a text agent's allow-list holds a key: %q", list)
+	}
 	if got := BuildEnv(base, EnvPolicy{}, nil); !slices.Contains(got, "NPM_TOKEN=npm") {
 		t.Errorf("without an allow-list the job's environment is inherited: %q", got)
 	}

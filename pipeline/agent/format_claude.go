@@ -56,10 +56,16 @@ type claudeStream struct {
 var (
 	_ Format       = (*claudeFormat)(nil)
 	_ costReporter = (*claudeFormat)(nil)
+	_ keyHolder    = (*claudeFormat)(nil)
 )
 
 // reportsCost implements costReporter: Claude Code reports its cost.
 func (*claudeFormat) reportsCost() {}
+
+// keyVars implements keyHolder: where the CLI reads its key.
+func (*claudeFormat) keyVars() []string {
+	return []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}
+}
 
 func newClaudeFormat(text, diag io.Writer) Format {
 	f := &claudeFormat{}

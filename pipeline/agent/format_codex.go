@@ -31,10 +31,16 @@ type codexFormat struct {
 var (
 	_ Format       = (*codexFormat)(nil)
 	_ costReporter = (*codexFormat)(nil)
+	_ keyHolder    = (*codexFormat)(nil)
 )
 
 // reportsCost implements costReporter: its tokens are priced.
 func (*codexFormat) reportsCost() {}
+
+// keyVars implements keyHolder: where the CLI reads its key.
+func (*codexFormat) keyVars() []string {
+	return []string{"OPENAI_API_KEY", "CODEX_API_KEY"}
+}
 
 func newCodexFormat(text, diag io.Writer) Format {
 	f := &codexFormat{}

@@ -32,10 +32,16 @@ type geminiFormat struct {
 var (
 	_ Format       = (*geminiFormat)(nil)
 	_ costReporter = (*geminiFormat)(nil)
+	_ keyHolder    = (*geminiFormat)(nil)
 )
 
 // reportsCost implements costReporter: its tokens are priced.
 func (*geminiFormat) reportsCost() {}
+
+// keyVars implements keyHolder: where the CLI reads its key.
+func (*geminiFormat) keyVars() []string {
+	return []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}
+}
 
 func newGeminiFormat(text, diag io.Writer) Format {
 	f := &geminiFormat{}
