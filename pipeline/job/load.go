@@ -17,7 +17,7 @@ import (
 // Load loads the config and specs, printing every problem (and, on
 // GitHub Actions, annotating its line).
 func (j *Job) Load() (*project.Project, error) {
-	return j.load(project.Load, false)
+	return j.LoadSpecs(false)
 }
 
 // LoadSpecs is Load; with noSpecsOK a repository without specs is loaded
@@ -26,12 +26,8 @@ func (j *Job) Load() (*project.Project, error) {
 // checkout is the default branch, and the loop's specs are those of the
 // pull request's head, which the delivery checks out).
 func (j *Job) LoadSpecs(noSpecsOK bool) (*project.Project, error) {
-	return j.load(project.Load, noSpecsOK)
-}
-
-func (j *Job) load(load func(root, configPath string) (*project.Project, error), noSpecsOK bool) (*project.Project, error) {
 	defer lazierGC()()
-	p, err := load(j.Dir, j.Config)
+	p, err := project.Load(j.Dir, j.Config)
 	if none := (*discovery.NoSpecsError)(nil); noSpecsOK && p != nil && errors.As(err, &none) {
 		j.Log.Info().Str("reason", err.Error()).Msg("no specs in the checkout: the pull requests' own specs are read at their heads")
 		err = nil
