@@ -7,7 +7,7 @@ func JS() Ecosystem {
 	return Ecosystem{
 		Name: "js", Runner: "jest", Promise: promise,
 		PresetSpec: divSpec(`npm test --silent`, "", 120),
-		Criteria: []string{"div divides", "all tests pass"},
+		Criteria:   []string{"div divides", "all tests pass"},
 		Files: map[string]string{
 			"ralph.yaml":        Config,
 			".gitignore":        ".ralph/\njest-report.json\nnode_modules/\n",

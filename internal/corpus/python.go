@@ -7,7 +7,7 @@ func Python() Ecosystem {
 	return Ecosystem{
 		Name: "python", Runner: "pytest", Promise: promise,
 		PresetSpec: divSpec(`pytest -q -p no:cacheprovider`, "", 120),
-		Criteria: []string{"div divides", "all tests pass"},
+		Criteria:   []string{"div divides", "all tests pass"},
 		Files: map[string]string{
 			"ralph.yaml":         Config,
 			".gitignore":         ".ralph/\nbuild/\n__pycache__/\n",

@@ -9,8 +9,8 @@ func Rust() Ecosystem {
 	return Ecosystem{
 		Name: "rust", Runner: "cargo", Promise: promise,
 		PresetSpec: divSpec(`cargo test --offline`, "", 300),
-		Criteria: []string{"div divides", "all tests pass"},
-		Env:      []string{"CARGO_TERM_COLOR=never"},
+		Criteria:   []string{"div divides", "all tests pass"},
+		Env:        []string{"CARGO_TERM_COLOR=never"},
 		Files: map[string]string{
 			"ralph.yaml":        Config,
 			".gitignore":        ".ralph/\ntarget/\n",
