@@ -41,7 +41,9 @@ var jest = Runner{
 		}
 		return []string{"jest", "--listTests"}
 	},
-	lines: func(list bool, root, prefix string) lineReader { return &jestLines{list: list, root: root, prefix: prefix} },
+	lines: func(list bool, root, prefix string) lineReader {
+		return &jestLines{list: list, root: root, prefix: prefix}
+	},
 }
 
 // jsMarkers are the markers of jest, vitest and mocha's test API.

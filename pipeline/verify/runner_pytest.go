@@ -46,6 +46,6 @@ var pytest = Runner{
 			strings.Contains(p.Read("pyproject.toml"), "[tool.pytest") || strings.Contains(p.Read("setup.cfg"), "[tool:pytest]") || strings.Contains(p.Read("tox.ini"), "[pytest]")
 	},
 	collect: func(Project) []string { return []string{"pytest", "--collect-only", "-q", "-p", "no:cacheprovider"} },
-	lines: func(list bool, _, _ string) lineReader { return &pytestLines{list: list} },
-	env:   func(environ []string) []string { return []string{addTo(environ, "PYTEST_ADDOPTS", "-rA")} },
+	lines:   func(list bool, _, _ string) lineReader { return &pytestLines{list: list} },
+	env:     func(environ []string) []string { return []string{addTo(environ, "PYTEST_ADDOPTS", "-rA")} },
 }
