@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -55,6 +54,9 @@ type collector struct {
 	list func() lineReader
 	// results reads a run's output into the tests' results.
 	results func() lineReader
+	// env asks the runner, through the command's environment, for
+	// per-test results.
+	env func(environ []string) []string
 }
 
 // lineReader reads a command's output, written in chunks, into tests.
@@ -73,41 +75,19 @@ func collectors(cfg schema.VerificationConfig, root, dir string) []collector {
 	if _, ok := FindPreset(*cfg.Command, dir, os.TempDir(), nil); ok {
 		return nil
 	}
-	read := func(name string) string {
-		b, _ := safefile.Read(filepath.Join(dir, name), safefile.ConfigLimit)
-		return string(b)
-	}
-	exists := func(name string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }
-	prefix, _ := filepath.Rel(root, dir)
+	p := newProject(root, dir)
 	var out []collector
-	if exists("go.mod") {
-		out = append(out, collector{name: "go test", argv: []string{"go", "test", "-list", ".", "./..."},
-			list:    func() lineReader { return &goLines{list: true} },
-			results: func() lineReader { return &goLines{} }})
-	}
-	if exists("pytest.ini") || exists("conftest.py") || exists("tests/conftest.py") ||
-		strings.Contains(read("pyproject.toml"), "[tool.pytest") || strings.Contains(read("setup.cfg"), "[tool:pytest]") || strings.Contains(read("tox.ini"), "[pytest]") {
-		out = append(out, collector{name: "pytest", argv: []string{"pytest", "--collect-only", "-q", "-p", "no:cacheprovider"},
-			list:    func() lineReader { return &pytestLines{list: true} },
-			results: func() lineReader { return &pytestLines{} }})
-	}
-	pkg := read("package.json")
-	if jestConfig.MatchString(pkg) || slices.ContainsFunc([]string{"js", "ts", "mjs", "cjs", "json"}, func(ext string) bool { return exists("jest.config." + ext) }) {
-		jest := "jest"
-		if exists("node_modules/.bin/jest") {
-			jest = filepath.Join(dir, "node_modules", ".bin", "jest")
+	for _, r := range runners {
+		if r.inProject == nil || r.collect == nil || r.lines == nil || !r.inProject(p) {
+			continue
 		}
-		out = append(out, collector{name: "jest", argv: []string{jest, "--listTests"},
-			list:    func() lineReader { return &jestLines{list: true, root: root, prefix: prefix} },
-			results: func() lineReader { return &jestLines{root: root, prefix: prefix} }})
+		lines := r.lines
+		out = append(out, collector{name: r.Name, argv: r.collect(p), env: r.env,
+			list:    func() lineReader { return lines(true, root, p.Prefix) },
+			results: func() lineReader { return lines(false, root, p.Prefix) }})
 	}
 	return out
 }
-
-// jestConfig finds jest in a package.json: its jest key or a dependency
-// named jest ("jest": …), or a script that runs it ("jest --ci", "tsc &&
-// jest").
-var jestConfig = regexp.MustCompile(`"jest"\s*:|"(?:[^"]*[\s;&|])?jest(?:\s[^"]*)?"`)
 
 // collect runs c's collection step in dir and returns the tests it
 // lists, sorted; ok is false when the step could not run or failed.
