@@ -30,6 +30,7 @@ var goTest = Runner{
 	Detect:    []string{`\btesting\.Testing\(\)`, `flag\.Lookup\(\s*"test\.`, `strings\.HasSuffix\(os\.Args\[0\],\s*"\.test"\)`},
 	NoTests:   []string{`\[no test files\]`, `testing: warning: no tests to run`},
 	TestFiles: []string{"*_test.go"},
+	TestStart: []string{`^func\s+(Test|Fuzz|Benchmark|Example)\w*\(`},
 
 	invoked: func(c Call) bool { return goTestAt.MatchString(c.Shell) },
 	preset: func(c Call) (Preset, bool) {
