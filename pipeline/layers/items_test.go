@@ -47,22 +47,23 @@ func slicesSorted(m mapTree) []string {
 }
 
 // The guard holds the verification's script and what it runs, the spec's
-// front matter, the config and the tests; with allow_test_changes, not the
-// tests.
+// front matter, the config and the tests, each test apart where its
+// runner says how a test starts (a file of another language whole); with
+// allow_test_changes, the tests only to tell the new ones.
 func TestGuardItems(t *testing.T) {
 	tree := mapTree{
 		"check.sh": "#!/bin/sh\n. ./lib.sh\ngo test ./...\n", "lib.sh": "x=1\n",
 		"specs/a.spec.md": "# A\n", "ralph.yaml": "agents: {}\n",
-		"a.go": "package a\n", "a_test.go": "package a\n",
+		"a.go": "package a\n", "a_test.go": "package a\n", "src/test/java/ATest.java": "class ATest {}\n",
 	}
 	crit := schema.Criteria{VerificationMethod: "external", VerificationConfig: schema.VerificationConfig{Command: &schema.Command{Shell: "sh check.sh"}}}
 	got := GuardItems(tree, "specs/a.spec.md", "ralph.yaml", crit)
-	want := []string{"a_test.go", "a_test.go" + ViewSuffix, "check.sh", "lib.sh", "ralph.yaml", "specs/a.spec.md" + FrontMatterItem}
+	want := []string{"a_test.go" + ViewSuffix, "a_test.go" + TestsSuffix, "check.sh", "lib.sh", "ralph.yaml", "specs/a.spec.md" + FrontMatterItem, "src/test/java/ATest.java" + TestsSuffix}
 	if !slices.Equal(got, want) {
 		t.Errorf("items %q, want %q", got, want)
 	}
 	crit.AllowTestChanges = true
-	if got := GuardItems(tree, "specs/a.spec.md", "", crit); slices.Contains(got, "a_test.go") || slices.Contains(got, "ralph.yaml") {
+	if got := GuardItems(tree, "specs/a.spec.md", "", crit); slices.Contains(got, "a_test.go"+TestsSuffix) || !slices.Contains(got, "a_test.go"+OpenTestsSuffix) || slices.Contains(got, "ralph.yaml") {
 		t.Errorf("items %q: tests allowed to change, config outside the repository", got)
 	}
 }

@@ -85,9 +85,15 @@ type Markers struct {
 	Skip, ExpectFail, Focus, Invert, Todo []string
 }
 
-// All is every marker pattern, each with what it does.
-func (m Markers) All() map[string][]string {
-	return map[string][]string{"skipped": m.Skip, "expected to fail": m.ExpectFail, "focused": m.Focus, "inverted": m.Invert, "a todo": m.Todo}
+// MarkerKind is one kind of marker and its patterns.
+type MarkerKind struct {
+	What     string
+	Patterns []string
+}
+
+// All is every kind of marker, with what it does, in a fixed order.
+func (m Markers) All() []MarkerKind {
+	return []MarkerKind{{"skipped", m.Skip}, {"expected to fail", m.ExpectFail}, {"focused", m.Focus}, {"inverted", m.Invert}, {"a todo", m.Todo}}
 }
 
 // None is the answer of a runner that has nothing for a question, with

@@ -21,7 +21,7 @@ var goTest = Runner{
 		{"*_test.go", []string{"build constraints", "TestMain", "init"}},
 	},
 	Markers: Markers{
-		Skip:       []string{`\bt\.Skip(f|Now)?\(`, `\bb\.Skip(f|Now)?\(`, `\btesting\.Short\(\)`},
+		Skip:       []string{`\bt\.Skip(f|Now)?\(`, `\bb\.Skip(f|Now)?\(`},
 		ExpectFail: None("go test has no expected-failure marker"),
 		Focus:      None("go test selects with -run, and the command is guarded"),
 		Invert:     None("go test has no marker that passes a failing test"),
