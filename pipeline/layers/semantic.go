@@ -78,10 +78,13 @@ const (
 	JudgeFinalBytes = 6000
 )
 
+// SemanticJudgeIntro opens the semantic judge's prompt.
+const SemanticJudgeIntro = "You are the semantic judge of ralph-ci"
+
 // SemanticPrompt is the semantic judge's prompt.
 func SemanticPrompt(in SemanticInput) string {
 	var b strings.Builder
-	b.WriteString("You are the semantic judge of ralph-ci, a CI loop that runs a coding agent until its work is verified. ")
+	b.WriteString(SemanticJudgeIntro + ", a CI loop that runs a coding agent until its work is verified. ")
 	b.WriteString("The agent claims it finished. Decide from the criteria, the diff and its final message whether the claim holds.\n\n")
 	b.WriteString("Answer NOT_VERIFIED when the final message admits, in any language or wording, that work is left, deferred, partial, untested or done by hand ")
 	b.WriteString("(\"next steps\", \"follow-ups\", \"not yet\", \"for now\"), whatever boxes it ticks; when the diff does not do what a criterion asks; ")
