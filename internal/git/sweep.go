@@ -20,8 +20,10 @@ import (
 // holds commands to run, rr-cache turns rerere on and replays their
 // conflict resolutions, remotes/ and branches/ name other URLs for a
 // remote, info/grafts and shallow rewrite parents, a ref under refs/
-// shadows a name ralph-ci resolves). A trailing slash is a folder, a *
-// a glob. The list is what the strace test of cmd/ralph-ci checks git's
+// shadows a name ralph-ci resolves, and so does a file at the top named
+// as the revision: "<revision>" stands for any name ralph-ci resolves,
+// a branch or a commit id, which git looks for there before refs/). A
+// trailing slash is a folder, a * a glob. The list is what the strace test of cmd/ralph-ci checks git's
 // reads against and what the attack test plants; the sweep itself is
 // not a list: before each command it removes every entry of the git
 // directory that ralph-ci or its git did not leave there (see sweep).
@@ -31,7 +33,7 @@ var ReadByGit = []string{
 	"sequencer/", "rebase-merge/", "rebase-apply/", "rr-cache/", "remotes/", "branches/",
 	"info/grafts", "info/attributes", "info/sparse-checkout", "info/refs", "shallow", "packed-refs", "refs/", "logs/",
 	"hooks/", "commondir", "gitdir", "config.worktree", "worktrees/", "modules/", "objects/", "index", "sharedindex.*",
-	"description", "HEAD.lock", "config.lock", "packed-refs.lock", "shallow.lock",
+	"description", "<revision>", "HEAD.lock", "config.lock", "packed-refs.lock", "shallow.lock",
 }
 
 // Listed tells whether rel, a slash-separated path in a git directory,
