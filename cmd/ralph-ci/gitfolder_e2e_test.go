@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 // ralph-ci's own git folder (internal/git's private directory, under
