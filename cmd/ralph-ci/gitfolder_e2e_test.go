@@ -153,6 +153,7 @@ func traceGitFolder(t *testing.T, log string, read, written map[string]bool) {
 // another run's), then works.
 const plantAgent = `cat > /dev/null
 ORIGIN=$(git remote get-url origin)
+export ORIGIN
 if [ "$RALPH_ITERATION" -le 2 ]; then
   sh "$OUT/plant.sh" >> "$OUT/plant.log" 2>&1
   echo "work of iteration $RALPH_ITERATION" >> work.txt
@@ -168,8 +169,9 @@ fi
 // program of the agent's ($CANARY) where git runs one, and the agent's
 // repository ($EVIL) where git expects a URL.
 const plantScript = `D=
+[ -n "$ORIGIN" ] || { echo "no origin"; exit 0; }
 for c in "$BASE"/git-*/config; do
-  if grep -qF "$ORIGIN" "$c" 2>/dev/null; then D=$(dirname "$c"); fi
+  if grep -qxF "	url = \"$ORIGIN\"" "$c" 2>/dev/null; then D=$(dirname "$c"); fi
 done
 if [ -z "$D" ]; then echo "no git folder of ralph-ci's names $ORIGIN"; exit 0; fi
 E=$(git -c user.name=a -c user.email=a@a commit-tree "HEAD^{tree}" -p HEAD -m "the agent's parent")
@@ -194,6 +196,7 @@ for p in $PLANTS; do
     commondir) echo "$OUT" > "$f" ;;
     refs/) mkdir -p "$D/refs/remotes/origin" "$D/refs/heads" "$D/refs/tags" && echo "$E" > "$D/refs/remotes/origin/changes" && echo "$E" > "$D/refs/heads/changes" && echo "$E" > "$D/refs/tags/changes" && echo "$E" > "$D/refs/changes" ;;
     "<revision>") echo "$E" > "$D/changes" && echo "$E" > "$D/$(git rev-parse HEAD)" && echo "$E" > "$D/origin" ;;
+    packed-refs) printf '%s refs/heads/changes\n%s refs/remotes/origin/changes\n' "$E" "$E" > "$f" ;;
     logs/) mkdir -p "$D/logs/refs/heads" && echo "$E" > "$D/logs/HEAD" ;;
     *) echo "$E" > "$f" ;;
   esac && n=$((n + 1)) || echo "denied: $p"
@@ -208,6 +211,18 @@ echo "planted $n in $D"
 // parent each, none of the agent's commits, no program of the agent's
 // run, nothing pushed elsewhere, the work delivered.
 func TestAgentPlantsInRalphsGitFolder(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		plants []string
+	}{
+		{"MERGE_HEAD, the attack seen", []string{"MERGE_HEAD"}},
+		{"every file git reads", igit.ReadByGit},
+	} {
+		t.Run(c.name, func(t *testing.T) { plantInRalphsGitFolder(t, c.plants) })
+	}
+}
+
+func plantInRalphsGitFolder(t *testing.T, plants []string) {
 	bin := ralphBinary(t)
 	files := maps.Clone(ciRepoFiles)
 	files["agent.sh"] = plantAgent
@@ -224,7 +239,7 @@ func TestAgentPlantsInRalphsGitFolder(t *testing.T) {
 
 	w := newCIWorld(t, bin, files, httpOrigin)
 	w.extraEnv = append(w.extraEnv, "OUT="+out, "CANARY="+filepath.Join(out, "canary"), "EVIL=file://"+evil,
-		"BASE="+gitFolderBase(), "PLANTS="+strings.Join(igit.ReadByGit, " "), "HOOKS="+gitHooks, "RALPH_LANDLOCK=0")
+		"BASE="+gitFolderBase(), "PLANTS="+strings.Join(plants, " "), "HOOKS="+gitHooks, "RALPH_LANDLOCK=0")
 	w.job("", "")
 	before := w.head
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -233,8 +248,8 @@ func TestAgentPlantsInRalphsGitFolder(t *testing.T) {
 	_ = cmd.Run()
 	planted, _ := os.ReadFile(filepath.Join(out, "plant.log"))
 	t.Logf("exit %d; the plant said:\n%s", cmd.ProcessState.ExitCode(), planted)
-	if got := strings.Count(string(planted), "planted "+strconv.Itoa(len(igit.ReadByGit))+" in "); got != 2 {
-		t.Fatalf("the agent did not plant all %d in ralph-ci's git folder in both rotations (what this test is about):\n%s", len(igit.ReadByGit), planted)
+	if !strings.Contains(string(planted), "planted "+strconv.Itoa(len(plants))+" in ") {
+		t.Fatalf("the agent did not plant all %d in ralph-ci's git folder (what this test is about):\n%s", len(plants), planted)
 	}
 	evilCommit, _ := os.ReadFile(filepath.Join(out, "evil-commit"))
 
