@@ -16,6 +16,7 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
+	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
 
 // ralph-ci's own git folder (internal/git's private directory, under
@@ -274,4 +275,97 @@ func plantInRalphsGitFolder(t *testing.T, plants []string) {
 	if work := ghorigin.Git(t, w.Bare, "show", tip+":work.txt"); work != "work of iteration 1\nwork of iteration 2" {
 		t.Errorf("work delivered: %q", work)
 	}
+}
+
+// crossAgent, in its first rotation, waits until the other run's agent
+// runs too, then tries to write in the other run's git folder (the one
+// whose config names $OTHER, the other run's origin) and says how it
+// went in $SYNC/$ME.
+const crossAgent = `cat > /dev/null
+if [ "$RALPH_ITERATION" = 1 ]; then
+  touch "$SYNC/ready-$ME"
+  i=0; while [ ! -e "$SYNC/ready-$YOU" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+  D=
+  for c in "$BASE"/git-*/config; do
+    if grep -qxF "	url = \"$OTHER\"" "$c" 2>/dev/null; then D=$(dirname "$c"); fi
+  done
+  E=$(git -c user.name=a -c user.email=a@a commit-tree "HEAD^{tree}" -p HEAD -m "the other agent's parent")
+  if [ -z "$D" ]; then echo "not found" > "$SYNC/$ME"
+  elif echo "$E" > "$D/MERGE_HEAD" 2>/dev/null || mkdir "$D/probe-$ME" 2>/dev/null; then echo "wrote in $D" > "$SYNC/$ME"
+  else echo "denied" > "$SYNC/$ME"; fi
+  touch "$SYNC/tried-$ME"
+  i=0; while [ ! -e "$SYNC/tried-$YOU" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+fi
+echo "work of iteration $RALPH_ITERATION" >> work.txt
+echo "RALPH_STATUS: CONTINUE"
+`
+
+// TestTwoRunsOfOneUser: two runs of one user at once (two pull
+// requests' jobs on one runner), each agent tries to write in the other
+// run's git folder while that run is in its rotation: neither reaches it
+// (Landlock denies the agents ralph-ci's folder; where ralph-ci has root
+// the agents also run as a user of their own), and each run delivers
+// commits of its own, one parent each.
+func TestTwoRunsOfOneUser(t *testing.T) {
+	if shepherd.LandlockABI() == 0 {
+		t.Skip("this kernel has no Landlock: two runs of one user are kept apart only by the agent's own user (docs/security.md)")
+	}
+	bin := ralphBinary(t)
+	files := maps.Clone(ciRepoFiles)
+	files["agent.sh"] = crossAgent
+	sync := t.TempDir()
+	worlds := map[string]*ciWorld{"a": newCIWorld(t, bin, files, httpOrigin), "b": newCIWorld(t, bin, files, httpOrigin)}
+	for me, w := range worlds {
+		you := map[string]string{"a": "b", "b": "a"}[me]
+		w.extraEnv = append(w.extraEnv, "SYNC="+sync, "ME="+me, "YOU="+you, "BASE="+gitFolderBase(), "RALPH_LANDLOCK=1")
+		w.job("", "")
+	}
+	for me, w := range worlds {
+		you := map[string]string{"a": "b", "b": "a"}[me]
+		w.extraEnv = append(w.extraEnv, "OTHER="+originURL(t, worlds[you]))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	type result struct {
+		me     string
+		code   int
+		stderr string
+	}
+	done := make(chan result, 2)
+	for me, w := range worlds {
+		cmd, _, stderr := w.command(ctx, "run", "--deliver", "pr", "--max-rotations", "2")
+		go func() {
+			_ = cmd.Run()
+			done <- result{me, cmd.ProcessState.ExitCode(), stderr.String()}
+		}()
+	}
+	for range worlds {
+		r := <-done
+		w := worlds[r.me]
+		said, _ := os.ReadFile(filepath.Join(sync, r.me))
+		if strings.TrimSpace(string(said)) != "denied" {
+			t.Errorf("run %s's agent in the other run's git folder: %q, want denied", r.me, said)
+		}
+		tip := w.Rev("refs/heads/changes")
+		if tip == w.head {
+			t.Errorf("run %s delivered nothing (exit %d):\n%s", r.me, r.code, r.stderr)
+			continue
+		}
+		for _, line := range strings.Split(ghorigin.Git(t, w.Bare, "rev-list", "--parents", w.head+".."+tip), "\n") {
+			if f := strings.Fields(line); len(f) != 2 {
+				t.Errorf("run %s's commit %s has parents %v, want one", r.me, f[0], f[1:])
+			}
+		}
+	}
+}
+
+// originURL is origin's URL in a checkout of w, as ralph-ci's git folder
+// names it.
+func originURL(t *testing.T, w *ciWorld) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", w.dir, "remote", "get-url", "origin").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }
