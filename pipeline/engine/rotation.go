@@ -291,9 +291,7 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 	if c := sp.Front.Completion; c != nil {
 		in.Outcome, in.Criteria = c.Outcome, append(append([]string{}, c.AcceptanceCriteria...), sp.AcceptanceCriteria...)
 	}
-	if ss.Reason != "" {
-		in.Feedback = append(in.Feedback, "The last completion claim was rejected: "+ss.Reason)
-	}
+	in.Rejected = ss.Reason
 	in.Feedback = append(in.Feedback, e.checkpointFeedback(sp, stage.Name)...)
 	return in, nil
 }
