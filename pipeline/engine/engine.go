@@ -123,6 +123,8 @@ type engine struct {
 	spend     spending
 	lastSpend spend.Amount
 	lastStop  *report.CapStop
+	// lastJudge is the last rotation's semantic judge run (nil: none ran).
+	lastJudge *report.Judge
 }
 
 // Run works through the specs until all are verified, a limit stops it,

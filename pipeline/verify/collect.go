@@ -105,6 +105,10 @@ func (c collector) collect(ctx context.Context, in Input, dir string, cfg schema
 	return run.Passed, true
 }
 
+// WholeWarning is logged when tests are judged by their group's verdict
+// (a Go package's ok line), and says how to get per-test results.
+const WholeWarning = "test results by package only: the output shows a package's ok or FAIL line, not its tests', so a skipped test is not seen; run go test -v (the script may keep GOFLAGS, where ralph-ci sets -v) or go test -json for per-test results"
+
 // result keeps a test's verdict: a failure stays a failure.
 func result(m map[string]string, name, v string) map[string]string {
 	if m == nil {
@@ -130,6 +134,9 @@ type goLines struct {
 	found   bool
 	pending map[string]string
 	verdict map[string]string
+	// whole are the packages whose ok or FAIL line came with no result
+	// line of their tests (go test without -v).
+	whole map[string]string
 }
 
 func (g *goLines) Write(p []byte) (int, error) { return g.feed(p, g.line) }
@@ -140,6 +147,9 @@ func (g *goLines) line(b []byte, long bool) {
 		return
 	}
 	if m := goPackage.FindStringSubmatch(s); m != nil {
+		if len(g.pending) == 0 && !g.list {
+			g.whole = result(g.whole, m[1], map[bool]string{true: "pass", false: "fail"}[strings.HasPrefix(s, "ok")])
+		}
 		for t, v := range g.pending {
 			g.verdict = result(g.verdict, m[1]+"/"+t, v)
 		}
@@ -159,7 +169,16 @@ func (g *goLines) line(b []byte, long bool) {
 
 func (g *goLines) run() TestRun {
 	g.lines.End(g.line)
-	return runOf(g.found && len(g.verdict) > 0, g.verdict, "pass", "skip")
+	r := runOf(g.found && len(g.verdict) > 0 || len(g.whole) > 0, g.verdict, "pass", "skip")
+	for pkg, v := range g.whole {
+		if v == "pass" {
+			r.WholePassed = append(r.WholePassed, pkg)
+		} else {
+			r.WholeFailed = append(r.WholeFailed, pkg)
+		}
+	}
+	r.sort()
+	return r
 }
 
 var (
@@ -302,6 +321,21 @@ func Inventory(ctx context.Context, in Input, cfg schema.VerificationConfig) Tes
 		return slices.DeleteFunc(slices.Clone(names), func(n string) bool { _, ok := slices.BinarySearch(collected, n); return !ok })
 	}
 	out := TestRun{Found: true, Passed: keep(run.Passed), Failed: keep(run.Failed), Skipped: keep(run.Skipped)}
+	// A group whose output showed only its verdict owes its collected
+	// tests at that granularity.
+	var whole int
+	for _, n := range collected {
+		switch run.Whole(n) {
+		case "pass":
+			out.Passed, whole = append(out.Passed, n), whole+1
+		case "fail":
+			out.Failed, whole = append(out.Failed, n), whole+1
+		}
+	}
+	if whole > 0 {
+		in.Log.Warn().Int("tests", whole).Strs("groups", append(slices.Clone(run.WholePassed), run.WholeFailed...)).Msg(WholeWarning)
+	}
+	out.sort()
 	if unseen := len(collected) - out.Ran() - len(out.Skipped); unseen > 0 {
 		in.Log.Warn().Int("collected", len(collected)).Int("unseen", unseen).Msg("test inventory: collected tests that the verification did not show running are not owed")
 	}
