@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"bytes"
 	"io"
 	"sync"
 	"unicode"
@@ -50,9 +51,9 @@ func (g *Guard) Write(p []byte) (int, error) {
 			continue
 		}
 		if g.mid {
-			j := i
-			for j < len(p) && p[j] != '\n' && p[j] != '\r' {
-				j++
+			j := len(p)
+			if k := bytes.IndexAny(p[i:], "\n\r"); k >= 0 {
+				j = i + k
 			}
 			out = append(out, p[i:j]...)
 			i = j
