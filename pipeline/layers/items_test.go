@@ -122,7 +122,7 @@ func TestGuardRelist(t *testing.T) {
 	crit := schema.Criteria{VerificationMethod: "external", VerificationConfig: schema.VerificationConfig{Command: &schema.Command{Shell: "sh check.sh"}}}
 	scope := GuardScope{Stage: "coder", Spec: "specs/a.spec.md", SpecHash: "h", Criteria: crit}
 	start := GuardBefore(tree, scope, Saved{}, nil)
-	if start.Rebase != RebaseNew || !slices.Contains(start.Items, "a_test.go") {
+	if start.Rebase != RebaseNew || !slices.Contains(start.Items, "a_test.go"+TestsSuffix) {
 		t.Fatalf("first rotation: %+v", start)
 	}
 	baseline := start.Held
@@ -138,10 +138,10 @@ func TestGuardRelist(t *testing.T) {
 		scope := scope
 		scope.Criteria.AllowTestChanges = true
 		b := GuardBefore(tree, scope, Saved{Key: start.Key, Seen: seen}, baseline)
-		if b.Rebase != RebaseMoved || !slices.Equal(b.Released, []string{"a_test.go", "gone_test.go", "gone_test.go" + ViewSuffix}) {
+		if b.Rebase != RebaseMoved || !slices.Equal(b.Released, []string{"a_test.go" + TestsSuffix, "gone_test.go" + ViewSuffix, "gone_test.go" + TestsSuffix}) {
 			t.Fatalf("rebase %v, released %q: want the tests released", b.Rebase, b.Released)
 		}
-		if _, ok := b.Adopted["a_test.go"]; ok || b.Adopted["check.sh"] != baseline["check.sh"] {
+		if _, ok := b.Adopted["a_test.go"+TestsSuffix]; ok || b.Adopted["check.sh"] != baseline["check.sh"] {
 			t.Errorf("adopted %v", b.Adopted)
 		}
 	})
@@ -149,7 +149,7 @@ func TestGuardRelist(t *testing.T) {
 		tree := maps.Clone(tree)
 		tree["specs/a.spec.md"] = strings.Replace(spec(false), "promise: P", "promise: Q", 1)
 		b := GuardBefore(tree, scope, Saved{Key: start.Key, Seen: seen}, baseline)
-		if b.Rebase != RebaseMoved || len(b.Released) != 0 || b.Adopted["a_test.go"] != baseline["a_test.go"] || b.Adopted["gone_test.go"] != baseline["gone_test.go"] {
+		if b.Rebase != RebaseMoved || len(b.Released) != 0 || b.Adopted["a_test.go"+TestsSuffix] != baseline["a_test.go"+TestsSuffix] || b.Adopted["gone_test.go"+TestsSuffix] != baseline["gone_test.go"+TestsSuffix] {
 			t.Errorf("rebase %v, released %q, adopted %v: the tests stay guarded at their baseline", b.Rebase, b.Released, b.Adopted)
 		}
 	})

@@ -2,8 +2,8 @@ package layers
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -34,7 +34,7 @@ type Unit struct {
 	// import's entry).
 	Lines []int
 	Text  string
-	Test bool // a test, not other code
+	Test  bool // a test, not other code
 }
 
 // Hash is the unit's short hash in a [UnitSet].
