@@ -32,6 +32,9 @@ type Rotation struct {
 	Iteration int
 	Status    string // the verdict's status (DONE, CONTINUE, REJECTED…)
 	Counter   string // the spec's counter after the rotation, as "2/3"
+	// Tree, when set, is the tree id the rotation's verification judged
+	// (Session.Tree): the commit holds exactly it.
+	Tree string
 }
 
 // Message is the commit message of a rotation, with trailers a tool can
@@ -105,6 +108,9 @@ func isRalph(p string) bool {
 // when nothing changed. A change to a workflow file is committed too (so
 // that the rescue keeps it) and reported as a *WorkflowError.
 func Commit(ctx context.Context, g Git, id Identity, r Rotation) (string, error) {
+	if r.Tree != "" {
+		return commitTree(ctx, g, id, r)
+	}
 	if err := stage(ctx, g); err != nil {
 		return "", fmt.Errorf("stage the rotation's work: %w", err)
 	}
@@ -134,6 +140,49 @@ func Commit(ctx context.Context, g Git, id Identity, r Rotation) (string, error)
 		return head, &WorkflowError{Files: wf}
 	}
 	return head, nil
+}
+
+// commitTree commits r.Tree, the tree that was verified, on HEAD (by
+// id: whatever the work tree holds now stays out), and returns the new
+// commit, "" when the tree is HEAD's. A change to a workflow file is
+// reported as in Commit.
+func commitTree(ctx context.Context, g Git, id Identity, r Rotation) (string, error) {
+	out, err := g.Run(ctx, "rev-parse", "HEAD", "HEAD^{tree}")
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	f := lines(out)
+	if len(f) != 2 {
+		return "", fmt.Errorf("read HEAD: unexpected %q", out)
+	}
+	head, tree := f[0], f[1]
+	if tree == r.Tree {
+		return "", nil
+	}
+	names, err := g.Run(ctx, "diff-tree", "-r", "--name-only", "--no-renames", tree, r.Tree)
+	if err != nil {
+		return "", fmt.Errorf("list the rotation's work: %w", err)
+	}
+	cg := g
+	cg.Env = append(append([]string{}, g.Env...), id.env()...)
+	raw, err := cg.RunInput(ctx, []byte(r.Message()), "commit-tree", "--no-gpg-sign", r.Tree, "-p", head, "-F", "-")
+	if err != nil {
+		return "", fmt.Errorf("commit the verified tree %.12s: %w", r.Tree, err)
+	}
+	commit := strings.TrimSpace(string(raw))
+	if _, err := g.Run(ctx, "update-ref", "-m", "ralph-ci: the rotation's verified work", "HEAD", commit, head); err != nil {
+		return "", fmt.Errorf("commit the verified tree %.12s: %w", r.Tree, err)
+	}
+	var wf []string
+	for _, f := range lines(names) {
+		if isWorkflow(f) {
+			wf = append(wf, f)
+		}
+	}
+	if len(wf) > 0 {
+		return commit, &WorkflowError{Files: wf}
+	}
+	return commit, nil
 }
 
 // forbidden lists the files of the commits base..head that ralph-ci must
