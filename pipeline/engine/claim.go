@@ -68,6 +68,9 @@ type judgement struct {
 	// method judged ("" when none ran, or nothing delivers): what the
 	// rotation's commit holds, whatever changes after.
 	tree string
+	// judge is the semantic judge's run, when one ran: its spend is
+	// settled with the rotation's.
+	judge *judgeRun
 }
 
 // verdictOf judges a rotation: it gathers the facts (layers.Facts) and
@@ -78,7 +81,7 @@ type judgement struct {
 // It reads ss and never changes it. An error means ctx was cancelled, or
 // the tree to verify could not be recorded: the rotation is then left to
 // be run again.
-func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, st status.Status, res agent.Result, changed []string, history, gitLeft string) (judgement, error) {
+func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, agentName string, st status.Status, res agent.Result, changed []string, history, gitLeft string) (judgement, error) {
 	var j judgement
 	if ss.TaskKey != sp.Hash {
 		j.restart = true
@@ -89,6 +92,8 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 	}
 	f := e.facts(sp, ss, stage, st, res)
 	f.GitLeft = gitLeft
+	judge, model, judgeName := e.semanticJudge(agentName, stage)
+	f.Semantic.Judge = judgeName
 	if gitLeft == "" {
 		j.seen = f.Now
 	}
@@ -110,6 +115,13 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 				return j, ctx.Err()
 			}
 			f.Method = &r
+		case layers.NeedSemantic:
+			answer, failed, jres := e.runSemantic(ctx, sp, ss, stage, agentName, judge, res.Tail, transcript.writer())
+			if ctx.Err() != nil {
+				return j, ctx.Err()
+			}
+			f.Semantic.Answer, f.Semantic.Failed = &answer, failed
+			j.judge = &judgeRun{agent: agentName, model: model, res: jres, verdict: judgeVerdict(answer, failed)}
 		case layers.NeedReview:
 			out, err := e.runReviewer(ctx, sp, ss, stage, f.Review.Reviewer, v.ReviewAt, f.Review.MaxIterations, changed, transcript.writer())
 			if ctx.Err() != nil {
