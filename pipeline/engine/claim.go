@@ -98,7 +98,8 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 		v := layers.Judge(f)
 		switch v.Need {
 		case layers.NeedAdded:
-			f.Added = loopAdded(ctx, e.root, ss.VerifierTree)
+			f.Added, f.Where = loopAdded(ctx, e.root, ss.VerifierTree)
+			f.Tamper.Modules = runModules(e.root, stage)
 		case layers.NeedMethod:
 			r := e.verifyStage(ctx, sp, stage, res, transcript.writer())
 			if ctx.Err() != nil {
