@@ -32,7 +32,7 @@ func (e *engine) claimWatch(ctx context.Context, sp plan.Spec, stage plan.Stage,
 // claimRules are what the claim layers read from the config and the
 // spec's state: the admissions heard, and the last rejection reason, which
 // the agent may quote back without admitting anything.
-func claimRules(cfg schema.Layers, sp plan.Spec, ss state.SpecState) layers.Rules {
+func claimRules(cfg schema.Layers, own layers.Words, sp plan.Spec, ss state.SpecState) layers.Rules {
 	more := layers.MoreAdmissions
 	if cfg.Admissions != nil {
 		more = *cfg.Admissions
@@ -46,9 +46,9 @@ func claimRules(cfg schema.Layers, sp plan.Spec, ss state.SpecState) layers.Rule
 		criteria = sp.AllAcceptanceCriteria()
 	}
 	return layers.Rules{
-		Admissions: append(append([]string{}, cfg.ContradictionPhrases...), more...),
+		Admissions: append(append(append([]string{}, cfg.ContradictionPhrases...), more...), own.Phrases...),
 		Echoes:     []string{ss.Reason},
-		Headings:   headings,
+		Headings:   append(append([]string{}, headings...), own.Headings...),
 		Criteria:   criteria,
 	}
 }
@@ -138,7 +138,7 @@ func (e *engine) facts(sp plan.Spec, ss state.SpecState, stage plan.Stage, st st
 	rc := cfg.Layers.Review
 	return layers.Facts{
 		Stage: stage, Status: st, Output: res.Report, TimedOut: res.TimedOut,
-		Rules:    claimRules(cfg.Layers, sp, ss),
+		Rules:    claimRules(cfg.Layers, e.words, sp, ss),
 		Baseline: ss.VerifierHashes, Now: now, Stops: stops,
 		Markers: cfg.Layers.UnfinishedMarkers, CanDiff: ss.VerifierTree != "",
 		Inventory: ss.VerifierTests,
