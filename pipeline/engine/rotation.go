@@ -86,7 +86,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	e.record(sp, stage, agentName, iteration, res, status, v, ss, changed, history)
 	e.logRotation(sp, stage, iteration, res, v, ss, changed)
-	return e.deliverRotation(ctx, deliver.Rotation{Spec: sp.Path, Stage: stage.Name, Iteration: iteration, Status: string(v.Status), Counter: counter.String(ss.DoneCount)})
+	return e.deliverRotation(ctx, deliver.Rotation{Spec: sp.Path, Stage: stage.Name, Iteration: iteration, Status: string(v.Status), Counter: counter.String(ss.DoneCount), Tree: j.tree})
 }
 
 // open starts rotation n of sp: its baseline snapshot, its record saved
