@@ -35,6 +35,10 @@ type Facts struct {
 	Markers []string
 	CanDiff bool
 	Added   Added
+	// Where are the added lines' numbers and the new files; Tamper what
+	// the tampering layer reads besides ([TamperFacts]).
+	Where  Where
+	Tamper TamperFacts
 
 	// Method is the result of the stage's verification method (nil until
 	// it ran: [NeedMethod]); Inventory the tests the stage started with
@@ -107,11 +111,11 @@ var order = []layer{
 	claimLayers, // 1-3: contradiction, signal, promise
 	guardLayer,  // 4: verifier guard, and new tests that stop the others
 	unfinishedLayer,
-	detectionLayer, // library code that knows it is under test
-	methodLayer,    // the stage's verification method
-	testsLayer,     // its test report against the stage's inventory
-	semanticLayer,  // the semantic judge, for a model agent
-	reviewLayer,    // the artifact review
+	tamperLayer,   // patches, shadowing modules, runner detection, in the language
+	methodLayer,   // the stage's verification method
+	testsLayer,    // its test report against the stage's inventory
+	semanticLayer, // the semantic judge, for a model agent
+	reviewLayer,   // the artifact review
 }
 
 // Judge judges one rotation from its facts: a git state left behind
@@ -177,17 +181,6 @@ func unfinishedLayer(v *Verdict, f *Facts) bool {
 		return true
 	}
 	return v.Unfinished(Unfinished(f.Added, f.Markers))
-}
-
-func detectionLayer(v *Verdict, f *Facts) bool {
-	if !f.CanDiff {
-		return true
-	}
-	if f.Added == nil {
-		v.Need = NeedAdded
-		return false
-	}
-	return v.Detection(Detecting(f.Added))
 }
 
 func methodLayer(v *Verdict, f *Facts) bool {
