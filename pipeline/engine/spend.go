@@ -23,8 +23,8 @@ type spending struct {
 	day    *spend.Amount // the day's spend, as last read or settled
 	// pr records the pull request's spend in ralph-ci's own statuses
 	// (budgets.per_pull_request on GitHub; see spend.PullRequestRecord).
-	pr *spend.PullRequestRecord
-	stops  []report.CapStop
+	pr    *spend.PullRequestRecord
+	stops []report.CapStop
 	// halt is the cap that stops the run (run, pull_request or day
 	// scope), once one did.
 	halt *spend.Stop
