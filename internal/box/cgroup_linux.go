@@ -46,6 +46,14 @@ func openCgroup() (*cgroupRun, error) {
 	return &cgroupRun{dir: dir}, nil
 }
 
+// OwnCgroup is the folder of this process's cgroup v2 (tests delegate one
+// below it, as systemd delegates a cgroup to a user).
+func OwnCgroup() (string, error) { return ownCgroup() }
+
+// Remove empties the cgroup folder dir and those below it (cgroup.kill),
+// waits until it is empty and removes it; it returns the processes killed.
+func Remove(dir string) ([]Proc, error) { return kill(dir, 0) }
+
 // ownCgroup is the folder of ralph-ci's cgroup v2: the "0::" line of
 // /proc/self/cgroup, under the cgroup2 mount of /proc/self/mountinfo.
 func ownCgroup() (string, error) {
