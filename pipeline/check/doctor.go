@@ -19,14 +19,14 @@ import (
 // doctorWarnings prints what check finds valid but that will not work as
 // expected, one "warning: ..." line each, with what to do. They never
 // change the exit code.
-func doctorWarnings(ctx context.Context, j *job.Job, p *project.Project, mode string) {
+func doctorWarnings(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode) {
 	cfg := p.Config
 	facts := doctor.Facts{
 		Agents:      map[string]doctor.Agent{},
 		CostBudget:  cfg.Budgets.CostUSD,
 		ReportsCost: agent.ReportsCost,
 		Token:       j.Env.PR.Token != "",
-		Delivery:    mode,
+		Delivery:    delivers(mode),
 		Root:        job.Resolved(p.Root),
 		Found: func(program string) bool {
 			if strings.Contains(program, "/") {
@@ -79,4 +79,12 @@ func usedAgents(cfg *schema.Config) []string {
 	add(cfg.Layers.Judge)
 	add(cfg.Layers.Review.Agent)
 	return names
+}
+
+// delivers is the mode's name when it delivers the work, else "".
+func delivers(m deliver.Mode) string {
+	if m.Delivers() {
+		return m.Name
+	}
+	return ""
 }
