@@ -40,7 +40,11 @@ var unittest = Runner{
 		if verboseFlag.MatchString(c.Shell) {
 			return Preset{Runner: "unittest", Command: c.cmd, Added: "nothing (reads its -v lines)", lines: &unittestLines{verbose: true}}, true
 		}
-		return Preset{Runner: "unittest", Command: c.rebuild(unittestAt.ReplaceAllString(c.Shell, "${1}${2} -v${3}"), insertAfter(c.Words, "unittest", "-v")), Added: "-v", lines: &unittestLines{verbose: true}}, true
+		after := "unittest" // -v goes after discover, which must come first
+		if m := unittestAt.FindStringSubmatch(c.Shell); m != nil && strings.HasSuffix(m[2], "discover") {
+			after = "discover"
+		}
+		return Preset{Runner: "unittest", Command: c.rebuild(unittestAt.ReplaceAllString(c.Shell, "${1}${2} -v${3}"), insertAfter(c.Words, after, "-v")), Added: "-v", lines: &unittestLines{verbose: true}}, true
 	},
 	inProject: func(p Project) bool {
 		if pytest.inProject(p) {
@@ -59,7 +63,7 @@ var unittest = Runner{
 }
 
 // unittestAt finds python -m unittest at a command position.
-var unittestAt = atCommand(`(?:(?:uv|poetry|pipenv|hatch|pdm)\s+run\s+)?python3?(?:\.\d+)?\s+-m\s+unittest`)
+var unittestAt = atCommand(`(?:(?:uv|poetry|pipenv|hatch|pdm)\s+run\s+)?python3?(?:\.\d+)?\s+-m\s+unittest(?:\s+discover)?`)
 
 var (
 	verboseFlag     = regexp.MustCompile(`(^|\s)(-v|--verbose)(\s|$)`)
