@@ -10,7 +10,9 @@ import (
 // rolled back, of another day or of no known origin is not.
 func TestProven(t *testing.T) {
 	const day, anchor = "2026-11-28", "anchor"
-	doc := func(usd float64) ledgerDoc { return ledgerDoc{Date: day, Spent: Amount{USD: usd, Tokens: int64(usd * 1000)}} }
+	doc := func(usd float64) ledgerDoc {
+		return ledgerDoc{Date: day, Spent: Amount{USD: usd, Tokens: int64(usd * 1000)}}
+	}
 	rec := func(id string, d ledgerDoc) record { return record{id: id, doc: d, ok: true} }
 	marks := []string{markText("c2", doc(0.75).Spent), markText("c1", doc(0.25).Spent)}
 	type testCase struct {
