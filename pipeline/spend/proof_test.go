@@ -58,3 +58,24 @@ func TestMarkText(t *testing.T) {
 		t.Errorf("%q read back as %+v, %v", desc, m, ok)
 	}
 }
+
+// TestAbove: the pull request's spend at start is the more of its
+// state's and the record's, in each measure.
+func TestAbove(t *testing.T) {
+	for _, tc := range []struct {
+		spent, floor, want Amount
+		raised             bool
+	}{
+		{Amount{USD: 1.5, Tokens: 10}, Amount{USD: 1.5, Tokens: 10}, Amount{USD: 1.5, Tokens: 10}, false},
+		{Amount{}, Amount{USD: 1.5, Tokens: 10}, Amount{USD: 1.5, Tokens: 10}, true},
+		{Amount{USD: 0.75, Tokens: 20}, Amount{USD: 1.5, Tokens: 10}, Amount{USD: 1.5, Tokens: 20}, true},
+		{Amount{USD: 2}, Amount{USD: 1.5}, Amount{USD: 2}, false},
+	} {
+		if got, raised := Above(tc.spent, tc.floor); got != tc.want || raised != tc.raised {
+			t.Errorf("Above(%v, %v) = %v, %v; want %v, %v", tc.spent, tc.floor, got, raised, tc.want, tc.raised)
+		}
+	}
+	if got := highest([]string{spentText(Amount{USD: 0.75, Tokens: 5}), "spent $x 1t", spentText(Amount{USD: 1.5, Tokens: 3}), "someone's words"}); got != (Amount{USD: 1.5, Tokens: 5}) {
+		t.Errorf("highest: %v", got)
+	}
+}
