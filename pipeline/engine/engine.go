@@ -188,6 +188,8 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	if on, why := e.watch.FastPath(); !on {
 		e.log.Debug().Str("reason", why).Msg("change detection runs git status every rotation")
 	}
+	e.loader.Unchanged = e.specsUnchanged(ctx)
+	defer func() { e.loader.Unchanged = nil }()
 	err = e.loop(ctx)
 	// The last rotation's result (and a rotation left pending by an
 	// interruption) is written here; every earlier one went with the
