@@ -105,6 +105,10 @@ type engine struct {
 	latest  *changes.Snapshot
 	listed  fileList
 	watch   *changes.Watcher
+	// adopted is the key (snapshotKey) of the snapshot the Deliverer's
+	// last commit left: a work tree still as it says has nothing to
+	// commit.
+	adopted *[32]byte
 	started time.Time
 	// fresh are the spec paths discovered since the previous scan, which
 	// interrupt the current spec.
