@@ -102,9 +102,9 @@ type engine struct {
 	after *changes.Snapshot
 	// latest is the newest snapshot taken (a rotation's baseline, then
 	// its after), and listed the file list made for it (see files).
-	latest  *changes.Snapshot
-	listed  fileList
-	watch   *changes.Watcher
+	latest *changes.Snapshot
+	listed fileList
+	watch  *changes.Watcher
 	// adopted is the key (snapshotKey) of the snapshot the Deliverer's
 	// last commit left: a work tree still as it says has nothing to
 	// commit.
