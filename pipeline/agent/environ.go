@@ -121,6 +121,17 @@ var forkBasics = []string{
 // key from the environment: the variables that carry it.
 type keyHolder interface{ keyVars() []string }
 
+// KeyVars are the environment variables the CLI of format reads its
+// model API key from (any one of them will do); none for a format that
+// does not say (text).
+func KeyVars(format string) []string {
+	f, err := NewFormat(format, io.Discard, io.Discard)
+	if kh, ok := f.(keyHolder); err == nil && ok {
+		return slices.Clone(kh.keyVars())
+	}
+	return nil
+}
+
 // ForkAllowList is the allow-list (EnvPolicy.Only) of a run on a fork's
 // pull request, whose code and config are the fork's: the basics and the
 // keys of the agent CLIs of formats (the configured agents' formats),

@@ -32,7 +32,7 @@ func (e *engine) claimWatch(ctx context.Context, sp plan.Spec, stage plan.Stage,
 // claimRules are what the claim layers read from the config and the
 // spec's state: the admissions heard, and the last rejection reason, which
 // the agent may quote back without admitting anything.
-func claimRules(cfg schema.Layers, sp plan.Spec, ss state.SpecState) layers.Rules {
+func claimRules(cfg schema.Layers, own layers.Words, sp plan.Spec, ss state.SpecState) layers.Rules {
 	more := layers.MoreAdmissions
 	if cfg.Admissions != nil {
 		more = *cfg.Admissions
@@ -46,9 +46,9 @@ func claimRules(cfg schema.Layers, sp plan.Spec, ss state.SpecState) layers.Rule
 		criteria = sp.AllAcceptanceCriteria()
 	}
 	return layers.Rules{
-		Admissions: append(append([]string{}, cfg.ContradictionPhrases...), more...),
+		Admissions: append(append(append([]string{}, cfg.ContradictionPhrases...), more...), own.Phrases...),
 		Echoes:     []string{ss.Reason},
-		Headings:   headings,
+		Headings:   append(append([]string{}, headings...), own.Headings...),
 		Criteria:   criteria,
 	}
 }
@@ -64,6 +64,10 @@ type judgement struct {
 	// seen are the guarded files' hashes after the rotation (nil when the
 	// spec guards none).
 	seen map[string]string
+	// tree is the tree id of the work tree the stage's verification
+	// method judged ("" when none ran, or nothing delivers): what the
+	// rotation's commit holds, whatever changes after.
+	tree string
 	// judge is the semantic judge's run, when one ran: its spend is
 	// settled with the rotation's.
 	judge *judgeRun
@@ -74,8 +78,9 @@ type judgement struct {
 // cost a process (the loop's diff, the stage's verification method, the
 // reviewer) are gathered when Judge asks for them. gitLeft is the git
 // state the rotation left that ralph-ci does not commit through ("" none).
-// It reads ss and never changes it. An error only means ctx was
-// cancelled: the rotation is then left to be run again.
+// It reads ss and never changes it. An error means ctx was cancelled, or
+// the tree to verify could not be recorded: the rotation is then left to
+// be run again.
 func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, agentName string, st status.Status, res agent.Result, changed []string, history, gitLeft string) (judgement, error) {
 	var j judgement
 	if ss.TaskKey != sp.Hash {
@@ -100,6 +105,11 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 		case layers.NeedAdded:
 			f.Added = loopAdded(ctx, e.root, ss.VerifierTree)
 		case layers.NeedMethod:
+			tree, err := e.recordTree(ctx)
+			if err != nil {
+				return j, err
+			}
+			j.tree = tree
 			r := e.verifyStage(ctx, sp, stage, res, transcript.writer())
 			if ctx.Err() != nil {
 				return j, ctx.Err()
@@ -138,7 +148,7 @@ func (e *engine) facts(sp plan.Spec, ss state.SpecState, stage plan.Stage, st st
 	rc := cfg.Layers.Review
 	return layers.Facts{
 		Stage: stage, Status: st, Output: res.Report, TimedOut: res.TimedOut,
-		Rules:    claimRules(cfg.Layers, sp, ss),
+		Rules:    claimRules(cfg.Layers, e.words, sp, ss),
 		Baseline: ss.VerifierHashes, Now: now, Stops: stops,
 		Markers: cfg.Layers.UnfinishedMarkers, CanDiff: ss.VerifierTree != "",
 		Inventory: ss.VerifierTests,

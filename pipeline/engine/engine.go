@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
@@ -62,6 +63,9 @@ type Options struct {
 	// secrets masked in their output, the environment policy, the
 	// shepherd (nil: none of these).
 	Host *agent.Host
+	// SpendProof, when set (on GitHub), proves the day's spend ledger
+	// with ralph-ci's own commit statuses (see spend.Proof).
+	SpendProof spend.Proof
 	// UntrustedState, when set, says why the state in the checkout did
 	// not come from ralph-ci (state.Committed): the run starts from an
 	// empty state, and saves its own over it.
@@ -133,6 +137,9 @@ type engine struct {
 	lastStop  *report.CapStop
 	// lastJudge is the last rotation's semantic judge run (nil: none ran).
 	lastJudge *report.Judge
+	// words are the repository's own admission phrases and headings
+	// (layers.admission_files, read from the trusted commit).
+	words layers.Words
 }
 
 // Run works through the specs until all are verified, a limit stops it,
@@ -183,6 +190,9 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	}
 	e.pool.restore(e.st.LimitedAgents, time.Now())
 	e.startSpending()
+	if err := e.loadWords(ctx); err != nil {
+		return Outcome{Code: exitcode.Of(err)}, err
+	}
 	e.absorb(external, "differ from the commit the saved state describes")
 	e.watch, err = changes.NewWatcher(ctx, e.root, filepath.Join(state.DirName, "watch"), changes.WithFastPath(p.Config.Loop.Watch))
 	if err != nil {

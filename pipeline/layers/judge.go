@@ -154,7 +154,7 @@ func claimLayers(v *Verdict, f *Facts) bool {
 
 func guardLayer(v *Verdict, f *Facts) bool {
 	if !v.Guard(f.Stage.Name, f.Baseline, f.Now) {
-		v.note(NoteWarn, "verifier guard: claim rejected, the verification files were changed", Differing(f.Baseline, Restrict(f.Now, f.Baseline)))
+		v.note(NoteWarn, "verifier guard: claim rejected, the verification files were changed", Tampered(f.Baseline, f.Now))
 		return false
 	}
 	if !v.NewTests(f.Stops) {
