@@ -89,6 +89,15 @@ func (s *Session) stateRef() string {
 	return StateRef(s.Target.Branch)
 }
 
+// BranchStateRef is the state ref the session pushes the loop's state
+// to ("" when it pushes none).
+func (s *Session) BranchStateRef() string {
+	if !s.Push {
+		return ""
+	}
+	return s.stateRef()
+}
+
 func (s *Session) markerPath() string { return filepath.Join(s.StateDir, "delivery.json") }
 
 // Start binds the state folder to the checked-out commit before the

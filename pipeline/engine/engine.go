@@ -189,7 +189,7 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		return Outcome{Code: exitcode.Failure}, err
 	}
 	e.pool.restore(e.st.LimitedAgents, time.Now())
-	e.startSpending()
+	e.startSpending(ctx)
 	if err := e.loadWords(ctx); err != nil {
 		return Outcome{Code: exitcode.Of(err)}, err
 	}
