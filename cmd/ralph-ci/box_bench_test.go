@@ -16,18 +16,20 @@ import (
 //
 //   - box/make+empty: one box made and emptied, no process (mkdir of the
 //     cgroup, open, cgroup.events read, rmdir);
+//
 //   - start/shepherd and start/shepherd+box: one process started the way
 //     ralph-ci starts every agent and verification command (the
 //     shepherd, then `true`), without and with its box (started into the
 //     cgroup, emptied, removed): the difference is the box's cost per
 //     start, paid by each agent, verification command, judge and
 //     reviewer of a rotation;
+//
 //   - rotation/claude: one whole rotation (`ralph-ci run --max-rotations
 //     1`, the box on) of the real Claude Code CLI against the scripted
 //     model server, which writes a file and claims DONE.
 //
-//	go test ./cmd/ralph-ci -run '^$' -bench 'BenchmarkBoxPerRotation/(box|start)' -benchtime 200x
-//	go test ./cmd/ralph-ci -run '^$' -bench 'BenchmarkBoxPerRotation/rotation' -benchtime 5x
+//     go test ./cmd/ralph-ci -run '^$' -bench 'BenchmarkBoxPerRotation/(box|start)' -benchtime 200x
+//     go test ./cmd/ralph-ci -run '^$' -bench 'BenchmarkBoxPerRotation/rotation' -benchtime 5x
 //
 // Measured (2 cores, loaded by other jobs, 100 runs each): box/make+empty
 // 0.34 ms, start/shepherd 5.47 ms, start/shepherd+box 6.12 ms (the box:
