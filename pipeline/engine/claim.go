@@ -103,7 +103,8 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 		v := layers.Judge(f)
 		switch v.Need {
 		case layers.NeedAdded:
-			f.Added = loopAdded(ctx, e.root, ss.VerifierTree)
+			f.Added, f.Where = loopAdded(ctx, e.root, ss.VerifierTree)
+			f.Tamper.Modules = runModules(e.root, stage)
 		case layers.NeedMethod:
 			tree, err := e.recordTree(ctx)
 			if err != nil {

@@ -35,6 +35,10 @@ type Facts struct {
 	Markers []string
 	CanDiff bool
 	Added   Added
+	// Where are the added lines' numbers and the new files; Tamper what
+	// the tampering layer reads besides ([TamperFacts]).
+	Where  Where
+	Tamper TamperFacts
 
 	// Method is the result of the stage's verification method (nil until
 	// it ran: [NeedMethod]); Inventory the tests the stage started with
@@ -107,6 +111,7 @@ var order = []layer{
 	claimLayers, // 1-3: contradiction, signal, promise
 	guardLayer,  // 4: verifier guard, and new tests that stop the others
 	unfinishedLayer,
+	tamperLayer,   // patches, shadowing modules, runner detection, in the language
 	methodLayer,   // the stage's verification method
 	testsLayer,    // its test report against the stage's inventory
 	semanticLayer, // the semantic judge, for a model agent
