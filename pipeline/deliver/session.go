@@ -231,6 +231,9 @@ func (s *Session) Tree(ctx context.Context) (string, error) {
 func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, error) {
 	g := s.Git
 	s.made = made{}
+	if r.Clean && r.Head != "" && r.Head == s.since {
+		return s.deliverOnly(ctx, r)
+	}
 	marked, err := markAgentCommits(ctx, g, s.Identity, s.since, r)
 	if err != nil {
 		return nil, err
@@ -266,6 +269,27 @@ func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, erro
 	}
 	if err == nil {
 		err = s.snapGit() // as ralph-ci's commit, fetch and push left it
+	}
+	return foreign, err
+}
+
+// deliverOnly is AfterRotation when the rotation left nothing to commit:
+// in pr mode the state saved for it is pushed.
+func (s *Session) deliverOnly(ctx context.Context, r Rotation) ([]string, error) {
+	s.made = made{head: s.since, ok: true}
+	if s.since == s.base {
+		s.known = knownRange{base: s.base, head: s.since}
+	}
+	if !s.Push {
+		return nil, nil
+	}
+	foreign, err := s.sync(ctx, fmt.Sprintf("ralph-ci state after %s iteration %d\n", r.Spec, r.Iteration))
+	if tip, terr := s.Git.head(); terr == nil {
+		s.made.ok = s.made.ok && tip == s.since
+		s.since = tip
+	}
+	if err == nil {
+		err = s.snapGit()
 	}
 	return foreign, err
 }
