@@ -58,7 +58,7 @@ func sweepPulls(ctx context.Context, j *job.Job, p *project.Project, wait time.D
 	if target > 0 && !judged(out, target) {
 		unjudgedGate(ctx, j, p, target)
 	}
-	if err := j.Env.Actions.AppendSummary(actions.SweepSummary(out)); err != nil {
+	if err := j.Env.Actions.AppendSummary(actions.SweepSummary(sweptView(out))); err != nil {
 		j.Log.Warn().Err(err).Msg("cannot write the job summary")
 	}
 	code, msg := out.Code()
@@ -115,4 +115,28 @@ func unjudgedGate(ctx context.Context, j *job.Job, p *project.Project, n int) {
 		s.Unverified = append(s.Unverified, fmt.Sprintf("a fork's: a maintainer comments %q", deliver.ForkRunCommand))
 	}
 	j.SetGate(ctx, p.Config, c, s)
+}
+
+// sweptView is what the sweep found, as the job summary shows it.
+func sweptView(s gate.Swept) actions.Swept {
+	code, msg := s.Code()
+	v := actions.Swept{Class: code.Class(), Code: int(code), Message: msg, Approved: s.Approved, Left: s.Left}
+	if s.Limited != nil {
+		v.Limited = s.Limited.Error()
+	}
+	for _, j := range s.Judged {
+		if j.Err != nil {
+			v.Rows = append(v.Rows, actions.SweptRow{PR: j.PR, Err: j.Err.Error()})
+			continue
+		}
+		for _, g := range []struct {
+			standing string
+			specs    []string
+		}{{"passed", j.Result.Passed}, {"pending", j.Result.Pending}, {"rejected", j.Result.Rework}, {"escalated", j.Result.Escalated}} {
+			for _, sp := range g.specs {
+				v.Rows = append(v.Rows, actions.SweptRow{PR: j.PR, Spec: sp, Checkpoint: g.standing})
+			}
+		}
+	}
+	return v
 }
