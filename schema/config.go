@@ -22,7 +22,9 @@ type Config struct {
 	// Environment says what the processes ralph-ci starts do not inherit
 	// beyond the job's credentials and files, which they never do.
 	Environment Environment `json:"environment"`
-	Workflow    *Workflow   `json:"workflow,omitempty"`
+	// Network says what the processes ralph-ci starts may reach.
+	Network  Network   `json:"network"`
+	Workflow *Workflow `json:"workflow,omitempty"`
 
 	// File is where the config was read from ("" for the built-in one).
 	File string `json:"-"`
@@ -44,6 +46,25 @@ type Agent struct {
 	EnvRemove []string `json:"env_remove,omitempty"`
 	// Model prices the tokens of a CLI that does not name its model.
 	Model string `json:"model,omitempty"`
+	// ModelAPI is where a command agent reads its model API's key and
+	// base URL; nil for none (a format's own then).
+	ModelAPI *ModelAPI `json:"model_api,omitempty"`
+}
+
+// ModelAPI is an agent's model_api.
+type ModelAPI struct {
+	Keys     []string `json:"keys"`
+	BaseURL  string   `json:"base_url"`
+	Upstream string   `json:"upstream,omitempty"`
+}
+
+// Network is the config's network section.
+type Network struct {
+	// Allow lists the hosts the proxy reaches besides the model APIs.
+	Allow []string `json:"allow"`
+	// Confinement is "box" (refuse without a network box) or
+	// "proxy-only".
+	Confinement string `json:"confinement"`
 }
 
 // Environment is the config's environment section.

@@ -1,9 +1,9 @@
 package netns
 
 import (
+	"errors"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"runtime"
 
@@ -13,52 +13,55 @@ import (
 // Works: Linux has network namespaces.
 const Works = true
 
-// Box is a network namespace holding only its loopback.
+// Box is a network namespace holding only its loopback, and the OS
+// thread that lives in it and starts its processes.
 type Box struct {
-	ns *os.File // the namespace, kept alive by this descriptor
+	starts chan start
+	done   chan struct{}
+}
+
+// start is a request to start a command in the box.
+type start struct {
+	cmd *exec.Cmd
+	err chan error
 }
 
 // New makes the namespace, brings its loopback up and opens a TCP
-// listener on 127.0.0.1 (a port of the kernel's choice) inside it. The
-// work is done on an OS thread of its own that moves into the namespace
-// and is then thrown away, so no other goroutine of ralph-ci ever runs in
-// it.
+// listener on 127.0.0.1 (a port of the kernel's choice) inside it. An OS
+// thread of its own moves into the namespace and stays there until
+// Close, starting the box's processes; no other goroutine of ralph-ci
+// ever runs in it. The thread lives as long as the box because a
+// process's parent-death signal (the shepherd's) fires when the thread
+// that started it ends, not the process.
 func New() (*Box, net.Listener, error) {
-	type made struct {
-		ns  *os.File
-		ln  net.Listener
-		err error
-	}
-	ch := make(chan made, 1)
+	b := &Box{starts: make(chan start), done: make(chan struct{})}
+	made := make(chan error, 1)
+	var ln net.Listener
 	go func() {
+		defer close(b.done)
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
 		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-			ch <- made{err: fmt.Errorf("making a network namespace: %w", err)}
-			return
-		}
-		ns, err := os.Open(fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid()))
-		if err != nil {
-			ch <- made{err: fmt.Errorf("opening the network namespace: %w", err)}
+			made <- fmt.Errorf("making a network namespace: %w", err)
 			return
 		}
 		if err := loopbackUp(); err != nil {
-			ns.Close()
-			ch <- made{err: fmt.Errorf("bringing up the loopback of the network namespace: %w", err)}
+			made <- fmt.Errorf("bringing up the loopback of the network namespace: %w", err)
 			return
 		}
-		ln, err := net.Listen("tcp4", "127.0.0.1:0")
-		if err != nil {
-			ns.Close()
-			ch <- made{err: fmt.Errorf("listening in the network namespace: %w", err)}
+		var err error
+		if ln, err = net.Listen("tcp4", "127.0.0.1:0"); err != nil {
+			made <- fmt.Errorf("listening in the network namespace: %w", err)
 			return
 		}
-		ch <- made{ns: ns, ln: ln}
+		made <- nil
+		for s := range b.starts {
+			s.err <- s.cmd.Start()
+		}
 	}()
-	m := <-ch
-	if m.err != nil {
-		return nil, nil, m.err
+	if err := <-made; err != nil {
+		return nil, nil, err
 	}
-	return &Box{ns: m.ns}, m.ln, nil
+	return b, ln, nil
 }
 
 // loopbackUp sets the IFF_UP flag of lo in the calling thread's network
@@ -80,31 +83,30 @@ func loopbackUp() error {
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }
 
-// Start starts cmd inside the namespace: it is forked from an OS thread
-// that moved into it (and is thrown away afterwards), so the process and
-// everything it starts are in the namespace from their first instruction.
-// A nil Box starts cmd where ralph-ci is.
+// Start starts cmd inside the namespace: it is forked from the box's
+// thread, so the process and everything it starts are in the namespace
+// from their first instruction. A nil Box starts cmd where ralph-ci is.
 func (b *Box) Start(cmd *exec.Cmd) error {
 	if b == nil {
 		return cmd.Start()
 	}
-	ch := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
-		if err := unix.Setns(int(b.ns.Fd()), unix.CLONE_NEWNET); err != nil {
-			ch <- fmt.Errorf("entering the network namespace: %w", err)
-			return
-		}
-		ch <- cmd.Start()
-	}()
-	return <-ch
+	s := start{cmd: cmd, err: make(chan error, 1)}
+	select {
+	case b.starts <- s:
+		return <-s.err
+	case <-b.done:
+		return errors.New("the network box is closed")
+	}
 }
 
-// Close lets the namespace go once nothing else holds it (its listener
-// and its processes).
+// Close ends the box's thread; the namespace goes once nothing else
+// holds it (its listener, its processes). Processes the box started and
+// that still run get their parent-death signal.
 func (b *Box) Close() error {
 	if b == nil {
 		return nil
 	}
-	return b.ns.Close()
+	close(b.starts)
+	<-b.done
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
@@ -65,3 +66,34 @@ func TestBoxReachesOnlyItsListener(t *testing.T) {
 		t.Errorf("accepted on %s", got)
 	}
 }
+
+// A process the box started with a parent-death signal (as the shepherd
+// is) lives on after Start returned: the signal fires when the thread that
+// started it ends, and the box's thread lives until Close.
+func TestBoxKeepsItsProcessesAlive(t *testing.T) {
+	b, ln, err := New()
+	if errors.Is(err, syscall.EPERM) {
+		t.Skip("making a network namespace needs CAP_SYS_ADMIN:", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	defer ln.Close()
+	cmd := exec.Command("sh", "-c", "read line; exit 7")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC() // give the runtime its chance to end idle threads
+	in.Write([]byte("go on\n"))
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 {
+		t.Fatalf("the boxed process ended with %v, want exit status 7", err)
+	}
+}
+

@@ -3,6 +3,7 @@ package agent
 import (
 	"cmp"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 
@@ -32,6 +33,11 @@ type Host struct {
 	// Deny are folders no process started through the shepherd may write
 	// in (ralph-ci's own git directories; internal/shepherd.DenyWrites).
 	Deny []string
+	// Network, when set, is how every process reaches the network: in
+	// its box, through ralph-ci's proxy, which holds the model APIs'
+	// keys (see NetworkEnv). Without it a process inherits the keys and
+	// connects where it likes (ralph-ci's own tests of other commands).
+	Network Network
 }
 
 // AddSecrets adds values to mask in every output read afterwards.
@@ -71,6 +77,30 @@ func (h *Host) policy(pass, remove []string) EnvPolicy {
 		p.Remove, p.Only = h.Remove, h.Only
 	}
 	return p
+}
+
+// environ is the environment of the process inv starts (BuildEnv, then
+// NetworkEnv when the host has a Network).
+func (h *Host) environ(inv Invocation) ([]string, error) {
+	env := BuildEnv(os.Environ(), h.policy(inv.Pass, inv.Remove), inv.Env)
+	if h == nil || h.Network == nil {
+		return env, nil
+	}
+	api := inv.API
+	if api == nil {
+		if a, ok := FormatAPI(inv.Format); ok {
+			api = &a
+		}
+	}
+	return NetworkEnv(env, inv.Env, os.Environ(), api, h.Network)
+}
+
+// start starts cmd, in the network box when the host has a Network.
+func (h *Host) start(cmd *exec.Cmd) error {
+	if h == nil || h.Network == nil {
+		return cmd.Start()
+	}
+	return h.Network.Start(cmd)
 }
 
 // deny are the folders of Deny.

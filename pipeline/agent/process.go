@@ -78,10 +78,16 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 		outW.Close()
 		return nil, err
 	}
-	cmd.Env = BuildEnv(os.Environ(), inv.Host.policy(inv.Pass, inv.Remove), inv.Env)
+	if cmd.Env, err = inv.Host.environ(inv); err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
 	setGroup(cmd, shepherded)
-	err = cmd.Start()
+	err = inv.Host.start(cmd)
 	inR.Close() // the agent has its own copies
 	outW.Close()
 	if err != nil {
