@@ -96,4 +96,3 @@ func TestBoxKeepsItsProcessesAlive(t *testing.T) {
 		t.Fatalf("the boxed process ended with %v, want exit status 7", err)
 	}
 }
-
