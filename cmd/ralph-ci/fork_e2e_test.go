@@ -167,6 +167,46 @@ func TestRunPushesToAForkThatAllowsMaintainers(t *testing.T) {
 	contains(t, "run 3's log", stderr, "does not allow maintainers to push to its branch: the work goes to ralph-ci/pr-2 of the base repository")
 }
 
+// On a fork's run that pushes to the fork, the push-token goes to the
+// fork's push alone: every request to the base repository (its fetches,
+// the state's push), served over HTTP as GitHub does, carries the job's
+// token, and every request to the fork the push-token.
+func TestForkPushTokenGoesToTheForkPushAlone(t *testing.T) {
+	w := newCIWorld(t, ralphBinary(t), ciRepoFiles, httpOrigin)
+	fork := ghorigin.New(t, "master", "changes", 2, map[string]string{"README.md": "fork\n"}, nil)
+	ghorigin.Git(t, fork.Bare, "fetch", "--quiet", w.Bare, "+refs/heads/changes:refs/heads/changes")
+	fork.ServeHTTP("app-token")
+	w.srv.HeadRepo, w.srv.HeadCloneURL, w.srv.MaintainerCanModify = "someone/Hello-World", fork.URL, true
+	env := []string{"GITHUB_SERVER_URL=" + fork.ServerURL, "GITHUB_EVENT_NAME=pull_request_target"}
+	w.setEventJSON(fmt.Sprintf(`{"action":"labeled","number":2,"label":{"name":"ralph-ci run"},"sender":{"login":"alice"},"pull_request":{"number":2,"maintainer_can_modify":true,"head":{"sha":%q,"ref":"changes","repo":{"full_name":"someone/Hello-World","clone_url":%q}},"base":{"ref":"master","repo":{"full_name":"Codertocat/Hello-World"}}},"repository":{"full_name":"Codertocat/Hello-World","default_branch":"master"}}`,
+		fork.Rev("refs/heads/changes"), fork.URL))
+	w.job("", "")
+	start := len(w.Sent())
+	_, stderr := w.ralphPushToken(3, "app-token", env, "run", "--deliver", "pr", "--max-rotations", "1")
+	contains(t, "the log", stderr, "the fork allows maintainers: the work goes to its branch, pushed with the push-token")
+	base := w.Sent()[start:]
+	if len(base) == 0 || w.Refused != 0 {
+		t.Fatalf("requests to the base repository: %q, %d refused", base, w.Refused)
+	}
+	for _, tok := range base {
+		if tok != "test-token" {
+			t.Fatalf("the base repository got %q, want the job's token on every request", base)
+		}
+	}
+	if len(w.Pushes()) == 0 || w.Rev("refs/ralph-ci/state/ralph-ci/pr-2") == "" {
+		t.Fatal("the state was not pushed to the base repository")
+	}
+	sent := fork.Sent()
+	if len(fork.Pushes()) == 0 || fork.Refused != 0 {
+		t.Fatalf("pushes to the fork %q, %d refused", fork.Pushes(), fork.Refused)
+	}
+	for _, tok := range sent {
+		if tok != "app-token" {
+			t.Fatalf("the fork got %q, want the push-token on every request", sent)
+		}
+	}
+}
+
 // A run on a fork's pull request, asked by a maintainer, gives the fork's
 // agent and verification command the basics only: the job's other
 // secrets (NPM_TOKEN, AWS_SECRET_ACCESS_KEY) never reach them, and on no

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/schema"
@@ -39,6 +40,11 @@ type Job struct {
 	Host *agent.Host
 	// Version is ralph-ci's version, recorded in the state's lock.
 	Version string
+
+	// hidden is the credential actions/checkout persisted, as
+	// UseGitCredential took it (a fork push gives it back to origin's
+	// commands).
+	hidden []igit.Credential
 }
 
 // DeliveryMode is the --deliver flag, else the config's delivery.mode.
