@@ -23,6 +23,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -40,6 +41,11 @@ const PlaceholderPrefix = "ralph-ci-proxy-holds-the-key-"
 // Placeholder is what a boxed process gets in the key variable name: the
 // proxy replaces it with the key on the way out.
 func Placeholder(name string) string { return PlaceholderPrefix + name }
+
+// quiet drops the HTTP server's and the reverse proxy's own log lines:
+// ralph-ci's log is JSON or its console format, and a client gone
+// mid-answer (an agent stopped by a cap or a timeout) is expected.
+var quiet = log.New(io.Discard, "", 0)
 
 // Proxy is the run's proxy; its zero value is not usable: see [New].
 type Proxy struct {
@@ -79,7 +85,7 @@ func New(ln net.Listener, allow []string, refused func(host string)) *Proxy {
 		ln: ln, allow: allow, refused: refused, upstream: t, dial: d.DialContext,
 		routes: map[string]*route{}, byKey: map[string]string{}, told: map[string]bool{},
 	}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: time.Minute}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: time.Minute, ErrorLog: quiet}
 	go func() { _ = p.srv.Serve(ln) }()
 	return p
 }
@@ -133,6 +139,7 @@ func (p *Proxy) Route(upstream string, keys map[string]string) (base string, pla
 			Rewrite:       r.rewrite,
 			Transport:     p.upstream,
 			FlushInterval: -1, // streamed answers (server-sent events) as they come
+			ErrorLog:      quiet, // a CLI stopped mid-answer is no news
 		}
 		p.routes[prefix], p.byKey[identity] = r, prefix
 	}
