@@ -138,7 +138,7 @@ func (p *Proxy) Route(upstream string, keys map[string]string) (base string, pla
 		r.rp = &httputil.ReverseProxy{
 			Rewrite:       r.rewrite,
 			Transport:     p.upstream,
-			FlushInterval: -1, // streamed answers (server-sent events) as they come
+			FlushInterval: -1,    // streamed answers (server-sent events) as they come
 			ErrorLog:      quiet, // a CLI stopped mid-answer is no news
 		}
 		p.routes[prefix], p.byKey[identity] = r, prefix

@@ -165,4 +165,3 @@ func writeOf(p Price) float64 {
 	}
 	return p.CacheWrite
 }
-
