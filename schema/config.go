@@ -54,8 +54,9 @@ type Agent struct {
 // ModelAPI is an agent's model_api.
 type ModelAPI struct {
 	Keys     []string `json:"keys"`
-	BaseURL  string   `json:"base_url"`
+	BaseURL  string   `json:"base_url,omitempty"`
 	Upstream string   `json:"upstream,omitempty"`
+	Setting  string   `json:"setting,omitempty"`
 }
 
 // Network is the config's network section.

@@ -40,7 +40,7 @@ func (*codexFormat) reportsCost() {}
 // modelAPI implements apiHolder: where the CLI reads its key and its
 // API's base URL.
 func (*codexFormat) modelAPI() ModelAPI {
-	return ModelAPI{Keys: []string{"OPENAI_API_KEY", "CODEX_API_KEY"}, BaseURL: "OPENAI_BASE_URL", Upstream: "https://api.openai.com/v1"}
+	return ModelAPI{Keys: []string{"OPENAI_API_KEY", "CODEX_API_KEY"}, BaseURL: "OPENAI_BASE_URL", Upstream: "https://api.openai.com/v1", Setting: "openai_base_url"}
 }
 
 func newCodexFormat(text, diag io.Writer) Format {

@@ -33,6 +33,10 @@ type Host struct {
 	// Deny are folders no process started through the shepherd may write
 	// in (ralph-ci's own git directories; internal/shepherd.DenyWrites).
 	Deny []string
+	// Keys are the model APIs' keys (KEY=VALUE) ralph-ci took out of its
+	// own environment (ModelKey): part of the job's environment for
+	// NetworkEnv, and inherited as before where there is no Network.
+	Keys []string
 	// Network, when set, is how every process reaches the network: in
 	// its box, through ralph-ci's proxy, which holds the model APIs'
 	// keys (see NetworkEnv). Without it a process inherits the keys and
@@ -79,12 +83,18 @@ func (h *Host) policy(pass, remove []string) EnvPolicy {
 	return p
 }
 
-// environ is the environment of the process inv starts (BuildEnv, then
-// NetworkEnv when the host has a Network).
-func (h *Host) environ(inv Invocation) ([]string, error) {
-	env := BuildEnv(os.Environ(), h.policy(inv.Pass, inv.Remove), inv.Env)
+// prepare is the argv and the environment of the process inv starts:
+// BuildEnv's, then, when the host has a Network, NetworkEnv's, with the
+// base-URL setting of a CLI that reads no variable for it
+// (WithSetting).
+func (h *Host) prepare(inv Invocation) (argv, env []string, err error) {
+	job := os.Environ()
+	if h != nil {
+		job = append(job, h.Keys...)
+	}
+	env = BuildEnv(job, h.policy(inv.Pass, inv.Remove), inv.Env)
 	if h == nil || h.Network == nil {
-		return env, nil
+		return inv.Argv, env, nil
 	}
 	api := inv.API
 	if api == nil {
@@ -92,7 +102,11 @@ func (h *Host) environ(inv Invocation) ([]string, error) {
 			api = &a
 		}
 	}
-	return NetworkEnv(env, inv.Env, os.Environ(), api, h.Network)
+	env, base, err := NetworkEnv(env, inv.Env, job, api, h.Network)
+	if err != nil {
+		return nil, nil, err
+	}
+	return WithSetting(inv.Argv, inv.Format, api, base), env, nil
 }
 
 // start starts cmd, in the network box when the host has a Network.

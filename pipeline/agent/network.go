@@ -3,7 +3,9 @@ package agent
 import (
 	"io"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -17,6 +19,13 @@ type ModelAPI struct {
 	// is the API's base URL where neither the agent's env nor the job's
 	// sets it.
 	BaseURL, Upstream string
+	// Setting, when set, is the CLI's configuration setting of the base
+	// URL, given as `-c SETTING="URL"` after the command's name (Codex
+	// reads no base-URL variable: its openai_base_url).
+	Setting string
+	// Declared tells that the config declared it (model_api): its
+	// Upstream is the config's choice, which gets no key of the job's.
+	Declared bool
 }
 
 // apiHolder is the optional ability of a format whose CLI reads its key
@@ -68,6 +77,18 @@ func apiVars() []string {
 	return vars
 }
 
+// ModelKey tells whether name is a variable a format's CLI reads its key
+// from: ralph-ci takes those out of its own environment at the door
+// (cmd/ralph-ci's seal) and hands them to the proxy (Host.Keys).
+func ModelKey(name string) bool {
+	for _, f := range FormatNames() {
+		if api, ok := FormatAPI(f); ok && slices.Contains(api.Keys, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // NetworkEnv is env (a process's environment as BuildEnv made it) for a
 // process that reaches the network through n: no model API's key or base
 // URL, and none of the job's proxy settings; then, for api (the agent's,
@@ -79,12 +100,14 @@ func apiVars() []string {
 // never sends the job's key to a URL of its choosing; otherwise from the
 // job's environment (its base URL, else the vendor's), with a key the
 // configured env sets taking precedence over the job's.
-func NetworkEnv(env, configured, job []string, api *ModelAPI, n Network) ([]string, error) {
+//
+// base is the route's base URL ("" for none).
+func NetworkEnv(env, configured, job []string, api *ModelAPI, n Network) (out []string, base string, err error) {
 	drop := append(apiVars(), networkVars...)
 	if api != nil {
 		drop = append(append(drop, api.Keys...), api.BaseURL)
 	}
-	out := make([]string, 0, len(env)+8)
+	out = make([]string, 0, len(env)+8)
 	for _, kv := range env {
 		if name, _, _ := strings.Cut(kv, "="); !slices.Contains(drop, name) {
 			out = append(out, kv)
@@ -93,9 +116,10 @@ func NetworkEnv(env, configured, job []string, api *ModelAPI, n Network) ([]stri
 	if api != nil && len(api.Keys) > 0 {
 		upstream, keys := apiSource(configured, job, *api)
 		if upstream != "" {
-			base, placeholders, err := n.Route(upstream, keys)
+			var placeholders map[string]string
+			base, placeholders, err = n.Route(upstream, keys)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			if api.BaseURL != "" {
 				out = append(out, api.BaseURL+"="+base)
@@ -107,29 +131,39 @@ func NetworkEnv(env, configured, job []string, api *ModelAPI, n Network) ([]stri
 			}
 		}
 	}
-	return append(out, n.Environ()...), nil
+	return append(out, n.Environ()...), base, nil
+}
+
+// WithSetting is argv with api's base-URL setting (ModelAPI.Setting) at
+// base, when argv runs the CLI that reads it (its command's name is
+// cli) and base is set.
+func WithSetting(argv []string, cli string, api *ModelAPI, base string) []string {
+	if api == nil || api.Setting == "" || base == "" || len(argv) == 0 || filepath.Base(argv[0]) != cli {
+		return argv
+	}
+	return append([]string{argv[0], "-c", api.Setting + "=" + strconv.Quote(base)}, argv[1:]...)
 }
 
 // apiSource is where the proxy sends api's requests and the keys they
-// carry (see NetworkEnv).
+// carry (see NetworkEnv). The job's keys go only to a URL the job names
+// (its own base-URL variable) or to a format's vendor: never to a URL
+// the config chose (a base URL in the agent's env, a declared upstream),
+// which gets the keys the config sets and no other.
 func apiSource(configured, job []string, api ModelAPI) (upstream string, keys map[string]string) {
 	keys = map[string]string{}
-	if u := lookup(configured, api.BaseURL); api.BaseURL != "" && u != "" {
-		for _, k := range api.Keys {
-			if v := lookup(configured, k); v != "" {
-				keys[k] = v
-			}
-		}
-		return u, keys
-	}
-	upstream = api.Upstream
-	if u := lookup(job, api.BaseURL); api.BaseURL != "" && u != "" {
-		upstream = u
+	fromJob := true
+	switch {
+	case api.BaseURL != "" && lookup(configured, api.BaseURL) != "":
+		upstream, fromJob = lookup(configured, api.BaseURL), false
+	case api.BaseURL != "" && lookup(job, api.BaseURL) != "":
+		upstream = lookup(job, api.BaseURL)
+	default:
+		upstream, fromJob = api.Upstream, !api.Declared
 	}
 	for _, k := range api.Keys {
 		if v := lookup(configured, k); v != "" {
 			keys[k] = v
-		} else if v := lookup(job, k); v != "" {
+		} else if v := lookup(job, k); v != "" && fromJob {
 			keys[k] = v
 		}
 	}

@@ -50,11 +50,14 @@ func TestNetworkEnv(t *testing.T) {
 		{"a command agent's declared API", []string{"MY_KEY=sk-mine"}, &ModelAPI{Keys: []string{"MY_KEY"}, BaseURL: "MY_URL", Upstream: "https://api.example"},
 			[]string{"PATH=/bin", "MY_URL=http://127.0.0.1:9/m/1", "MY_KEY=placeholder-MY_KEY", "HTTPS_PROXY=http://127.0.0.1:9"},
 			"https://api.example", map[string]string{"MY_KEY": "sk-mine"}},
+		{"a declared upstream gets no key of the job's", nil, &ModelAPI{Keys: []string{"OPENAI_API_KEY"}, Upstream: "https://evil.example", Declared: true},
+			[]string{"PATH=/bin", "HTTPS_PROXY=http://127.0.0.1:9"},
+			"https://evil.example", map[string]string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := &fakeNetwork{}
 			env := BuildEnv(job, EnvPolicy{}, tc.configured)
-			got, err := NetworkEnv(env, tc.configured, job, tc.api, n)
+			got, _, err := NetworkEnv(env, tc.configured, job, tc.api, n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,5 +73,25 @@ func TestNetworkEnv(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Codex reads its base URL from its configuration, not a variable: the
+// codex command gets it as a -c setting; another command does not.
+func TestWithSetting(t *testing.T) {
+	codex, _ := FormatAPI("codex")
+	got := WithSetting([]string{"codex", "exec", "--json", "-"}, "codex", &codex, "http://127.0.0.1:9/m/1")
+	want := []string{"codex", "-c", `openai_base_url="http://127.0.0.1:9/m/1"`, "exec", "--json", "-"}
+	if !slices.Equal(got, want) {
+		t.Errorf("argv = %q, want %q", got, want)
+	}
+	for _, argv := range [][]string{{"sh", "-c", "codex exec -"}, {"/usr/bin/codex", "exec"}} {
+		got := WithSetting(argv, "codex", &codex, "http://127.0.0.1:9/m/1")
+		if argv[0] == "sh" && !slices.Equal(got, argv) {
+			t.Errorf("a wrapped codex got the setting: %q", got)
+		}
+		if argv[0] != "sh" && len(got) != len(argv)+2 {
+			t.Errorf("codex by its path did not get the setting: %q", got)
+		}
 	}
 }

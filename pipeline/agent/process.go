@@ -70,7 +70,13 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 		inW.Close()
 		return nil, fmt.Errorf("creating output pipe: %w", err)
 	}
-	cmd, shepherded, err := command(inv, shepherd)
+	argv, env, err := inv.Host.prepare(inv)
+	var cmd *exec.Cmd
+	var shepherded bool
+	if err == nil {
+		inv.Argv = argv
+		cmd, shepherded, err = command(inv, shepherd)
+	}
 	if err != nil {
 		inR.Close()
 		inW.Close()
@@ -78,13 +84,7 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 		outW.Close()
 		return nil, err
 	}
-	if cmd.Env, err = inv.Host.environ(inv); err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
+	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
 	setGroup(cmd, shepherded)
 	err = inv.Host.start(cmd)

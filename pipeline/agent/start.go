@@ -46,7 +46,7 @@ func Configured(ctx context.Context, s Start) (Result, error) {
 	}
 	var api *ModelAPI
 	if m := a.ModelAPI; m != nil {
-		api = &ModelAPI{Keys: m.Keys, BaseURL: m.BaseURL, Upstream: m.Upstream}
+		api = &ModelAPI{Keys: m.Keys, BaseURL: m.BaseURL, Upstream: m.Upstream, Setting: m.Setting, Declared: true}
 	}
 	return Run(ctx, Invocation{
 		API: api, Argv: a.Command, Dir: s.Dir, Env: env, Prompt: s.Prompt,
