@@ -9,7 +9,8 @@
 #   startup   `run` (1 rotation) and `check` at 1000 specs vs `cue vet` of the
 #             same front matters against #FrontMatter (CPU and peak RSS)
 #   prompt    per-rotation CPU and prompt bytes after REJ rejected claims vs
-#             on a fresh spec
+#             on a fresh spec, and the prompt after 50 identical rejections
+#             vs the first rotation's
 #   output    a rotation whose agent writes OUT_MIB MiB in 57-byte lines vs
 #             the same command with `sh > file`
 #   merge     `report merge` of 50 shard reports of 200 specs vs a Python union
@@ -174,16 +175,22 @@ fi # startup
 if want prompt; then
 rej_agent='wc -c >>prompt-sizes; echo RALPH_STATUS: DONE'
 setup "$work/rej" 1 "$rej_agent"
+echo "loop: {same_rejections: 1000000}" >>"$work/rej/ralph.yaml" # rejected for ever, never stuck
 echo "prompt-sizes" >>"$work/rej/.gitignore" && git -C "$work/rej" commit -qam ignore
 per_rotation "$work/rej" "" >"$work/rej0"
 first=$(head -n 1 "$work/rej/prompt-sizes")
 fresh "$work/rej" ""
+n0=$(wc -l <"$work/rej/prompt-sizes")
 "$bin" -C "$work/rej" run --max-rotations "$REJ" >/dev/null 2>&1 || true
+p50=$(sed -n "$((n0 + 51))p" "$work/rej/prompt-sizes") # after 50 identical rejections
 cp -a "$work/rej/.ralph" "$work/rej-state"
 per_rotation "$work/rej" "$work/rej-state" >"$work/rejN"
 last=$(tail -n 1 "$work/rej/prompt-sizes")
 row "CPU per rotation after $REJ rejections" "$(stats <"$work/rejN") ms" "$(stats <"$work/rej0") ms first $K" "$(ratio "$(median <"$work/rejN")" "$(median <"$work/rej0")")" "flat"
 row "prompt after $REJ rejections (bytes)" "$last" "$first first" "$(ratio "$last" "$first")" "flat"
+if [ -n "$p50" ]; then
+	row "prompt after 50 identical rejections (bytes)" "$p50" "$first first" "+$((p50 - first))" "<= +600 bytes"
+fi
 fi # prompt
 
 # --- output throughput: 57-byte lines.

@@ -188,9 +188,21 @@ type Layers struct {
 	CriteriaReport bool `json:"criteria_report"`
 	// UnfinishedMarkers mark work left undone (TODO, FIXME, …).
 	UnfinishedMarkers []string `json:"unfinished_markers"`
+	// AdmissionFiles are the repository's files of more admission
+	// phrases and headings, read from the loop's trusted commit.
+	AdmissionFiles []string `json:"admission_files"`
+	// SemanticJudge configures the semantic judge of model agents.
+	SemanticJudge SemanticJudge `json:"semantic_judge"`
 	// Judge is the default semantic judge agent ("" = none).
 	Judge  string `json:"judge,omitempty"`
 	Review Review `json:"review"`
+}
+
+// SemanticJudge configures the semantic judge of a model agent's claims.
+type SemanticJudge struct {
+	Enabled bool `json:"enabled"`
+	// Model is the judge's model ("" = the vendor's small model).
+	Model string `json:"model,omitempty"`
 }
 
 // Review configures the artifact review loop.

@@ -42,6 +42,15 @@ type messagesServer struct {
 	// so that the conversation spends usageIn per turn without end.
 	usageIn int
 	endless bool
+	// admit, when set, is said in the agent's final message, before the
+	// criteria it reports done.
+	admit string
+	// judge, when set, answers the conversations of ralph-ci's semantic
+	// judge (their prompt starts with semanticJudgeIntro) with its text for
+	// the prompt (unset: VERIFIED); judgeModels logs the model each asked
+	// for.
+	judge       func(prompt string) string
+	judgeModels []string
 
 	requestLog
 
@@ -194,6 +203,18 @@ func (s *messagesServer) messages(w http.ResponseWriter, r *http.Request, body [
 	if !s.decode(w, r, body, &req) {
 		return
 	}
+	if p := userText(req); strings.Contains(p, semanticJudgeIntro) {
+		answer := "VERIFIED"
+		if s.judge != nil {
+			answer = s.judge(p)
+		}
+		s.mu.Lock()
+		s.judgeModels = append(s.judgeModels, req.Model)
+		s.mu.Unlock()
+		s.note(r, "semantic judge ("+req.Model+"): "+answer, false)
+		s.reply(w, req, body, []any{textBlock(answer)}, "end_turn")
+		return
+	}
 	hasWrite := false
 	for _, t := range req.Tools {
 		hasWrite = hasWrite || t.Name == "Write"
@@ -220,7 +241,7 @@ func (s *messagesServer) messages(w http.ResponseWriter, r *http.Request, body [
 		}
 	}
 	_, statErr := os.Stat(s.path)
-	done := fmt.Sprintf("I wrote %s.\n\n%s<promise>%s</promise>\n\nRALPH_STATUS: DONE", filepath.Base(s.path), criteriaDone(userText(req)), s.promise)
+	done := fmt.Sprintf("I wrote %s.%s\n\n%s<promise>%s</promise>\n\nRALPH_STATUS: DONE", filepath.Base(s.path), s.admit, criteriaDone(userText(req)), s.promise)
 
 	s.mu.Lock()
 	s.turns++

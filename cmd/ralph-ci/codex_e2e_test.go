@@ -111,9 +111,15 @@ specs: {default_tier: auto}
 	})
 	// Codex reports tokens, no cost, no model: each rotation's spend is its
 	// tokens at gpt-5.5's default price ($1.25 in, $10 out per million; the
-	// scripted server caches nothing), worked out here by hand.
+	// scripted server caches nothing), worked out here by hand, and its
+	// semantic judge's at gpt-5-mini's ($0.25 in, $2 out).
 	for _, rot := range runReport(t, dir).Specs[0].Rotations {
 		want := (float64(rot.InputTokens)*1.25 + float64(rot.OutputTokens)*10) / 1e6
+		if j := rot.Judge; j == nil || j.Model != "gpt-5-mini" || j.Verdict != "VERIFIED" || j.InputTokens == 0 {
+			t.Errorf("rotation %d: semantic judge %+v, want gpt-5-mini's VERIFIED", rot.Iteration, j)
+		} else {
+			want += (float64(j.InputTokens)*0.25 + float64(j.OutputTokens)*2) / 1e6
+		}
 		if rot.Spend == nil || rot.InputTokens == 0 || math.Abs(rot.Spend.USD-want) > 1e-12 || rot.Spend.Unpriced != 0 {
 			t.Errorf("rotation %d: spend %+v for %d+%d tokens, want $%.8f", rot.Iteration, rot.Spend, rot.InputTokens, rot.OutputTokens, want)
 		}

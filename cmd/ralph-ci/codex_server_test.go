@@ -117,6 +117,11 @@ func (s *responsesServer) responses(w http.ResponseWriter, r *http.Request, body
 			}
 		}
 	}
+	if strings.Contains(strings.Join(users, "\n"), semanticJudgeIntro) { // ralph-ci's semantic judge
+		s.note(r, "message VERIFIED (semantic judge, "+req.Model+")", false)
+		s.reply(w, req, body, map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": "VERIFIED"}}})
+		return
+	}
 	_, statErr := os.Stat(s.path)
 	done := fmt.Sprintf("I wrote %s.\n\n<promise>%s</promise>\n\nRALPH_STATUS: DONE", s.relPath, s.promise)
 

@@ -131,6 +131,11 @@ func (s *generativeServer) agentTurn(w http.ResponseWriter, r *http.Request, mod
 			}
 		}
 	}
+	if strings.Contains(strings.Join(users, "\n"), semanticJudgeIntro) { // ralph-ci's semantic judge
+		s.note(r, "text VERIFIED (semantic judge, "+model+")", false)
+		s.reply(w, r, model, body, true, []any{map[string]any{"text": "VERIFIED"}})
+		return
+	}
 	_, statErr := os.Stat(s.path)
 	done := fmt.Sprintf("I wrote %s.\n\n<promise>%s</promise>\n\nRALPH_STATUS: DONE", filepath.Base(s.path), s.promise)
 

@@ -8,7 +8,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/internal/golden"
 )
 
-//go:generate go test ../../pipeline/agent ../../pipeline/verify -run SchemaIsGenerated -update
+//go:generate go test ../../pipeline/agent ../../pipeline/verify -run 'SchemaIsGenerated|RunnerTableIsGenerated' -update
 //go:generate go test . ../../schema ../../pipeline/exitcode -run TestReferenceIsFresh -update
 
 // The pages of docs/reference are generated from the truth (action.yml

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"io"
 	"maps"
 	"regexp"
@@ -35,7 +36,11 @@ type globalOptions struct {
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.Code {
 	sealed := unsealed()
 	getenv := getenvWith(sealed)
-	opts := &globalOptions{Job: job.Job{Stdout: stdout, Env: job.EnvFrom(getenv), Host: &agent.Host{}, Version: versionString()}, stdin: stdin, stderr: stderr}
+	env := job.EnvFrom(getenv)
+	if env.Actions.Actions { // the runner reads the log for workflow commands: only ralph-ci's own may be one
+		stdout, stderr = actions.NewGuard(stdout), actions.NewGuard(stderr)
+	}
+	opts := &globalOptions{Job: job.Job{Stdout: stdout, Env: env, Host: &agent.Host{}, Version: versionString()}, stdin: stdin, stderr: stderr}
 	token, err := readToken(getenv)
 	opts.Env.PR.Token = token
 	if err == nil {

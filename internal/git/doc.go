@@ -16,7 +16,12 @@
 //     origin's transport allowed, origin's URL as the checkout had it when
 //     ralph-ci started) and rewrites before each command, removing what
 //     would make git read another directory (commondir, config.worktree,
-//     info/grafts, replace refs);
+//     info/grafts, replace refs); the directory is one per run (a fresh
+//     name, mode 0700, removed by [Cleanup]), and before each command it
+//     is swept back to what ralph-ci and its git left there after the
+//     last one: whatever else appeared (a MERGE_HEAD, a sequencer,
+//     rr-cache, remotes/, a ref; see [ReadByGit]) is removed, and what
+//     changed is written back;
 //   - the checkout's .git is data: git works on its index
 //     (GIT_INDEX_FILE), object store (GIT_OBJECT_DIRECTORY) and work tree
 //     (GIT_WORK_TREE); its HEAD and branch are read as files before each

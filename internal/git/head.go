@@ -113,3 +113,16 @@ func (p *private) syncOut(c Checkout) error {
 	}
 	return nil
 }
+
+// Head is the commit the HEAD of the checkout around dir points at ("" when
+// unborn), read as data, as ralph-ci's own git sees it before a command:
+// what git rev-parse HEAD prints, without a process. Read it after a
+// command of ralph-ci's own (a commit): its HEAD is then the checkout's.
+func Head(dir string) (string, error) {
+	c, err := Find(dir)
+	if err != nil {
+		return "", err
+	}
+	h, err := readHead(c.GitDir, c.CommonDir)
+	return h.id, err
+}

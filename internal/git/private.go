@@ -61,6 +61,10 @@ func privateFor(c Checkout) (*private, error) {
 			return nil, err
 		}
 	}
+	if p.left, err = record(dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
 	privates[c.Top] = p
 	return p, nil
 }

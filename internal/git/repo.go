@@ -112,6 +112,11 @@ type private struct {
 	alternates []byte
 	// head is the checkout's HEAD as last synced both ways.
 	head headState
+	// left is what ralph-ci and its git left in dir after the last
+	// command, and busy the commands running that may write there: the
+	// next command sweeps dir back to left when none runs (see sweep).
+	left left
+	busy int
 }
 
 var (

@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -143,11 +144,20 @@ func setup(dir string, args []string) (env []string, done func() error, err erro
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.busy == 0 {
+		if err := p.left.sweep(p.dir); err != nil {
+			return nil, nil, fmt.Errorf("sweep ralph-ci's own git directory %s: %w", p.dir, err)
+		}
+	}
 	if err := p.guard(c); err != nil {
 		return nil, nil, err
 	}
 	if err := p.syncIn(c); err != nil {
 		return nil, nil, err
+	}
+	writes := sub != "cat-file" // cat-file --batch may stay open while other commands run
+	if writes {
+		p.busy++
 	}
 	env = append(baseEnv(), "GIT_DIR="+p.dir, "GIT_WORK_TREE="+c.Top, "GIT_OBJECT_DIRECTORY="+c.Objects(), "GIT_INDEX_FILE="+c.Index())
 	switch {
@@ -159,7 +169,18 @@ func setup(dir string, args []string) (env []string, done func() error, err erro
 	return env, func() error {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		return p.syncOut(c)
+		err := p.syncOut(c)
+		if writes {
+			p.busy--
+		}
+		if p.busy == 0 {
+			l, rerr := record(p.dir)
+			if rerr == nil {
+				p.left = l
+			}
+			err = errors.Join(err, rerr)
+		}
+		return err
 	}, nil
 }
 

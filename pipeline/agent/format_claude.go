@@ -57,7 +57,22 @@ var (
 	_ Format       = (*claudeFormat)(nil)
 	_ costReporter = (*claudeFormat)(nil)
 	_ apiHolder    = (*claudeFormat)(nil)
+	_ judgeCLI     = (*claudeFormat)(nil)
 )
+
+// program implements judgeCLI.
+func (*claudeFormat) program() string { return "claude" }
+
+// smallModel implements judgeCLI: Anthropic's small model.
+func (*claudeFormat) smallModel() string { return "claude-haiku-4-5" }
+
+// judgeArgs implements judgeCLI: the model replaced, and the permission
+// mode default (in -p mode every tool that asks for permission is
+// refused) with the editing tools disallowed.
+func (*claudeFormat) judgeArgs(argv []string, model string) []string {
+	argv = withoutFlags(argv, []string{"--model", "--permission-mode"}, []string{"--dangerously-skip-permissions", "--allow-dangerously-skip-permissions"})
+	return append(argv, "--model", model, "--permission-mode", "default", "--disallowedTools", "Bash", "Edit", "Write", "NotebookEdit")
+}
 
 // reportsCost implements costReporter: Claude Code reports its cost.
 func (*claudeFormat) reportsCost() {}

@@ -32,7 +32,25 @@ var (
 	_ Format       = (*codexFormat)(nil)
 	_ costReporter = (*codexFormat)(nil)
 	_ apiHolder    = (*codexFormat)(nil)
+	_ judgeCLI     = (*codexFormat)(nil)
 )
+
+// program implements judgeCLI.
+func (*codexFormat) program() string { return "codex" }
+
+// smallModel implements judgeCLI: OpenAI's small model.
+func (*codexFormat) smallModel() string { return "gpt-5-mini" }
+
+// judgeArgs implements judgeCLI: the model replaced and the sandbox
+// read-only, before the "-" that reads the prompt from stdin.
+func (*codexFormat) judgeArgs(argv []string, model string) []string {
+	argv = withoutFlags(argv, []string{"-m", "--model", "-s", "--sandbox"}, []string{"--dangerously-bypass-approvals-and-sandbox", "--full-auto", "--yolo"})
+	judge := []string{"--model", model, "--sandbox", "read-only"}
+	if argv[len(argv)-1] == "-" {
+		return append(append(argv[:len(argv)-1:len(argv)-1], judge...), "-")
+	}
+	return append(argv, judge...)
+}
 
 // reportsCost implements costReporter: its tokens are priced.
 func (*codexFormat) reportsCost() {}

@@ -33,7 +33,22 @@ var (
 	_ Format       = (*geminiFormat)(nil)
 	_ costReporter = (*geminiFormat)(nil)
 	_ apiHolder    = (*geminiFormat)(nil)
+	_ judgeCLI     = (*geminiFormat)(nil)
 )
+
+// program implements judgeCLI.
+func (*geminiFormat) program() string { return "gemini" }
+
+// smallModel implements judgeCLI: Google's small model (the lite model of
+// the CLI's own routing).
+func (*geminiFormat) smallModel() string { return "gemini-3.5-flash-lite" }
+
+// judgeArgs implements judgeCLI: the model replaced and the approval
+// mode plan (read-only).
+func (*geminiFormat) judgeArgs(argv []string, model string) []string {
+	argv = withoutFlags(argv, []string{"-m", "--model", "--approval-mode"}, []string{"--yolo", "-y"})
+	return append(argv, "--model", model, "--approval-mode", "plan")
+}
 
 // reportsCost implements costReporter: its tokens are priced.
 func (*geminiFormat) reportsCost() {}

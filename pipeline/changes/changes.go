@@ -38,6 +38,9 @@ type Snapshot struct {
 	// snapshot it holds only the paths git status reported (the others have
 	// their content at Head); in a tree snapshot it holds every counted file.
 	Files map[string]string `json:"files,omitempty"`
+	// index is what a real Take learnt besides (see Listed); nil when
+	// unknown.
+	index *index
 }
 
 // Take records a snapshot of the tracked files under root. Inside a git work

@@ -23,7 +23,10 @@ import (
 // untracked files: only the .gitignore files of the tree decide what is
 // ignored.
 
-// addHidden adds both kinds of paths under root to st.hash.
+// addHidden adds both kinds of paths under root to st.hash. The same git
+// ls-files lists the untracked files git does not ignore, so that st also
+// learns the files git tracks or would track (st.listed) and the
+// submodules of the index (st.links).
 func addHidden(ctx context.Context, root string, r repo, st *status) error {
 	listed := make(map[string]bool, len(st.hash))
 	for _, p := range st.hash {
@@ -35,17 +38,30 @@ func addHidden(ctx context.Context, root string, r repo, st *status) error {
 			st.hash = append(st.hash, p)
 		}
 	}
-	out, err := runGit(ctx, root, pathspec(r, "ls-files", "-z", "-v", "--stage", "--full-name")...)
+	out, err := runGit(ctx, root, pathspec(r, "ls-files", "-z", "-v", "--stage", "--others", "--exclude-standard", "--full-name")...)
 	if err != nil {
 		return fmt.Errorf("git ls-files in %s: %w", root, err)
 	}
+	seen := map[string]bool{}
+	list := func(p string) {
+		if p, ok := st.rel(p, r.prefix); ok && !seen[p] {
+			seen[p] = true
+			st.listed = append(st.listed, p)
+		}
+	}
+	st.listed = []string{}
 	for _, entry := range strings.Split(string(out), "\x00") {
+		if p, ok := strings.CutPrefix(entry, "? "); ok { // untracked, not ignored
+			list(p)
+			continue
+		}
 		// tag SP mode SP id SP stage TAB path
 		meta, p, ok := strings.Cut(entry, "\t")
 		f := strings.Fields(meta)
 		if !ok || len(f) != 4 || len(f[0]) != 1 {
 			continue
 		}
+		list(p)
 		// -v tags an assume-unchanged entry in lower case and a
 		// skip-worktree one "S" (or "s" for both).
 		if tag := f[0][0]; tag == 'S' || (tag >= 'a' && tag <= 'z') {
@@ -53,6 +69,9 @@ func addHidden(ctx context.Context, root string, r repo, st *status) error {
 		}
 		if f[1] == gitlinkMode && f[3] == "0" {
 			st.addGitlink(p, f[2], r.prefix)
+			if rel, ok := st.rel(p, r.prefix); ok {
+				st.links = append(st.links, rel)
+			}
 		}
 	}
 	if !hasPatterns(r.infoExclude) {

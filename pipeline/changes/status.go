@@ -24,6 +24,8 @@ type status struct {
 	dirs   []string          // untracked directories, listed as one entry
 	repos  []string          // untracked nested repositories to describe
 	clean  map[string]string // submodules status did not report: their index id
+	listed []string          // the files git tracks or would track (see Snapshot.Listed)
+	links  []string          // the submodules of the index
 }
 
 // parseStatus reads porcelain v2 -z output. Paths in it are relative to the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -76,7 +77,8 @@ func takeGit(ctx context.Context, root string, r repo) (Snapshot, error) {
 		}
 		files[p] = id
 	}
-	return Snapshot{Kind: KindGit, Head: st.head, Files: files}, nil
+	sort.Strings(st.listed)
+	return Snapshot{Kind: KindGit, Head: st.head, Files: files, index: &index{listed: st.listed, links: st.links}}, nil
 }
 
 // expandDirs lists, in one git call, the untracked files (and nested

@@ -149,6 +149,31 @@ func (w *Watcher) Take(ctx context.Context) (Snapshot, error) {
 	return snap.clone(), nil
 }
 
+// Adopt makes snap the Watcher's snapshot whatever events arrived since
+// its last one: the caller changed the repository itself and knows what
+// Take would now see, as ralph-ci knows after its own commit of a
+// rotation's work (Snapshot.AfterCommit), made while no other process of
+// the work tree lives. The next Take returns snap again, without git,
+// unless an event arrives after Adopt. With the fast path off it does
+// nothing.
+func (w *Watcher) Adopt(ctx context.Context, snap Snapshot) {
+	w.takeMu.Lock()
+	defer w.takeMu.Unlock()
+	w.ready(ctx) // the barrier: every event so far is the caller's, and dropped
+	if w.closed || !w.current() {
+		w.cached = nil
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.dirty || w.stale || w.off != "" { // after the barrier: not the caller's
+		w.cached = nil
+		return
+	}
+	snap = snap.clone()
+	w.cached = &snap
+}
+
 // FastPath reports whether events can still spare Take its work, and if not
 // why: the platform, the configuration, the repository layout, too many
 // directories, or a watch the system refused (fs.inotify.max_user_watches).

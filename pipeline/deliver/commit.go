@@ -32,6 +32,16 @@ type Rotation struct {
 	Iteration int
 	Status    string // the verdict's status (DONE, CONTINUE, REJECTED…)
 	Counter   string // the spec's counter after the rotation, as "2/3"
+	// Head is the commit HEAD pointed at once the rotation's processes
+	// were gone, as its change detection saw it ("" when unknown): when
+	// it is the commit the last rotation left, the agent committed
+	// nothing, and no git looks for its commits.
+	Head string
+	// Links are the submodules of the index as the change detection saw
+	// it then, when LinksKnown: the commit stages them without a git
+	// ls-files of its own.
+	Links      []string
+	LinksKnown bool
 }
 
 // Message is the commit message of a rotation, with trailers a tool can
@@ -56,15 +66,18 @@ var commitPaths = []string{":(top)", ":(top,exclude,glob)**/.ralph/**"}
 // submodule's own configuration (the agent's: its core.fsmonitor, ...), so
 // submodules are left out of it and update-index, which only reads each
 // one's HEAD, records their commits.
-func stage(ctx context.Context, g Git) error {
-	out, err := g.Run(ctx, "ls-files", "-z", "--stage", "--", ":(top)")
-	if err != nil {
-		return err
-	}
-	var links []string
-	for _, entry := range strings.Split(out, "\x00") {
-		if meta, p, ok := strings.Cut(entry, "\t"); ok && strings.HasPrefix(meta, "160000 ") {
-			links = append(links, p) // relative to g.Dir, as git add and update-index read it
+func stage(ctx context.Context, g Git, r Rotation) error {
+	links := r.Links // relative to g.Dir, as git add and update-index read it
+	if !r.LinksKnown {
+		out, err := g.Run(ctx, "ls-files", "-z", "--stage", "--", ":(top)")
+		if err != nil {
+			return err
+		}
+		links = nil
+		for _, entry := range strings.Split(out, "\x00") {
+			if meta, p, ok := strings.Cut(entry, "\t"); ok && strings.HasPrefix(meta, "160000 ") {
+				links = append(links, p)
+			}
 		}
 	}
 	args := append([]string{"add", "--all", "--"}, commitPaths...)
@@ -77,7 +90,7 @@ func stage(ctx context.Context, g Git) error {
 	if len(links) == 0 {
 		return nil
 	}
-	_, err = g.Run(ctx, append([]string{"update-index", "--add", "--remove", "--"}, links...)...)
+	_, err := g.Run(ctx, append([]string{"update-index", "--add", "--remove", "--"}, links...)...)
 	return err
 }
 
@@ -105,35 +118,67 @@ func isRalph(p string) bool {
 // when nothing changed. A change to a workflow file is committed too (so
 // that the rescue keeps it) and reported as a *WorkflowError.
 func Commit(ctx context.Context, g Git, id Identity, r Rotation) (string, error) {
-	if err := stage(ctx, g); err != nil {
-		return "", fmt.Errorf("stage the rotation's work: %w", err)
+	head, _, err := commitWork(ctx, g, id, r)
+	return head, err
+}
+
+// Change is one path of a commit of the work tree: its mode and content
+// id in the commit ("" for both when the commit deletes it).
+type Change struct{ Path, Mode, ID string }
+
+// commitWork is Commit, with what the commit changed.
+func commitWork(ctx context.Context, g Git, id Identity, r Rotation) (string, []Change, error) {
+	if err := stage(ctx, g, r); err != nil {
+		return "", nil, fmt.Errorf("stage the rotation's work: %w", err)
 	}
-	staged, err := g.Run(ctx, "diff", "--cached", "--name-only", "--no-renames")
+	staged, err := g.Run(ctx, "diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-renames")
 	if err != nil {
-		return "", fmt.Errorf("list the rotation's work: %w", err)
+		return "", nil, fmt.Errorf("list the rotation's work: %w", err)
 	}
-	files := lines(staged)
-	if len(files) == 0 {
-		return "", nil
+	changes, err := parseRaw(staged)
+	if err != nil || len(changes) == 0 {
+		return "", nil, err
 	}
 	g.Env = append(g.Env, id.env()...)
 	if _, err := g.RunInput(ctx, []byte(r.Message()), "-c", "commit.gpgsign=false", "commit", "--quiet", "--no-verify", "-F", "-"); err != nil {
-		return "", fmt.Errorf("commit the rotation's work: %w", err)
+		return "", nil, fmt.Errorf("commit the rotation's work: %w", err)
 	}
-	head, err := g.Run(ctx, "rev-parse", "HEAD")
+	head, err := g.head()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	var wf []string
-	for _, f := range files {
-		if isWorkflow(f) {
-			wf = append(wf, f)
+	if wf, _ := classify(paths(changes)); len(wf) > 0 {
+		return head, changes, &WorkflowError{Files: wf}
+	}
+	return head, changes, nil
+}
+
+// parseRaw reads git diff --raw -z --no-abbrev: ":srcmode dstmode srcid
+// dstid status" NUL path NUL, for each path.
+func parseRaw(out string) ([]Change, error) {
+	var changes []Change
+	f := strings.Split(out, "\x00")
+	for i := 0; i+1 < len(f); i += 2 {
+		meta := strings.Fields(strings.TrimPrefix(f[i], ":"))
+		if len(meta) != 5 || f[i+1] == "" {
+			return nil, fmt.Errorf("list the rotation's work: unexpected entry %q", f[i])
 		}
+		c := Change{Path: f[i+1], Mode: meta[1], ID: meta[3]}
+		if strings.Trim(c.ID, "0") == "" { // deleted
+			c.Mode, c.ID = "", ""
+		}
+		changes = append(changes, c)
 	}
-	if len(wf) > 0 {
-		return head, &WorkflowError{Files: wf}
+	return changes, nil
+}
+
+// paths are the changes' paths.
+func paths(changes []Change) []string {
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.Path
 	}
-	return head, nil
+	return out
 }
 
 // forbidden lists the files of the commits base..head that ralph-ci must
@@ -147,7 +192,14 @@ func forbidden(ctx context.Context, g Git, base, head string) (workflows, ralph 
 	if err != nil {
 		return nil, nil, fmt.Errorf("list the files of the loop's commits: %w", err)
 	}
-	for _, f := range lines(out) {
+	workflows, ralph = classify(lines(out))
+	return workflows, ralph, nil
+}
+
+// classify picks, among files relative to the repository's top, the
+// workflow files and the .ralph files (but specs, which are the user's).
+func classify(files []string) (workflows, ralph []string) {
+	for _, f := range files {
 		switch {
 		case isWorkflow(f):
 			workflows = append(workflows, f)
@@ -155,7 +207,7 @@ func forbidden(ctx context.Context, g Git, base, head string) (workflows, ralph 
 			ralph = append(ralph, f)
 		}
 	}
-	return workflows, ralph, nil
+	return workflows, ralph
 }
 
 // withTrailers is msg with the rotation's trailers added, as ralph-ci
@@ -180,32 +232,32 @@ func (r Rotation) withTrailers(msg string) string {
 // not pass for one. The commits are the rotation's own and not pushed yet,
 // so rewriting them changes nothing anyone has; ralph-ci (id) is their
 // committer.
-func markAgentCommits(ctx context.Context, g Git, id Identity, since string, r Rotation) error {
-	if since == "" {
-		return nil
+func markAgentCommits(ctx context.Context, g Git, id Identity, since string, r Rotation) (marked int, err error) {
+	if since == "" || r.Head == since { // HEAD did not move: no commit of the agent's
+		return 0, nil
 	}
 	out, err := g.Run(ctx, "rev-list", "--reverse", "--topo-order", since+"..HEAD")
 	if err != nil {
-		return fmt.Errorf("list the agent's commits: %w", err)
+		return 0, fmt.Errorf("list the agent's commits: %w", err)
 	}
 	ids := lines(out)
 	if len(ids) == 0 {
-		return nil
+		return 0, nil
 	}
 	mapped := map[string]string{}
 	committer := id.env()[2:] // GIT_COMMITTER_NAME and _EMAIL: ralph-ci rewrote them
 	for _, c := range ids {
 		info, err := g.Run(ctx, "log", "-1", "--format=%T%n%P%n%an%n%ae%n%ad", "--date=raw", c)
 		if err != nil {
-			return fmt.Errorf("read the agent's commit %.12s: %w", c, err)
+			return 0, fmt.Errorf("read the agent's commit %.12s: %w", c, err)
 		}
 		f := strings.SplitN(info, "\n", 5)
 		if len(f) != 5 {
-			return fmt.Errorf("read the agent's commit %.12s: unexpected %q", c, info)
+			return 0, fmt.Errorf("read the agent's commit %.12s: unexpected %q", c, info)
 		}
 		msg, err := g.RunInput(ctx, nil, "log", "-1", "--format=%B", c)
 		if err != nil {
-			return fmt.Errorf("read the message of the agent's commit %.12s: %w", c, err)
+			return 0, fmt.Errorf("read the message of the agent's commit %.12s: %w", c, err)
 		}
 		marked := []byte(r.withTrailers(string(msg)))
 		args := []string{"commit-tree", f[0]}
@@ -217,13 +269,13 @@ func markAgentCommits(ctx context.Context, g Git, id Identity, since string, r R
 		cg.Env = append(cg.Env, committer...)
 		nid, err := cg.RunInput(ctx, marked, append(args, "-F", "-")...)
 		if err != nil {
-			return fmt.Errorf("mark the agent's commit %.12s: %w", c, err)
+			return 0, fmt.Errorf("mark the agent's commit %.12s: %w", c, err)
 		}
 		mapped[c] = strings.TrimSpace(string(nid))
 	}
 	last := mapped[ids[len(ids)-1]]
 	if _, err := g.Run(ctx, "update-ref", "-m", "ralph-ci: mark the agent's commits", "HEAD", last, ids[len(ids)-1]); err != nil {
-		return fmt.Errorf("mark the agent's commits: %w", err)
+		return 0, fmt.Errorf("mark the agent's commits: %w", err)
 	}
-	return nil
+	return len(ids), nil
 }

@@ -48,6 +48,16 @@ func (g Git) run(ctx context.Context, stdin []byte, args ...string) ([]byte, err
 	return out, err
 }
 
+// head is the commit HEAD points at, read as data (igit.Head): what
+// git rev-parse HEAD prints, with no process.
+func (g Git) head() (string, error) {
+	id, err := igit.Head(g.Dir)
+	if err == nil && id == "" {
+		err = fmt.Errorf("HEAD of %s points at no commit", g.Dir)
+	}
+	return id, err
+}
+
 // revParse resolves rev to a commit id; ok is false when it does not exist.
 func (g Git) revParse(ctx context.Context, rev string) (id string, ok bool, err error) {
 	out, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", rev+"^{commit}")

@@ -37,7 +37,7 @@ func (e *RescueError) Unwrap() error { return e.Cause }
 func (s *Session) push(ctx context.Context, state func() (string, error)) (foreign []string, err error) {
 	b := s.Target.Branch
 	for attempt := 0; ; attempt++ {
-		head, err := s.Git.Run(ctx, "rev-parse", "HEAD")
+		head, err := s.Git.head()
 		if err != nil {
 			return foreign, err
 		}
@@ -144,7 +144,13 @@ func (s *Session) pushed(ctx context.Context, head, st string) {
 
 // checkRange refuses to push commits that change workflow or .ralph files.
 func (s *Session) checkRange(ctx context.Context, head string) error {
-	wf, ralph, err := forbidden(ctx, s.Git, s.base, head)
+	var wf, ralph []string
+	var err error
+	if k := s.known; k.head == head && k.base == s.base {
+		wf, ralph = classify(k.files) // the one commit ralph-ci just made
+	} else {
+		wf, ralph, err = forbidden(ctx, s.Git, s.base, head)
+	}
 	switch {
 	case err != nil:
 		return err
@@ -160,7 +166,7 @@ func (s *Session) checkRange(ctx context.Context, head string) error {
 // them: a branch ralph-ci/rescue-<branch>-<sha> when it can be pushed,
 // else a git bundle in the reports folder. It returns a *RescueError.
 func (s *Session) rescue(ctx context.Context, cause error) error {
-	head, err := s.Git.Run(ctx, "rev-parse", "HEAD")
+	head, err := s.Git.head()
 	if err != nil {
 		return &RescueError{Cause: errors.Join(cause, err)}
 	}

@@ -60,6 +60,9 @@ type Session struct {
 
 	checkout  igit.Checkout      // the checkout's git directories, read as data
 	gitBefore *gitstate.Snapshot // its state as ralph-ci left it (see InspectGit)
+
+	made  made       // what the last AfterRotation committed (Committed)
+	known knownRange // the loop's commits whose files are known (checkRange)
 }
 
 func (s *Session) retries() int {
@@ -204,32 +207,68 @@ func (s *Session) writeMarker() error {
 // returns the files that commits pushed meanwhile by others changed.
 func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, error) {
 	g := s.Git
-	if err := markAgentCommits(ctx, g, s.Identity, s.since, r); err != nil {
+	s.made = made{}
+	marked, err := markAgentCommits(ctx, g, s.Identity, s.since, r)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := Commit(ctx, g, s.Identity, r); err != nil {
+	head, changes, err := commitWork(ctx, g, s.Identity, r)
+	if err != nil {
 		var wf *WorkflowError
 		if errors.As(err, &wf) {
 			return nil, s.rescue(ctx, err)
 		}
 		return nil, err
 	}
-	head, err := s.Git.Run(ctx, "rev-parse", "HEAD")
-	if err != nil {
-		return nil, err
+	if head == "" && marked == 0 && r.Head != "" {
+		head = r.Head // nothing committed, by anyone
+	} else if head == "" {
+		if head, err = g.head(); err != nil {
+			return nil, err
+		}
+	}
+	s.made = made{head: head, changes: changes, ok: true}
+	if marked == 0 && s.since == s.base {
+		// base..head is this one commit: push checks its files, no git.
+		s.known = knownRange{base: s.base, head: head, files: paths(changes)}
 	}
 	s.described, s.since = head, head
 	if !s.Push {
 		return nil, s.snapGit()
 	}
 	foreign, err := s.sync(ctx, fmt.Sprintf("ralph-ci state after %s iteration %d\n", r.Spec, r.Iteration))
-	if tip, terr := s.Git.Run(ctx, "rev-parse", "HEAD"); terr == nil {
+	if tip, terr := g.head(); terr == nil {
 		s.since = tip // a rebase moved the loop's commits onto the others'
+		s.made.ok = s.made.ok && tip == head
 	}
 	if err == nil {
 		err = s.snapGit() // as ralph-ci's commit, fetch and push left it
 	}
 	return foreign, err
+}
+
+// made is what the last AfterRotation left: HEAD and the changes its
+// commit made (none when nothing changed), when ok.
+type made struct {
+	head    string
+	changes []Change
+	ok      bool
+}
+
+// knownRange is a range of commits whose files are known: base..head
+// holds only ralph-ci's commit of files.
+type knownRange struct {
+	base, head string
+	files      []string
+}
+
+// Committed tells what the last AfterRotation's commit left: HEAD and
+// every path it committed, with its mode and content id ("" when
+// deleted); ok is false when it cannot tell (no rotation delivered yet, a
+// rebase onto others' commits, a failure), and the caller then looks at
+// the work tree itself.
+func (s *Session) Committed() (head string, changes []Change, ok bool) {
+	return s.made.head, s.made.changes, s.made.ok
 }
 
 // Finish pushes the state saved at the end of the run (and any commit not
@@ -246,7 +285,7 @@ func (s *Session) Finish(ctx context.Context) error {
 // sync pushes HEAD and a state commit describing s.described.
 func (s *Session) sync(ctx context.Context, msg string) ([]string, error) {
 	foreign, err := s.push(ctx, func() (string, error) {
-		return saveState(ctx, s.Git, s.StateDir, s.described, s.stateTip, msg)
+		return saveState(ctx, s.Git, s.StateDir, s.described, s.stateTip, msg, s.stateRef())
 	})
 	if err != nil {
 		return foreign, err

@@ -32,7 +32,7 @@ func (e *engine) claimWatch(ctx context.Context, sp plan.Spec, stage plan.Stage,
 // claimRules are what the claim layers read from the config and the
 // spec's state: the admissions heard, and the last rejection reason, which
 // the agent may quote back without admitting anything.
-func claimRules(cfg schema.Layers, sp plan.Spec, ss state.SpecState) layers.Rules {
+func claimRules(cfg schema.Layers, own layers.Words, sp plan.Spec, ss state.SpecState) layers.Rules {
 	more := layers.MoreAdmissions
 	if cfg.Admissions != nil {
 		more = *cfg.Admissions
@@ -46,9 +46,9 @@ func claimRules(cfg schema.Layers, sp plan.Spec, ss state.SpecState) layers.Rule
 		criteria = sp.AllAcceptanceCriteria()
 	}
 	return layers.Rules{
-		Admissions: append(append([]string{}, cfg.ContradictionPhrases...), more...),
+		Admissions: append(append(append([]string{}, cfg.ContradictionPhrases...), more...), own.Phrases...),
 		Echoes:     []string{ss.Reason},
-		Headings:   headings,
+		Headings:   append(append([]string{}, headings...), own.Headings...),
 		Criteria:   criteria,
 	}
 }
@@ -64,6 +64,9 @@ type judgement struct {
 	// seen are the guarded files' hashes after the rotation (nil when the
 	// spec guards none).
 	seen map[string]string
+	// judge is the semantic judge's run, when one ran: its spend is
+	// settled with the rotation's.
+	judge *judgeRun
 }
 
 // verdictOf judges a rotation: it gathers the facts (layers.Facts) and
@@ -73,7 +76,7 @@ type judgement struct {
 // state the rotation left that ralph-ci does not commit through ("" none).
 // It reads ss and never changes it. An error only means ctx was
 // cancelled: the rotation is then left to be run again.
-func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, st status.Status, res agent.Result, changed []string, history, gitLeft string) (judgement, error) {
+func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, agentName string, st status.Status, res agent.Result, changed []string, history, gitLeft string) (judgement, error) {
 	var j judgement
 	if ss.TaskKey != sp.Hash {
 		j.restart = true
@@ -84,6 +87,8 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 	}
 	f := e.facts(sp, ss, stage, st, res)
 	f.GitLeft = gitLeft
+	judge, model, judgeName := e.semanticJudge(agentName, stage)
+	f.Semantic.Judge = judgeName
 	if gitLeft == "" {
 		j.seen = f.Now
 	}
@@ -100,6 +105,13 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 				return j, ctx.Err()
 			}
 			f.Method = &r
+		case layers.NeedSemantic:
+			answer, failed, jres := e.runSemantic(ctx, sp, ss, stage, agentName, judge, res.Tail, transcript.writer())
+			if ctx.Err() != nil {
+				return j, ctx.Err()
+			}
+			f.Semantic.Answer, f.Semantic.Failed = &answer, failed
+			j.judge = &judgeRun{agent: agentName, model: model, res: jres, verdict: judgeVerdict(answer, failed)}
 		case layers.NeedReview:
 			out, err := e.runReviewer(ctx, sp, ss, stage, f.Review.Reviewer, v.ReviewAt, f.Review.MaxIterations, changed, transcript.writer())
 			if ctx.Err() != nil {
@@ -126,7 +138,7 @@ func (e *engine) facts(sp plan.Spec, ss state.SpecState, stage plan.Stage, st st
 	rc := cfg.Layers.Review
 	return layers.Facts{
 		Stage: stage, Status: st, Output: res.Report, TimedOut: res.TimedOut,
-		Rules:    claimRules(cfg.Layers, sp, ss),
+		Rules:    claimRules(cfg.Layers, e.words, sp, ss),
 		Baseline: ss.VerifierHashes, Now: now, Stops: stops,
 		Markers: cfg.Layers.UnfinishedMarkers, CanDiff: ss.VerifierTree != "",
 		Inventory: ss.VerifierTests,

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
@@ -34,6 +35,15 @@ type GitInspector interface {
 	InspectGit(ctx context.Context) (reason string, err error)
 }
 
+// Committer is an ability a Deliverer may have (found by type assertion):
+// after AfterRotation, Committed tells what its commit left, HEAD and
+// every path it committed (with its content id there, "" when deleted),
+// ok false when it cannot tell. The engine then knows the next
+// rotation's baseline without running git (changes.Snapshot.AfterCommit).
+type Committer interface {
+	Committed() (head string, changes []deliver.Change, ok bool)
+}
+
 // inspectGit asks the Deliverer what git state the rotation left.
 func (e *engine) inspectGit(ctx context.Context) (string, error) {
 	gi, ok := e.opts.Deliverer.(GitInspector)
@@ -58,6 +68,11 @@ func (e *engine) startDelivery(ctx context.Context) ([]string, error) {
 // deliverRotation saves the state the rotation left and hands the
 // rotation to the Deliverer; files others changed meanwhile count as
 // changed for every spec.
+//
+// The work tree it commits is the one the rotation's snapshot saw (the
+// watcher tells, with no git, that nothing touched it since), and what
+// the commit left becomes the next rotation's baseline: a delivery
+// rotation runs its change detection once (bench/delivery.sh).
 func (e *engine) deliverRotation(ctx context.Context, r deliver.Rotation) error {
 	if e.opts.Deliverer == nil {
 		return nil
@@ -65,9 +80,56 @@ func (e *engine) deliverRotation(ctx context.Context, r deliver.Rotation) error 
 	if err := state.Save(e.dir, e.st); err != nil {
 		return err
 	}
+	pre, err := e.current(ctx)
+	if err != nil {
+		return err
+	}
+	if pre != nil {
+		r.Head = pre.Head
+		r.Links, r.LinksKnown = pre.Gitlinks()
+	}
 	foreign, err := e.opts.Deliverer.AfterRotation(ctx, r)
+	if err == nil && len(foreign) == 0 && pre != nil {
+		e.adopt(ctx, *pre)
+	}
 	e.absorb(foreign, "pushed to the branch meanwhile")
 	return err
+}
+
+// current is the snapshot of the work tree now: the watcher's (no git
+// when nothing touched the tree since the last one), or with its fast
+// path off the rotation's, as baseline takes it; nil when there is none.
+func (e *engine) current(ctx context.Context) (*changes.Snapshot, error) {
+	if e.watch == nil {
+		return e.after, nil
+	}
+	if on, _ := e.watch.FastPath(); !on && e.after != nil {
+		return e.after, nil
+	}
+	snap, err := e.watch.Take(ctx)
+	return &snap, err
+}
+
+// adopt makes what the Deliverer's commit left (Committer) the baseline
+// of the next rotation, for the watcher too.
+func (e *engine) adopt(ctx context.Context, pre changes.Snapshot) {
+	c, ok := e.opts.Deliverer.(Committer)
+	if !ok || pre.Kind != changes.KindGit {
+		return
+	}
+	head, made, ok := c.Committed()
+	if !ok {
+		return
+	}
+	committed := make([]changes.Committed, len(made))
+	for i, m := range made {
+		committed[i] = changes.Committed{Path: m.Path, ID: m.ID, Link: m.Mode == "160000"}
+	}
+	post := pre.AfterCommit(head, committed)
+	if e.watch != nil {
+		e.watch.Adopt(ctx, post)
+	}
+	e.after, e.latest = &post, &post
 }
 
 // finishDelivery pushes what is left, even when the run was interrupted.

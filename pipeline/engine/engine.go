@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
@@ -15,6 +16,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
+	"github.com/ralph-ci/ralph-ci/pipeline/layers"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
@@ -90,6 +92,9 @@ type engine struct {
 	st      state.State
 	specs   []plan.Spec
 	specAt  map[string]int // index in specs by path
+	// scanned is set by the run's first scan: a spec that changed
+	// before it changed outside the loop (state.SpecState.SeenHash).
+	scanned bool
 	loader  *project.Loader
 	log     zerolog.Logger
 
@@ -123,6 +128,11 @@ type engine struct {
 	spend     spending
 	lastSpend spend.Amount
 	lastStop  *report.CapStop
+	// lastJudge is the last rotation's semantic judge run (nil: none ran).
+	lastJudge *report.Judge
+	// words are the repository's own admission phrases and headings
+	// (layers.admission_files, read from the trusted commit).
+	words layers.Words
 }
 
 // Run works through the specs until all are verified, a limit stops it,
@@ -173,6 +183,9 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	}
 	e.pool.restore(e.st.LimitedAgents, time.Now())
 	e.startSpending()
+	if err := e.loadWords(ctx); err != nil {
+		return Outcome{Code: exitcode.Of(err)}, err
+	}
 	e.absorb(external, "differ from the commit the saved state describes")
 	e.watch, err = changes.NewWatcher(ctx, e.root, filepath.Join(state.DirName, "watch"), changes.WithFastPath(p.Config.Loop.Watch))
 	if err != nil {
@@ -300,6 +313,12 @@ func (e *engine) limitReached() (bool, string) {
 	return false, ""
 }
 
+// stuckMessage is the run's end with specs stuck: which, and exactly how
+// to bring them back.
+func stuckMessage(specs []string) string {
+	return fmt.Sprintf("stuck: %s taken out of the loop (the reason is in the table and the report); to bring them back, edit the spec (a change of mind clears its rejection streak and stuck mark) or run: ralph-ci reset %s (docs/troubleshooting.md#stuck)", strings.Join(specs, ", "), strings.Join(specs, " "))
+}
+
 // finish sets the outcome once no spec needs work.
 func (e *engine) finish() {
 	var stuck, exhausted, awaiting, escalated []string
@@ -322,7 +341,7 @@ func (e *engine) finish() {
 	}
 	switch {
 	case len(stuck) > 0:
-		e.outcome.Code, e.outcome.Message = exitcode.Stuck, fmt.Sprintf("stuck: %v", stuck)
+		e.outcome.Code, e.outcome.Message = exitcode.Stuck, stuckMessage(stuck)
 	case len(exhausted) > 0:
 		e.outcome.Code, e.outcome.Message = exitcode.Limits, fmt.Sprintf("out of iterations: %v: taken out of the loop; a next run does not continue them: ralph-ci reset, or a change to the spec, brings them back (docs/troubleshooting.md#out-of-iterations)", exhausted)
 	case len(escalated) > 0 || len(awaiting) > 0:

@@ -19,15 +19,19 @@ type fileList struct {
 	files []string
 }
 
-// files is listFiles(e.root), computed again only when the latest
-// snapshot of the change detection (e.latest) differs from the one of
-// the last answer: which files git tracks or would track follows from
+// files is listFiles(e.root): the latest snapshot's list when its git
+// ls-files made one (changes.Snapshot.Listed), else computed again only
+// when the latest snapshot of the change detection (e.latest) differs
+// from the one of the last answer: which files git tracks or would track follows from
 // HEAD and what git status reports, so while those stay the same (a
 // rotation that changed nothing, seen by the watcher without any git
 // process) no git ls-files runs. Without a snapshot it always lists.
 func (e *engine) files() []string {
 	if e.latest == nil {
 		return listFiles(e.root)
+	}
+	if files, ok := e.latest.Listed(); ok { // the snapshot's git ls-files listed them
+		return files
 	}
 	k := snapshotKey(*e.latest)
 	if e.listed.files == nil || e.listed.key != k {

@@ -109,6 +109,9 @@ func (e *engine) baselineVerifier(ctx context.Context, sp plan.Spec, stage plan.
 		return true
 	case layers.RebaseMoved:
 		e.log.Warn().Str("spec", sp.Path).Strs("files", f.Moved).Msg("verifier guard: verification files changed outside ralph-ci's rotations; taking them as the new baseline")
+		if len(f.Released) > 0 {
+			e.log.Info().Str("spec", sp.Path).Str("stage", stage.Name).Strs("files", f.Released).Msg("verifier guard: the criteria changed between rotations; these files are no longer guarded")
+		}
 		commit, tests := ss.VerifierTree, ss.VerifierTests
 		ss.RecordVerifier(ss.VerifierKey, f.Adopted)
 		ss.VerifierSeen, ss.VerifierTree, ss.VerifierTests = f.Now, commit, tests

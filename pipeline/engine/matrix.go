@@ -51,13 +51,22 @@ func (e *engine) rescan() error {
 	for i := range e.st.Specs {
 		ss := &e.st.Specs[i]
 		sp := specs[specAt[ss.Path]]
-		if ss.LastHash != sp.Hash && ss.LastHash != "" && (ss.DoneCount != 0 || ss.Stage != "" || ss.StagesDone || ss.Excluded != "") {
+		switch {
+		case !e.scanned && ss.SeenHash != "" && ss.SeenHash != sp.Hash:
+			// Changed since the loop last saw it, outside its rotations:
+			// a person's change of mind, which the old content's
+			// decisions must not outlive.
+			e.log.Info().Str("spec", sp.Path).Bool("was_stuck", ss.Stuck()).Int("reject_repeats", ss.RejectRepeats).
+				Msg("spec edited since the last rotation: its verification starts over; its rejection streak, stuck mark and exclusion are cleared, and the verifier guard re-lists its files if the criteria changed")
+			ss.ChangeOfMind()
+		case ss.LastHash != sp.Hash && ss.LastHash != "" && (ss.DoneCount != 0 || ss.Stage != "" || ss.StagesDone || ss.Excluded != ""):
 			e.log.Info().Str("spec", sp.Path).Msg("spec modified: its verification starts over")
 			ss.StartOver()
 			ss.Excluded = "" // changed: it gets a new chance
 		}
+		ss.SeenHash = sp.Hash
 	}
-	e.specs, e.specAt = specs, specAt
+	e.specs, e.specAt, e.scanned = specs, specAt, true
 	return nil
 }
 

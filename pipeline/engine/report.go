@@ -24,7 +24,7 @@ func (e *engine) record(sp plan.Spec, stage plan.Stage, agentName string, iterat
 		DurationSeconds: res.Duration.Seconds(), CostUSD: res.Usage.CostUSD, CostKnown: res.Usage.CostKnown,
 		ExitCode: res.ExitCode, TimedOut: res.TimedOut, Log: e.relToRoot(history), Layers: v.Layers,
 		PromptBytes: e.promptBytes, InputTokens: res.Usage.Tokens.Input, OutputTokens: res.Usage.Tokens.Output,
-		Spend: new(reportAmount(e.lastSpend)), StoppedBy: e.lastStop,
+		Spend: new(reportAmount(e.lastSpend)), StoppedBy: e.lastStop, Judge: e.lastJudge,
 	})
 }
 

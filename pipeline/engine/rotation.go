@@ -69,7 +69,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	e.after, e.latest = &after, &after
 
-	j, err := e.verdictOf(ctx, sp, *ss, stage, status, res, changed, history, left)
+	j, err := e.verdictOf(ctx, sp, *ss, stage, agentName, status, res, changed, history, left)
 	if err != nil {
 		return err
 	}
@@ -78,6 +78,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	tripBreaker(ss, j.Verdict, e.opts.Project.Config.Loop.SameRejections)
 	boundPasses(ss, verifying, e.opts.Project.Config.Loop.MaxVerificationPasses)
 	v := j.Verdict
+	e.lastJudge = e.settleJudge(ctx, ss, j.judge)
 	e.settle(sp, ss, n, iteration, res)
 	if v.Reason != "" {
 		e.noteHandoff(sp, v.Reason)
@@ -158,6 +159,9 @@ func (e *engine) logRotation(sp plan.Spec, stage plan.Stage, iteration int, res 
 		Dur("duration_ms", res.Duration)
 	if res.Usage.CostKnown {
 		ev = ev.Float64("cost_usd", res.Usage.CostUSD)
+	}
+	if j := e.lastJudge; j != nil {
+		ev = ev.Str("judge", j.Model).Str("judge_verdict", j.Verdict).Float64("judge_cost_usd", j.CostUSD)
 	}
 	if v.Reason != "" {
 		ev = ev.Str("reason", v.Reason)
@@ -291,9 +295,7 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 	if c := sp.Front.Completion; c != nil {
 		in.Outcome, in.Criteria = c.Outcome, append(append([]string{}, c.AcceptanceCriteria...), sp.AcceptanceCriteria...)
 	}
-	if ss.Reason != "" {
-		in.Feedback = append(in.Feedback, "The last completion claim was rejected: "+ss.Reason)
-	}
+	in.Rejected = ss.Reason
 	in.Feedback = append(in.Feedback, e.checkpointFeedback(sp, stage.Name)...)
 	return in, nil
 }

@@ -77,7 +77,8 @@ func (e Env) Exit(code exitcode.Code, stdout io.Writer) exitcode.Code {
 		}
 	}
 	if e.Action && code == exitcode.AwaitHuman && !e.FailOnWaiting {
-		fmt.Fprintln(stdout, "::notice title=ralph-ci::waiting for a person (exit 6, the exit-code output): the step ends green; the ralph-ci commit status and the outputs say where things stand (fail-on-waiting: true fails the step instead)")
+		_ = actions.WriteAnnotation(stdout, actions.Annotation{Level: actions.LevelNotice, Title: "ralph-ci",
+			Message: "waiting for a person (exit 6, the exit-code output): the step ends green; the ralph-ci commit status and the outputs say where things stand (fail-on-waiting: true fails the step instead)"})
 		return exitcode.OK
 	}
 	return code

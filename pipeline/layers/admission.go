@@ -30,20 +30,6 @@ var SeedAdmissions = []string{"requires manual", "cannot be automated", "could n
 // layer hears with the default config.
 var DefaultAdmissions = append(append([]string{}, SeedAdmissions...), MoreAdmissions...)
 
-// MoreAdmissions are the wordings agents use to admit that the work is
-// not done, in English, German, French, Spanish, Portuguese, Japanese and
-// Chinese (admission_lang.go), heard beside the seed phrases (the config's
-// layers.contradiction_phrases) unless layers.admissions replaces them.
-var MoreAdmissions = concat(admissionsEN, admissionsDE, admissionsFR, admissionsES, admissionsPT, admissionsJA, admissionsZH)
-
-func concat(lists ...[]string) []string {
-	var out []string
-	for _, l := range lists {
-		out = append(out, l...)
-	}
-	return out
-}
-
 // negations, in the few words before a phrase, turn it around.
 var negations = map[string]bool{"no": true, "not": true, "never": true, "longer": true, "without": true, "nothing": true,
 	"doesn't": true, "don't": true, "didn't": true, "isn't": true, "aren't": true,
@@ -53,6 +39,16 @@ var negations = map[string]bool{"no": true, "not": true, "never": true, "longer"
 	"aucun": true, "aucune": true, "rien": true, "jamais": true, "ne": true, "n'ai": true, "n'est": true, "n'a": true, "sans": true,
 	"nada": true, "ningún": true, "ninguna": true, "ninguno": true, "nunca": true, "sin": true, "ya": true,
 	"nenhum": true, "nenhuma": true, "sem": true, "já": true}
+
+// frenchNe are the first half of French negation ("ne … pas"): before a
+// phrase that starts with its second half ("pas encore") they are part
+// of the phrase, not a negation of it.
+var frenchNe = map[string]bool{"ne": true, "n'ai": true, "n'est": true, "n'a": true, "n'ont": true, "n'avons": true, "n'y": true, "n'en": true, "n'était": true, "n'étaient": true, "n'sont": true}
+
+// frenchCondition before a "pas …" phrase make it a condition or a
+// description ("s'il n'existe pas encore", "ceux qui n'ont pas encore de
+// compte"), not the state of the work.
+var frenchCondition = map[string]bool{"si": true, "s'il": true, "s'ils": true, "qui": true, "que": true, "qu'il": true, "qu'ils": true, "quand": true, "lorsque": true, "tant": true}
 
 // describing words earlier in a clause show that a phrase describes the
 // fault that was fixed, not the work left.
@@ -135,9 +131,14 @@ func admits(clause, phrase string) bool {
 			continue
 		}
 		words := wordRE.FindAllString(clause[:at], -1)
-		negated, own := false, firstPerson[strings.Fields(phrase)[0]]
+		first := strings.Fields(phrase)[0]
+		negated, own := false, firstPerson[first]
 		for k, w := range words[max(0, len(words)-5):] {
-			negated = negated || negations[w]
+			if first == "pas" { // French "ne … pas": its "ne" is no negation, a condition or a relative clause is
+				negated = negated || negations[w] && !frenchNe[w] || frenchCondition[w]
+			} else {
+				negated = negated || negations[w]
+			}
 			if k >= min(len(words), 5)-2 && firstPerson[w] {
 				own = true
 			}
@@ -178,7 +179,9 @@ func boundary(s string, i, dir int) bool {
 	return !(r == '_' || r == '\'' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
-// cjk tells a Han, Hiragana or Katakana rune.
+// cjk tells a Han, Hiragana, Katakana or Hangul rune: Korean words take
+// their endings without a space ("구현하지 못했습니다"), so a Korean phrase
+// is matched as written too.
 func cjk(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }

@@ -40,6 +40,10 @@ type Before struct {
 	Now     map[string]string // the hashes of Items and of the seen items
 	Moved   []string          // the items changed between rotations (RebaseMoved)
 	Adopted map[string]string // the baseline that adopts them (RebaseMoved, [Adopt])
+	// Released are the items the baseline no longer holds because a
+	// person changed the criteria between rotations (RebaseMoved,
+	// [Relist]), sorted.
+	Released []string
 	// Reporting are the configs whose run gives the stage's test
 	// inventory (RebaseNew, [Reporting]).
 	Reporting []schema.VerificationConfig
@@ -63,8 +67,47 @@ func GuardBefore(t Tree, s GuardScope, saved Saved, baseline map[string]string) 
 	case RebaseMoved:
 		b.Moved = Differing(saved.Seen, Restrict(b.Now, saved.Seen))
 		b.Adopted = Adopt(baseline, saved.Seen, b.Now)
+		if s.criteriaMoved(b.Moved) {
+			b.Adopted, b.Released = Relist(t, b.Adopted, b.Items, s.Criteria)
+		}
 	}
 	return b
+}
+
+// criteriaMoved tells whether moved holds the spec's front matter or the
+// config: what decides what the guard covers changed between rotations.
+func (s GuardScope) criteriaMoved(moved []string) bool {
+	return slices.ContainsFunc(moved, func(item string) bool {
+		return s.Spec != "" && item == s.Spec+FrontMatterItem || s.Config != "" && item == s.Config
+	})
+}
+
+// Relist is the baseline after a person changed the criteria between
+// rotations (a change of mind: allow_test_changes set, a verification
+// command replaced): it keeps what the guard covers now (items) and
+// releases the rest, which the old criteria alone guarded, so that the
+// new criteria take effect at the next rotation. A file of the baseline
+// that is missing now stays guarded unless it is a test file the stage
+// may now change: deleting a guarded file is not undone by a change of
+// the criteria that still guards its kind. The items kept keep their
+// baseline hash: an edit a rotation made and the guard rejected is not
+// adopted.
+func Relist(t Tree, baseline map[string]string, items []string, crit schema.Criteria) (kept map[string]string, released []string) {
+	guarded := make(map[string]bool, len(items))
+	for _, item := range items {
+		guarded[item] = true
+	}
+	kept = make(map[string]string, len(baseline))
+	for item, h := range baseline {
+		file, _ := ItemFile(item)
+		if guarded[item] || !t.IsFile(file) && !(crit.AllowTestChanges && IsTestFile(file)) {
+			kept[item] = h
+			continue
+		}
+		released = append(released, item)
+	}
+	slices.Sort(released)
+	return kept, released
 }
 
 // GuardAfter hashes, after a rotation, the baseline's items and the ones

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -99,4 +100,72 @@ func TestItemFileAndContent(t *testing.T) {
 	if got := string(ItemContent("check.sh", []byte("exit 0\n"))); got != "exit 0\n" {
 		t.Errorf("whole content %q", got)
 	}
+}
+
+// A change of mind takes effect: a person who allows test changes in the
+// spec between rotations releases the tests from the baseline at the next
+// rotation, and nothing else (the script keeps its baseline hash, a
+// deleted guarded file stays guarded). The agent cannot do the same from
+// inside a rotation: what its rotation left is what the guard saw, so the
+// baseline stands, and its edit of the front matter is itself a change of
+// a guarded item.
+func TestGuardRelist(t *testing.T) {
+	spec := func(allow bool) string {
+		fm := "---\ncompletion:\n  coder:\n    promise: P\n"
+		if allow {
+			fm += "    allow_test_changes: true\n"
+		}
+		return fm + "---\n# A\n"
+	}
+	tree := mapTree{"check.sh": "go test ./...\n", "specs/a.spec.md": spec(false), "a_test.go": "package a\n", "gone_test.go": "package a\n"}
+	crit := schema.Criteria{VerificationMethod: "external", VerificationConfig: schema.VerificationConfig{Command: &schema.Command{Shell: "sh check.sh"}}}
+	scope := GuardScope{Stage: "coder", Spec: "specs/a.spec.md", SpecHash: "h", Criteria: crit}
+	start := GuardBefore(tree, scope, Saved{}, nil)
+	if start.Rebase != RebaseNew || !slices.Contains(start.Items, "a_test.go") {
+		t.Fatalf("first rotation: %+v", start)
+	}
+	baseline := start.Held
+	// The rotation edits a test (the guard rejects it) and deletes another;
+	// the guard saw what it left.
+	tree["a_test.go"] = "package a\n// edited\n"
+	delete(tree, "gone_test.go")
+	seen := Hash(tree, union(start.Items, baseline))
+
+	t.Run("person allows test changes", func(t *testing.T) {
+		tree := maps.Clone(tree)
+		tree["specs/a.spec.md"] = spec(true)
+		scope := scope
+		scope.Criteria.AllowTestChanges = true
+		b := GuardBefore(tree, scope, Saved{Key: start.Key, Seen: seen}, baseline)
+		if b.Rebase != RebaseMoved || !slices.Equal(b.Released, []string{"a_test.go", "gone_test.go", "gone_test.go" + ViewSuffix}) {
+			t.Fatalf("rebase %v, released %q: want the tests released", b.Rebase, b.Released)
+		}
+		if _, ok := b.Adopted["a_test.go"]; ok || b.Adopted["check.sh"] != baseline["check.sh"] {
+			t.Errorf("adopted %v", b.Adopted)
+		}
+	})
+	t.Run("person edits other criteria", func(t *testing.T) {
+		tree := maps.Clone(tree)
+		tree["specs/a.spec.md"] = strings.Replace(spec(false), "promise: P", "promise: Q", 1)
+		b := GuardBefore(tree, scope, Saved{Key: start.Key, Seen: seen}, baseline)
+		if b.Rebase != RebaseMoved || len(b.Released) != 0 || b.Adopted["a_test.go"] != baseline["a_test.go"] || b.Adopted["gone_test.go"] != baseline["gone_test.go"] {
+			t.Errorf("rebase %v, released %q, adopted %v: the tests stay guarded at their baseline", b.Rebase, b.Released, b.Adopted)
+		}
+	})
+	t.Run("agent allows test changes in its rotation", func(t *testing.T) {
+		tree := maps.Clone(tree)
+		tree["specs/a.spec.md"] = spec(true)
+		scope := scope
+		scope.Criteria.AllowTestChanges = true
+		seen := Hash(tree, union(start.Items, baseline)) // what its rotation left
+		b := GuardBefore(tree, scope, Saved{Key: start.Key, Seen: seen}, baseline)
+		if b.Rebase != RebaseKeep || len(b.Released) != 0 {
+			t.Fatalf("rebase %v, released %q: the baseline must stand", b.Rebase, b.Released)
+		}
+		now, _ := GuardAfter(tree, scope, baseline)
+		var v Verdict
+		if v.Guard("coder", baseline, now) {
+			t.Error("the agent's own allow_test_changes passed the guard")
+		}
+	})
 }

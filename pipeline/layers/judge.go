@@ -42,6 +42,9 @@ type Facts struct {
 	Method    *verify.Result
 	Inventory []string
 
+	// Semantic is the semantic judge's ([SemanticFacts]).
+	Semantic SemanticFacts
+
 	Review ReviewFacts
 }
 
@@ -69,10 +72,11 @@ type Need int
 
 // The facts Judge may ask for.
 const (
-	NeedNothing Need = iota // the verdict is final
-	NeedAdded               // Facts.Added
-	NeedMethod              // Facts.Method
-	NeedReview              // Facts.Review.Output, for iteration Verdict.ReviewAt
+	NeedNothing  Need = iota // the verdict is final
+	NeedAdded                // Facts.Added
+	NeedMethod               // Facts.Method
+	NeedReview               // Facts.Review.Output, for iteration Verdict.ReviewAt
+	NeedSemantic             // Facts.Semantic.Answer (or Failed)
 )
 
 // NoteLevel is how loud a [Note] is.
@@ -103,9 +107,10 @@ var order = []layer{
 	claimLayers, // 1-3: contradiction, signal, promise
 	guardLayer,  // 4: verifier guard, and new tests that stop the others
 	unfinishedLayer,
-	methodLayer, // the stage's verification method
-	testsLayer,  // its test report against the stage's inventory
-	reviewLayer, // the artifact review
+	methodLayer,   // the stage's verification method
+	testsLayer,    // its test report against the stage's inventory
+	semanticLayer, // the semantic judge, for a model agent
+	reviewLayer,   // the artifact review
 }
 
 // Judge judges one rotation from its facts: a git state left behind

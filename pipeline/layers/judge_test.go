@@ -125,6 +125,26 @@ func TestJudge(t *testing.T) {
 					t.Errorf("tests %q", v.Tests)
 				}
 			}},
+		{name: "the semantic judge is asked for once the method passed", facts: with(func(f *Facts) {
+			f.Semantic.Judge = "claude-haiku-4-5, agent coder"
+		}), need: NeedSemantic, status: status.Done, layers: claimOK + " external:pass"},
+		{name: "no semantic judge before the method", facts: with(func(f *Facts) {
+			f.Semantic.Judge, f.Method = "claude-haiku-4-5, agent coder", nil
+		}), need: NeedMethod, status: status.Done, layers: claimOK},
+		{name: "the semantic judge verifies", facts: with(judged("VERIFIED")),
+			accepted: true, status: status.Done, layers: claimOK + " external:pass semantic_judge:pass"},
+		{name: "the semantic judge's NOT_VERIFIED rejects", facts: with(judged("The message says the rest is left.\nNOT_VERIFIED: the agent admits, in Italian, that the tests are still missing")),
+			status: status.Rejected, layers: claimOK + " external:pass semantic_judge:fail", reason: "answered NOT_VERIFIED: the agent admits, in Italian"},
+		{name: "a judge with no usable answer: the claim stands on the other layers, with a warning", facts: with(judged("I think it is fine.")),
+			accepted: true, status: status.Done, layers: claimOK + " external:pass semantic_judge:pass",
+			check: func(t *testing.T, v Verdict) {
+				if len(v.Notes) != 1 || v.Notes[0].Level != NoteWarn || !strings.Contains(v.Notes[0].Msg, verify.ModelError) {
+					t.Errorf("notes %+v", v.Notes)
+				}
+			}},
+		{name: "a judge that failed to run: the same", facts: with(func(f *Facts) {
+			f.Semantic.Judge, f.Semantic.Failed = "gpt-5-mini, agent coder", "exited 1"
+		}), accepted: true, status: status.Done, layers: claimOK + " external:pass semantic_judge:pass"},
 		{name: "the reviewer is asked for last, with its iteration", facts: with(reviewing(nil)),
 			need: NeedReview, status: status.Done, layers: claimOK + " external:pass",
 			check: func(t *testing.T, v Verdict) {
@@ -188,3 +208,10 @@ func reviewing(out *string) func(f *Facts) {
 }
 
 func ptr(s string) *string { return &s }
+
+// judged are the facts of a semantic judge that answered answer.
+func judged(answer string) func(f *Facts) {
+	return func(f *Facts) {
+		f.Semantic.Judge, f.Semantic.Answer = "claude-haiku-4-5, agent coder", &answer
+	}
+}

@@ -25,19 +25,6 @@ import (
 // admissions ([OpenWork]), unless the heading says there is none
 // ("Remaining: none").
 
-// DefaultOpenHeadings are the headings of work left heard by default
-// (layers.open_work_headings).
-var DefaultOpenHeadings = []string{
-	"Remaining", "Remaining work", "Remaining tasks", "Remaining items", "Still to do", "Left to do", "To do", "TODO", "TODOs",
-	"Known gap", "Known gaps", "Known limitation", "Known limitations", "Open items", "Not done", "Not done yet", "Missing", "Unfinished", "Deferred",
-	"Offen", "Noch offen", "Offene Punkte", "Was fehlt", "Bekannte Lücken", "Noch zu tun",
-	"Reste à faire", "À faire", "Points ouverts", "Lacunes connues", "Non terminé",
-	"Pendiente", "Pendientes", "Por hacer", "Lo que falta", "Tareas pendientes",
-	"Pendente", "Pendentes", "Por fazer", "O que falta", "Tarefas pendentes",
-	"残作業", "残タスク", "未対応", "未完了", "残課題",
-	"待办", "待办事项", "剩余工作", "未完成", "已知问题", "遗留问题",
-}
-
 var (
 	taskItem    = regexp.MustCompile(`^\s{0,3}(?:[-*+]|\d+[.)])\s+\[([ xX✓✔])\]\s+(.+)$`)
 	headingLine = regexp.MustCompile(`^\s{0,3}(?:#{1,6}\s+)?(?:\*\*|__)?([^:*_#]{1,40}?)(?:\*\*|__)?\s*(?:(:|：)(?:\*\*|__)?\s*(.*))?$`)

@@ -26,11 +26,19 @@ func TestTestRun(t *testing.T) {
 		{"one skipped", verify.TestRun{Found: true, Passed: []string{"calc/TestMul"}, Skipped: []string{"calc/TestDiv"}}, false, "calc/TestDiv (skipped)"},
 		{"one failed", verify.TestRun{Found: true, Passed: []string{"calc/TestMul"}, Failed: []string{"calc/TestDiv"}}, false, "calc/TestDiv (failed)"},
 		{"all pass, one new", verify.TestRun{Found: true, Passed: []string{"calc/TestDiv", "calc/TestMul", "calc/TestZero"}}, true, ""},
+		{"the package passed as a whole", verify.TestRun{Found: true, WholePassed: []string{"calc"}}, true, ""},
+		{"the package failed as a whole", verify.TestRun{Found: true, WholeFailed: []string{"calc"}}, false, "calc/TestDiv (failed), calc/TestMul (failed)"},
+		{"another package passed as a whole", verify.TestRun{Found: true, WholePassed: []string{"calculus"}}, false, "calc/TestDiv (missing)"},
+		{"a skip seen inside a whole package", verify.TestRun{Found: true, Skipped: []string{"calc/TestDiv"}, WholePassed: []string{"calc"}}, false, "calc/TestDiv (skipped)"},
 	} {
 		v := Verdict{}
 		if ok := v.TestRun(base, nil, tc.run); ok != tc.ok || !strings.Contains(v.Reason, tc.reason) {
 			t.Errorf("%s: ok %v reason %q", tc.name, ok, v.Reason)
 		}
+	}
+	v := Verdict{}
+	if !v.TestRun(base, nil, verify.TestRun{Found: true, WholePassed: []string{"calc"}}) || len(v.Notes) != 1 || v.Notes[0].Msg != verify.WholeWarning || !strings.Contains(v.Layers[0].Detail, "2 judged by their package's verdict") {
+		t.Errorf("judged by the package: a warning that says how to get per-test results: %+v", v)
 	}
 	if v := (Verdict{}); !v.TestRun(nil, nil, verify.TestRun{}) || len(v.Layers) != 0 {
 		t.Errorf("no report and no inventory: nothing known, no layer: %+v", v)

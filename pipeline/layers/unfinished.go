@@ -3,15 +3,21 @@ package layers
 import (
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 )
 
 // Work left undone (layer "unfinished"): a marker of unfinished work —
-// TODO, FIXME, XXX, a placeholder — that the loop's diff added rejects the
-// claim. Markers that were there before the stage started, and those in
-// test fixtures, do not count. Markers written in capitals (TODO) match
-// only in capitals, at word boundaries; others (placeholder) in any case.
+// TODO, FIXME, XXX, a placeholder, a stub (raise NotImplementedError,
+// todo!(), unimplemented!, throw new Error("not implemented")) — that the
+// loop's diff added rejects the claim. Markers that were there before the
+// stage started, and those in test fixtures, do not count. In code every
+// added line counts, comments and stubs alike; in prose (docs and
+// changelogs, [IsProse]) a marker of code (TODO, a stub) counts only in
+// the shape of one, and words of prose (placeholder, coming soon)
+// anywhere. Markers written in capitals (TODO) match only in capitals, at
+// word boundaries; others (placeholder) in any case.
 
 // Added are the lines a diff added, by repo-relative file.
 type Added map[string][]string
@@ -24,8 +30,9 @@ func Unfinished(added Added, markers []string) []string {
 		if IsFixture(f) || strings.HasPrefix(f, ".ralph/") {
 			continue
 		}
+		prose := IsProse(f)
 		for _, m := range markers {
-			if hasMarker(added[f], m) {
+			if hasMarker(added[f], m, prose && !proseMarker(m)) {
 				out = append(out, f+": "+m)
 			}
 		}
@@ -33,7 +40,7 @@ func Unfinished(added Added, markers []string) []string {
 	return out
 }
 
-func hasMarker(lines []string, marker string) bool {
+func hasMarker(lines []string, marker string, prose bool) bool {
 	m := strings.TrimSpace(marker)
 	if m == "" {
 		return false
@@ -53,10 +60,63 @@ func hasMarker(lines []string, marker string) bool {
 			}
 			at := from + i
 			from = at + len(m)
-			if wordEdge(l, at-1, -1) && wordEdge(l, from, +1) {
+			if wordEdge(l, at-1, -1) && wordEdge(l, from, +1) && (!prose || markerShaped(l, at, from)) {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// proseExt are the extensions of prose files, and proseNames the names
+// (without extension) of docs and changelogs.
+var (
+	proseExt   = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".rst": true, ".txt": true, ".adoc": true, ".asciidoc": true, ".org": true, ".textile": true}
+	proseNames = map[string]bool{"changelog": true, "changes": true, "history": true, "news": true, "release_notes": true, "releasenotes": true, "readme": true, "authors": true, "contributing": true}
+)
+
+// proseMarker tells a marker written as words of prose, in lower case
+// ("placeholder", "coming soon", "lorem ipsum"): it marks unfinished docs
+// wherever it stands. The others (TODO, FIXME, todo!, raise
+// NotImplementedError) are code's, and count in prose only in the shape
+// of a marker.
+func proseMarker(m string) bool {
+	for _, r := range m {
+		if !(r >= 'a' && r <= 'z' || r == ' ') {
+			return false
+		}
+	}
+	return true
+}
+
+// IsProse tells a file of prose, docs and changelogs: in it a marker of
+// unfinished work counts only in the shape of one ([markerShaped]);
+// "Removed the TODO comment" in a CHANGELOG names a TODO, it leaves none.
+func IsProse(rel string) bool {
+	base := strings.ToLower(path.Base(rel))
+	ext := path.Ext(base)
+	return proseExt[ext] || proseNames[strings.TrimSuffix(base, ext)]
+}
+
+// markerShaped tells that the marker at l[at:end] of a prose line is one
+// of work left, not a word of a sentence: it opens the line's text (after
+// list bullets, heading and quote marks, emphasis, a task box or a
+// comment opener: "TODO: the API section", "- [ ] TBD", "<!-- FIXME -->"),
+// stands in brackets ("(TODO)", "[TBD]"), or is followed by a colon.
+func markerShaped(l string, at, end int) bool {
+	before := strings.TrimSpace(l[:at])
+	for _, opener := range []string{"<!--", "..", "//", "#", "%"} {
+		before = strings.TrimSpace(strings.TrimPrefix(before, opener))
+	}
+	before = strings.TrimLeft(before, "#>*-+_|=~ \t0123456789.)")
+	before = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(before, "[ ]"), "[x]"), "[X]"))
+	before = strings.TrimLeft(before, "*_ ")
+	after := strings.TrimLeft(l[end:], "*_ ")
+	switch {
+	case before == "", strings.HasPrefix(after, ":"), strings.HasPrefix(after, "："):
+		return true
+	case strings.HasSuffix(before, "(") && strings.HasPrefix(after, ")"), strings.HasSuffix(before, "[") && strings.HasPrefix(after, "]"):
+		return true
 	}
 	return false
 }

@@ -27,6 +27,11 @@ func TestUnfinished(t *testing.T) {
 		{"ralph-ci's files", Added{".ralph/handoffs/a.md": {"TODO: next"}}, ""},
 		{"words only", Added{"a.go": {"todoList := 1 // TODOS", "XXXL size", "todo lower case"}}, ""},
 		{"not implemented", Added{"a.py": {`raise NotImplementedError("not implemented")`}}, "a.py: not implemented"},
+		// Prose that names a marker is no marker; the marker's own shape is.
+		{"a changelog names a TODO", Added{"CHANGELOG.md": {"- Removed the TODO comment in the parser.", "Fixed a FIXME left in 1.2 (see #12)."}, "CHANGES": {"* The XXX workaround is gone"}}, ""},
+		{"a doc holds a marker", Added{"docs/api.md": {"## Errors", "TODO: list the error codes"}, "README.rst": {".. FIXME describe the flags"}, "docs/b.md": {"- [ ] TODO"}, "docs/c.md": {"Limits (TODO)"}},
+			"README.rst: FIXME|docs/api.md: TODO|docs/b.md: TODO|docs/c.md: TODO"},
+		{"a code comment names it", Added{"calc.py": {"# Removed the TODO comment"}}, "calc.py: TODO"},
 	} {
 		got := strings.Join(Unfinished(tc.added, markers), "|")
 		if got != tc.want {
@@ -39,5 +44,32 @@ func TestUnfinished(t *testing.T) {
 	}
 	if v := (Verdict{}); !v.Unfinished(nil) || names(v.Layers) != "unfinished:pass" {
 		t.Errorf("nothing found: %+v", v)
+	}
+}
+
+// The stubs of unfinished code, in every ecosystem the default markers
+// cover, including raise NotImplementedError on a path no test takes;
+// catching the error is no stub.
+func TestUnfinishedStubs(t *testing.T) {
+	stubs := []string{"TODO", "raise NotImplementedError", "raise NotImplemented", "todo!", "unimplemented!", "not implemented"}
+	for _, tc := range []struct {
+		file, line string
+		want       bool
+	}{
+		{"calc.py", "        raise NotImplementedError", true},
+		{"calc.py", `    raise NotImplementedError("negative numbers")`, true},
+		{"calc.py", "    return NotImplemented if other is None else raise_it()", false},
+		{"calc.py", "    raise NotImplemented", true},
+		{"calc.py", "    except NotImplementedError:", false},
+		{"src/lib.rs", "    todo!()", true},
+		{"src/lib.rs", `    unimplemented!("bigints")`, true},
+		{"src/calc.js", `  throw new Error("not implemented");`, true},
+		{"src/calc.ts", `  throw new Error("Not implemented yet")`, true},
+		{"docs/guide.md", "Call `div` with two numbers; raise NotImplementedError is gone.", false},
+	} {
+		got := len(Unfinished(Added{tc.file: {tc.line}}, stubs)) > 0
+		if got != tc.want {
+			t.Errorf("%s: %q: marker %v, want %v", tc.file, tc.line, got, tc.want)
+		}
 	}
 }

@@ -27,28 +27,62 @@ const (
 )
 
 // notePrefix starts the line ralph-ci appends to a handoff for a
-// rejected claim; reNoteCount matches the line counting the older ones.
+// rejected claim; reCounted matches the one line that identical notes
+// collapse into, and reNoteCount the line counting the older ones.
 const notePrefix = "> ralph-ci: the last completion claim was rejected: "
 
-var reNoteCount = regexp.MustCompile(`^> ralph-ci: (\d+) earlier rejected claims? left out`)
+var (
+	reCounted   = regexp.MustCompile(`^> ralph-ci: (\d+) completion claims were rejected: (.*)$`)
+	reNoteCount = regexp.MustCompile(`^> ralph-ci: (\d+) earlier rejected claims? left out`)
+)
 
 // Note is what ralph-ci appends to a spec's handoff when a claim is
 // rejected: one line (the reason's line breaks folded, its length bounded
 // by MaxFeedback) after a blank one.
 func Note(reason string) string {
-	return "\n" + notePrefix + Bound(strings.Join(strings.Fields(reason), " "), MaxFeedback) + "\n"
+	return "\n" + notePrefix + noteReason(reason) + "\n"
 }
 
-// PruneNotes keeps the last MaxNotes of ralph-ci's notes in a handoff and
-// replaces the older ones by one line counting them (an earlier count
-// included), where the count or the oldest note was. Every other line, the
-// agent's own text, is kept as it is.
+// noteReason is reason as a note carries it.
+func noteReason(reason string) string {
+	return Bound(strings.Join(strings.Fields(reason), " "), MaxFeedback)
+}
+
+// parseNote reads a note line (its line break included or not): the
+// reason and how many rejected claims it stands for.
+func parseNote(line string) (reason string, n int, ok bool) {
+	line = strings.TrimSuffix(line, "\n")
+	if r, ok := strings.CutPrefix(line, notePrefix); ok {
+		return r, 1, true
+	}
+	if m := reCounted.FindStringSubmatch(line); m != nil {
+		n, err := strconv.Atoi(m[1])
+		return m[2], n, err == nil && n > 0
+	}
+	return "", 0, false
+}
+
+// noteLine is the note of n rejected claims for reason.
+func noteLine(reason string, n int) string {
+	if n == 1 {
+		return notePrefix + reason + "\n"
+	}
+	return fmt.Sprintf("> ralph-ci: %d completion claims were rejected: %s\n", n, reason)
+}
+
+// PruneNotes says each thing once and keeps the handoff bounded: notes of
+// the same reason collapse into one line counting them, where the latest
+// of them was; then the last MaxNotes notes are kept and the older ones
+// replaced by one line counting the claims they stood for (an earlier
+// count included), where the count or the oldest note was. Every other
+// line, the agent's own text, is kept as it is.
 func PruneNotes(handoff string) string {
-	lines := strings.SplitAfter(handoff, "\n")
-	notes, counted, countAt, firstNote := 0, 0, -1, -1
+	lines := collapse(strings.SplitAfter(handoff, "\n"))
+	var notes []int // the claims each note stands for, in order
+	counted, countAt, firstNote := 0, -1, -1
 	for i, l := range lines {
-		if strings.HasPrefix(l, notePrefix) {
-			notes++
+		if _, n, ok := parseNote(l); ok {
+			notes = append(notes, n)
 			if firstNote < 0 {
 				firstNote = i
 			}
@@ -60,16 +94,19 @@ func PruneNotes(handoff string) string {
 			}
 		}
 	}
-	drop := notes - MaxNotes
+	drop := len(notes) - MaxNotes
 	if drop <= 0 {
-		return handoff
+		return strings.Join(lines, "")
+	}
+	for _, n := range notes[:drop] {
+		counted += n
 	}
 	if countAt < 0 {
 		countAt = firstNote
 	}
 	out := make([]string, 0, len(lines))
 	for i, l := range lines {
-		isNote := strings.HasPrefix(l, notePrefix)
+		_, _, isNote := parseNote(l)
 		if !(isNote && drop > 0) && !reNoteCount.MatchString(l) {
 			out = append(out, l)
 			continue
@@ -78,12 +115,54 @@ func PruneNotes(handoff string) string {
 			drop--
 		}
 		if i == countAt {
-			out = append(out, fmt.Sprintf("> ralph-ci: %d earlier rejected claims left out (their reasons are in the history logs and the JSON report)\n", counted+notes-MaxNotes))
+			out = append(out, fmt.Sprintf("> ralph-ci: %d earlier rejected claims left out (their reasons are in the history logs and the JSON report)\n", counted))
 		} else if len(out) > 0 && out[len(out)-1] == "\n" {
 			out = out[:len(out)-1] // the blank line that came with the note
 		}
 	}
 	return strings.Join(out, "")
+}
+
+// collapse merges the notes of one reason into one line counting them, at
+// the place of the latest; each note dropped takes the blank line before
+// it along.
+func collapse(lines []string) []string {
+	total, last, twice := map[string]int{}, map[string]int{}, false
+	for i, l := range lines {
+		if r, n, ok := parseNote(l); ok {
+			_, seen := last[r]
+			twice = twice || seen
+			total[r] += n
+			last[r] = i
+		}
+	}
+	if !twice {
+		return lines
+	}
+	out := make([]string, 0, len(lines))
+	for i, l := range lines {
+		r, _, ok := parseNote(l)
+		switch {
+		case !ok:
+			out = append(out, l)
+		case last[r] == i:
+			out = append(out, noteLine(r, total[r]))
+		case len(out) > 0 && out[len(out)-1] == "\n":
+			out = out[:len(out)-1]
+		}
+	}
+	return out
+}
+
+// HasNote tells whether the handoff holds a note of reason.
+func HasNote(handoff, reason string) bool {
+	want := noteReason(reason)
+	for _, l := range strings.Split(handoff, "\n") {
+		if r, _, ok := parseNote(l); ok && r == want {
+			return true
+		}
+	}
+	return false
 }
 
 // Bound cuts s to at most max bytes (at a character boundary), keeping

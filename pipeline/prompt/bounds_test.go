@@ -80,3 +80,50 @@ func TestBuildIsBounded(t *testing.T) {
 		t.Errorf("a small prompt says something was left out:\n%s", small)
 	}
 }
+
+// Notes of one reason collapse into one line counting them, at the place
+// of the latest; other reasons and the agent's text stay; pruning again
+// changes nothing, and a new note of a counted reason adds to its count.
+func TestPruneNotesCollapsesIdenticalNotes(t *testing.T) {
+	h := "Agent: started.\n" + Note("reason a") + Note("reason b") + "Agent: tried again.\n" + Note("reason a") + Note("reason a")
+	got := PruneNotes(h)
+	want := "Agent: started.\n" + Note("reason b") + "Agent: tried again.\n\n> ralph-ci: 3 completion claims were rejected: reason a\n"
+	if got != want {
+		t.Fatalf("collapsed:\n%s\nwant:\n%s", got, want)
+	}
+	if PruneNotes(got) != got {
+		t.Error("pruning a collapsed handoff changed it")
+	}
+	if again := PruneNotes(got + Note("reason a")); !strings.HasSuffix(again, "\n> ralph-ci: 4 completion claims were rejected: reason a\n") || strings.Count(again, "reason a") != 1 {
+		t.Errorf("one more note:\n%s", again)
+	}
+	if !HasNote(got, "reason  a") || HasNote(got, "reason c") {
+		t.Error("HasNote does not find the collapsed note by its reason")
+	}
+}
+
+// The prompt says a thing once: after 50 identical rejections it is at
+// most 600 bytes larger than the first rotation's (issue 34), the reason
+// said once, with its count, and not again under Feedback.
+func TestPromptAfterFiftyIdenticalRejections(t *testing.T) {
+	reason := "Promise 'IMPLEMENTATION_COMPLETE' not found in output: print <promise>IMPLEMENTATION_COMPLETE</promise> alone on its line when the coder stage is complete, then the status line"
+	in := Input{SpecPath: "specs/a.spec.md", SpecBody: "# A\n\nBuild it.", Stage: "coder", Iteration: 1, MaxIterations: 100,
+		Criteria: []string{"it is built"}, Promise: "IMPLEMENTATION_COMPLETE", Method: "string_match",
+		HandoffPath: ".ralph/handoffs/a.spec-16c5b2.md", GuardrailPath: ".ralph/guardrails.md"}
+	first := Build(in)
+	for i := 1; i <= 50; i++ {
+		in.Handoff = PruneNotes(in.Handoff + Note(reason)) // as the engine notes a rejection
+		in.Iteration, in.Rejected = i+1, reason
+	}
+	after := Build(in)
+	if len(after)-len(first) > 600 {
+		t.Errorf("the prompt grew by %d bytes after 50 identical rejections (at most 600):\n%s", len(after)-len(first), after)
+	}
+	if strings.Count(after, reason) != 1 || !strings.Contains(after, "50 completion claims were rejected: "+reason) {
+		t.Errorf("the reason is not said once with its count:\n%s", after)
+	}
+	in.Handoff = "" // the agent emptied its handoff: the reason is still said, under Feedback
+	if p := Build(in); !strings.Contains(p, "## Feedback from ralph-ci\n- The last completion claim was rejected: "+reason) {
+		t.Errorf("without the note the reason is not under Feedback:\n%s", p)
+	}
+}

@@ -31,9 +31,11 @@ type Input struct {
 	Handoff        string // content of the spec's handoff file
 	GuardrailPath  string
 	Guardrails     string // content of the shared guardrails file
-	// Feedback is what ralph-ci itself has to say to this rotation: why
-	// the last claim was rejected, a reviewer's findings. Behavioural
-	// context only.
+	// Rejected is why the last claim was rejected ("" when it was not):
+	// said under Feedback unless the handoff's notes already say it.
+	Rejected string
+	// Feedback is what ralph-ci itself has to say to this rotation: a
+	// reviewer's findings, a checkpoint's answer. Behavioural context only.
 	Feedback []string
 }
 
@@ -44,7 +46,8 @@ func Build(in Input) string {
 	fmt.Fprintf(&b, "# Spec: %s\n\n%s\n", in.SpecPath, strings.TrimSpace(in.SpecBody))
 
 	fmt.Fprintf(&b, "\n## Handoff (%s)\n", in.HandoffPath)
-	if h := strings.TrimSpace(tail(PruneNotes(in.Handoff), MaxHandoff, in.HandoffPath)); h != "" {
+	h := strings.TrimSpace(tail(PruneNotes(in.Handoff), MaxHandoff, in.HandoffPath))
+	if h != "" {
 		fmt.Fprintf(&b, "%s\n", h)
 	} else {
 		b.WriteString("No handoff yet: you are the first rotation on this spec.\n")
@@ -59,9 +62,13 @@ func Build(in Input) string {
 	}
 	b.WriteString("Add project-wide lessons that other agents should know to that file.\n")
 
-	if len(in.Feedback) > 0 {
+	feedback := in.Feedback
+	if in.Rejected != "" && !HasNote(h, in.Rejected) { // said once: the handoff's note says it
+		feedback = append([]string{"The last completion claim was rejected: " + in.Rejected}, feedback...)
+	}
+	if len(feedback) > 0 {
 		b.WriteString("\n## Feedback from ralph-ci\n")
-		for _, f := range in.Feedback {
+		for _, f := range feedback {
 			fmt.Fprintf(&b, "- %s\n", Bound(f, MaxFeedback))
 		}
 	}

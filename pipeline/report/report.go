@@ -185,6 +185,23 @@ type Rotation struct {
 	// it, if one did.
 	Spend     *Amount  `json:"spend,omitempty"`
 	StoppedBy *CapStop `json:"stopped_by,omitempty"`
+	// Judge is the semantic judge's run on the rotation's claim, when one
+	// ran (its spend is in Spend too).
+	Judge *Judge `json:"judge,omitempty"`
+}
+
+// Judge is one run of the semantic judge: the model CLI of the agent with
+// its vendor's small model.
+type Judge struct {
+	Agent           string  `json:"agent"`   // the agent whose CLI judged
+	Model           string  `json:"model"`   // the judge's model
+	Verdict         string  `json:"verdict"` // VERIFIED, NOT_VERIFIED or "no answer"
+	CostUSD         float64 `json:"cost_usd"`
+	CostKnown       bool    `json:"cost_known"`
+	InputTokens     int64   `json:"input_tokens,omitempty"`
+	OutputTokens    int64   `json:"output_tokens,omitempty"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	Spend           *Amount `json:"spend,omitempty"`
 }
 
 // Layer is the verdict of one verification layer or method on a claim.

@@ -10,6 +10,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"io"
 	"time"
 
@@ -125,7 +126,8 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 func guard(ctx context.Context, j *job.Job) (stop, fork bool, err error) {
 	if own, head, err := ownPush(ctx, j); err != nil || own {
 		if own {
-			fmt.Fprintf(j.Stdout, "::notice title=ralph-ci::this run was started by ralph-ci's own push (%.7s carries Ralph-* trailers): no second loop; the repository's workflows run on that head\n", head)
+			_ = actions.WriteAnnotation(j.Stdout, actions.Annotation{Level: actions.LevelNotice, Title: "ralph-ci",
+				Message: fmt.Sprintf("this run was started by ralph-ci's own push (%.7s carries Ralph-* trailers): no second loop; the repository's workflows run on that head", head)})
 			j.Log.Info().Str("head", head).Msg("started by ralph-ci's own push: nothing to do")
 		}
 		return true, false, err
@@ -133,7 +135,7 @@ func guard(ctx context.Context, j *job.Job) (stop, fork bool, err error) {
 	fork, asked, why, err := forkAsked(ctx, j)
 	if err != nil || (fork && !asked) {
 		if why != "" {
-			fmt.Fprintf(j.Stdout, "::notice title=ralph-ci::%s\n", why)
+			_ = actions.WriteAnnotation(j.Stdout, actions.Annotation{Level: actions.LevelNotice, Title: "ralph-ci", Message: why})
 			j.Log.Info().Msg(why)
 		}
 		return true, fork, err

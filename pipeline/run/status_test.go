@@ -30,7 +30,7 @@ func TestStatusAndReset(t *testing.T) {
 	if r := rows()[0]; r["counter"] != "3/3" || r["last_status"] != "DONE" {
 		t.Errorf("after the run: %v, want 3/3 DONE", r)
 	}
-	if err := Reset(j); err != nil {
+	if err := Reset(j, nil); err != nil {
 		t.Fatal(err)
 	}
 	if r := rows()[0]; r["counter"] != "0/3" || r["last_status"] != "DONE" {

@@ -43,6 +43,9 @@ var Defaults = Table{
 	// Claude Code 2.1.332's default model, and the previous one.
 	"claude-opus-5-5":   {Input: 4, CachedInput: 0.4, CacheWrite: 5, Output: 20},
 	"claude-sonnet-4-5": {Input: 3, CachedInput: 0.3, CacheWrite: 3.75, Output: 15},
+	// The small models of the semantic judge (layers.semantic_judge).
+	"claude-haiku-4-5": {Input: 1, CachedInput: 0.1, CacheWrite: 1.25, Output: 5},
+	"gpt-5-mini":       {Input: 0.25, CachedInput: 0.025, Output: 2},
 	// Codex 0.169.0's model.
 	"gpt-5.5": {Input: 1.25, CachedInput: 0.125, Output: 10},
 	// Gemini CLI 0.61.0's auto routing.

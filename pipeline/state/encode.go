@@ -145,7 +145,7 @@ func sameSpec(a, b *SpecState) bool {
 	ca, cb := &a.Counting, &b.Counting
 	return a.Path == b.Path && a.Sharding == b.Sharding && a.Spending == b.Spending && a.Staging == b.Staging && a.Tasks == b.Tasks && a.ReviewLoop == b.ReviewLoop &&
 		ca.DoneCount == cb.DoneCount && ca.LastStatus == cb.LastStatus && ca.LastHash == cb.LastHash &&
-		ca.ModifiedFiles == cb.ModifiedFiles && ca.Rotations == cb.Rotations && ca.StuckCount == cb.StuckCount &&
+		ca.ModifiedFiles == cb.ModifiedFiles && ca.Rotations == cb.Rotations && ca.StuckCount == cb.StuckCount && ca.SeenHash == cb.SeenHash &&
 		(ca.ChangedFiles == nil) == (cb.ChangedFiles == nil) && slices.Equal(ca.ChangedFiles, cb.ChangedFiles) &&
 		a.VerifierKey == b.VerifierKey && a.VerifierTree == b.VerifierTree &&
 		(a.VerifierTests == nil) == (b.VerifierTests == nil) && slices.Equal(a.VerifierTests, b.VerifierTests) &&

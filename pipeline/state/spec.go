@@ -80,6 +80,10 @@ type Counting struct {
 	Rotations int `json:"rotations"`
 	// StuckCount is the number of consecutive STUCK rotations.
 	StuckCount int `json:"stuck_count"`
+	// SeenHash is the sha256 (hex) of the spec content when the loop last
+	// scanned it, after its rotations: content that differs from it at the
+	// start of a run was changed outside the loop (a change of mind).
+	SeenHash string `json:"seen_hash,omitempty"`
 }
 
 // Staging is where the spec is in its stages, and whether it is still in
@@ -157,6 +161,20 @@ func (s *SpecState) Verified(hash string) bool {
 func (s *SpecState) StartOver() {
 	s.DoneCount, s.Stage, s.StageIterations, s.StagesDone, s.StuckCount = 0, "", 0, false, 0
 	s.VerificationPasses = 0
+}
+
+// ChangeOfMind clears what the spec's old content decided, when a person
+// changed their mind (edited the spec between runs, or ran ralph-ci
+// reset): its verification starts over, and the same-reason rejection
+// streak, the stuck mark, the exclusion and the last rejection's reason
+// go. The verifier guard's baseline is kept: a change of the criteria
+// re-lists what it guards before the next rotation (layers.GuardBefore),
+// so a rotation's rejected edit of a test is not taken as the new
+// baseline by an edit of the spec's text.
+func (s *SpecState) ChangeOfMind() {
+	s.StartOver()
+	s.Excluded, s.Reason = "", ""
+	s.RejectKey, s.RejectRepeats, s.StuckBy = "", 0, ""
 }
 
 // SendBack puts a spec whose checkpoint was rejected back to work: it

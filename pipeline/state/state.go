@@ -153,23 +153,54 @@ func Save(dir Dir, s State) error {
 
 // Reset implements "ralph-ci reset": it does NOT clear spec states, it only
 // resets counters and the iteration. Iteration, every DoneCount and every
-// StuckCount become 0 (and so do StageIterations and Excluded); Path,
-// LastStatus, LastHash, ModifiedFiles and ChangedFiles are kept. StuckCount is reset because a reset asks for a
-// fresh verification pass, in which a spec that was stuck gets a new chance.
-// Rotations is kept because it numbers the history logs, which are kept:
-// resetting it would overwrite history/{key}/001.log and so on.
+// StuckCount become 0 (and so do StageIterations and Excluded), and what
+// the loop decided about a spec goes with them: its same-reason rejection
+// streak and its stuck mark. Path, LastStatus, LastHash, ModifiedFiles,
+// ChangedFiles and the stage are kept, and
+// so is the verifier guard's baseline: a verification file a rotation
+// changed stays changed until it is restored or the criteria allow it. Rotations is kept because it numbers the history logs, which are
+// kept: resetting it would overwrite history/{key}/001.log and so on.
 //
 // A pending rotation is discarded: its iteration refers to the state
 // before the reset.
 func Reset(s State) State {
 	out := State{Version: Version, Iteration: 0, Specs: slices.Clone(s.Specs), Current: s.Current, LimitedAgents: s.LimitedAgents} // the pending rotation is discarded
 	for i := range out.Specs {
-		out.Specs[i].DoneCount = 0
-		out.Specs[i].StuckCount = 0
-		out.Specs[i].StageIterations = 0
-		out.Specs[i].Excluded = ""
+		out.Specs[i].resetSpec()
 	}
 	return out
+}
+
+// ResetSpecs implements "ralph-ci reset SPEC...": what [Reset] does to a
+// spec, for the specs at paths only; the iteration and the other specs
+// are kept. A pending rotation of one of them is discarded. A path
+// without a saved state is an error that lists the ones there are.
+func ResetSpecs(s State, paths []string) (State, error) {
+	out := s
+	out.Specs = slices.Clone(s.Specs)
+	for _, p := range paths {
+		ss := out.Spec(p)
+		if ss == nil {
+			known := make([]string, len(s.Specs))
+			for i, sp := range s.Specs {
+				known[i] = sp.Path
+			}
+			return s, fmt.Errorf("reset %s: no spec of that path in the state (the specs it holds: %s)", p, strings.Join(known, ", "))
+		}
+		ss.resetSpec()
+		if out.Pending != nil && out.Pending.Spec == p {
+			out.Pending = nil
+		}
+	}
+	return out, nil
+}
+
+// resetSpec is what reset does to one spec: counter 0/3, no STUCK in a
+// row, its stage's iterations anew, back in the loop, no rejection streak
+// and no stuck mark; its stage is kept.
+func (s *SpecState) resetSpec() {
+	s.DoneCount, s.StuckCount, s.StageIterations, s.Excluded = 0, 0, 0, ""
+	s.RejectKey, s.RejectRepeats, s.StuckBy = "", 0, ""
 }
 
 // Spec returns a pointer to the entry of the spec at path, or nil if the

@@ -145,19 +145,54 @@ func TestReset(t *testing.T) {
 	in := State{Version: 1, Iteration: 12, Specs: []SpecState{
 		{Path: "a", Counting: Counting{DoneCount: 3, LastStatus: status.Done, LastHash: "h1", ModifiedFiles: true,
 			ChangedFiles: []string{"x.go"}, Rotations: 5, StuckCount: 2}},
-		{Path: "b", Counting: Counting{DoneCount: 1, LastStatus: status.Never, Rotations: 0}},
+		{Path: "b", Counting: Counting{DoneCount: 1, LastStatus: status.Never, Rotations: 0},
+			// what the loop decided: stuck by the breaker; its guard's baseline stays
+			Staging:       Staging{Excluded: "stuck: rejected 3 times", Reason: "tests changed", Stage: "tester"},
+			Spending:      Spending{RejectKey: "k", RejectRepeats: 3, StuckBy: "breaker"},
+			VerifierGuard: VerifierGuard{VerifierKey: "coder@h@t_test.go", VerifierHashes: map[string]string{"t_test.go": "1"}}},
 	}}
 	got := Reset(in)
 	want := State{Version: 1, Iteration: 0, Specs: []SpecState{
 		{Path: "a", Counting: Counting{DoneCount: 0, LastStatus: status.Done, LastHash: "h1", ModifiedFiles: true,
 			ChangedFiles: []string{"x.go"}, Rotations: 5, StuckCount: 0}},
-		{Path: "b", Counting: Counting{DoneCount: 0, LastStatus: status.Never}},
+		{Path: "b", Counting: Counting{DoneCount: 0, LastStatus: status.Never},
+			Staging:       Staging{Reason: "tests changed", Stage: "tester"},
+			VerifierGuard: VerifierGuard{VerifierKey: "coder@h@t_test.go", VerifierHashes: map[string]string{"t_test.go": "1"}}},
 	}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Reset:\n got %+v\nwant %+v", got, want)
 	}
-	if in.Iteration != 12 || in.Specs[0].DoneCount != 3 {
+	if in.Iteration != 12 || in.Specs[0].DoneCount != 3 || in.Specs[1].StuckBy == "" {
 		t.Fatal("Reset modified its input")
+	}
+}
+
+// TestResetSpecs: reset SPEC does to that spec what reset does to all,
+// and keeps the iteration, the other specs and a pending rotation of
+// another spec; an unknown path names the ones the state holds.
+func TestResetSpecs(t *testing.T) {
+	stuck := func(path string) SpecState {
+		return SpecState{Path: path, Counting: Counting{DoneCount: 2, LastHash: "h"},
+			Staging:  Staging{Excluded: "stuck", Stage: "tester"},
+			Spending: Spending{RejectKey: "k", RejectRepeats: 3, StuckBy: "breaker"}}
+	}
+	in := State{Version: 1, Iteration: 7, Specs: []SpecState{stuck("a"), stuck("b")}, Pending: &Rotation{Iteration: 8, Spec: "b"}}
+	got, err := ResetSpecs(in, []string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := State{Version: 1, Iteration: 7, Specs: []SpecState{{Path: "a", Counting: Counting{LastHash: "h"}, Staging: Staging{Stage: "tester"}}, stuck("b")}, Pending: in.Pending}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ResetSpecs:\n got %+v\nwant %+v", got, want)
+	}
+	if in.Specs[0].StuckBy == "" {
+		t.Fatal("ResetSpecs modified its input")
+	}
+	if got, _ := ResetSpecs(in, []string{"b"}); got.Pending != nil {
+		t.Error("the pending rotation of a reset spec is kept")
+	}
+	if _, err := ResetSpecs(in, []string{"c"}); err == nil || !strings.Contains(err.Error(), "reset c: no spec of that path in the state (the specs it holds: a, b)") {
+		t.Errorf("unknown spec: %v", err)
 	}
 }
 

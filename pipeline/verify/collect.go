@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -55,6 +54,9 @@ type collector struct {
 	list func() lineReader
 	// results reads a run's output into the tests' results.
 	results func() lineReader
+	// env asks the runner, through the command's environment, for
+	// per-test results.
+	env func(environ []string) []string
 }
 
 // lineReader reads a command's output, written in chunks, into tests.
@@ -73,41 +75,19 @@ func collectors(cfg schema.VerificationConfig, root, dir string) []collector {
 	if _, ok := FindPreset(*cfg.Command, dir, os.TempDir(), nil); ok {
 		return nil
 	}
-	read := func(name string) string {
-		b, _ := safefile.Read(filepath.Join(dir, name), safefile.ConfigLimit)
-		return string(b)
-	}
-	exists := func(name string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }
-	prefix, _ := filepath.Rel(root, dir)
+	p := newProject(root, dir)
 	var out []collector
-	if exists("go.mod") {
-		out = append(out, collector{name: "go test", argv: []string{"go", "test", "-list", ".", "./..."},
-			list:    func() lineReader { return &goLines{list: true} },
-			results: func() lineReader { return &goLines{} }})
-	}
-	if exists("pytest.ini") || exists("conftest.py") || exists("tests/conftest.py") ||
-		strings.Contains(read("pyproject.toml"), "[tool.pytest") || strings.Contains(read("setup.cfg"), "[tool:pytest]") || strings.Contains(read("tox.ini"), "[pytest]") {
-		out = append(out, collector{name: "pytest", argv: []string{"pytest", "--collect-only", "-q", "-p", "no:cacheprovider"},
-			list:    func() lineReader { return &pytestLines{list: true} },
-			results: func() lineReader { return &pytestLines{} }})
-	}
-	pkg := read("package.json")
-	if jestConfig.MatchString(pkg) || slices.ContainsFunc([]string{"js", "ts", "mjs", "cjs", "json"}, func(ext string) bool { return exists("jest.config." + ext) }) {
-		jest := "jest"
-		if exists("node_modules/.bin/jest") {
-			jest = filepath.Join(dir, "node_modules", ".bin", "jest")
+	for _, r := range runners {
+		if r.inProject == nil || r.collect == nil || r.lines == nil || !r.inProject(p) {
+			continue
 		}
-		out = append(out, collector{name: "jest", argv: []string{jest, "--listTests"},
-			list:    func() lineReader { return &jestLines{list: true, root: root, prefix: prefix} },
-			results: func() lineReader { return &jestLines{root: root, prefix: prefix} }})
+		lines := r.lines
+		out = append(out, collector{name: r.Name, argv: r.collect(p), env: r.env,
+			list:    func() lineReader { return lines(true, root, p.Prefix) },
+			results: func() lineReader { return lines(false, root, p.Prefix) }})
 	}
 	return out
 }
-
-// jestConfig finds jest in a package.json: its jest key or a dependency
-// named jest ("jest": …), or a script that runs it ("jest --ci", "tsc &&
-// jest").
-var jestConfig = regexp.MustCompile(`"jest"\s*:|"(?:[^"]*[\s;&|])?jest(?:\s[^"]*)?"`)
 
 // collect runs c's collection step in dir and returns the tests it
 // lists, sorted; ok is false when the step could not run or failed.
@@ -124,6 +104,10 @@ func (c collector) collect(ctx context.Context, in Input, dir string, cfg schema
 	run := list.run()
 	return run.Passed, true
 }
+
+// WholeWarning is logged when tests are judged by their group's verdict
+// (a Go package's ok line), and says how to get per-test results.
+const WholeWarning = "test results by package only: the output shows a package's ok or FAIL line, not its tests', so a skipped test is not seen; run go test -v (the script may keep GOFLAGS, where ralph-ci sets -v) or go test -json for per-test results"
 
 // result keeps a test's verdict: a failure stays a failure.
 func result(m map[string]string, name, v string) map[string]string {
@@ -150,6 +134,9 @@ type goLines struct {
 	found   bool
 	pending map[string]string
 	verdict map[string]string
+	// whole are the packages whose ok or FAIL line came with no result
+	// line of their tests (go test without -v).
+	whole map[string]string
 }
 
 func (g *goLines) Write(p []byte) (int, error) { return g.feed(p, g.line) }
@@ -160,6 +147,9 @@ func (g *goLines) line(b []byte, long bool) {
 		return
 	}
 	if m := goPackage.FindStringSubmatch(s); m != nil {
+		if len(g.pending) == 0 && !g.list {
+			g.whole = result(g.whole, m[1], map[bool]string{true: "pass", false: "fail"}[strings.HasPrefix(s, "ok")])
+		}
 		for t, v := range g.pending {
 			g.verdict = result(g.verdict, m[1]+"/"+t, v)
 		}
@@ -179,7 +169,16 @@ func (g *goLines) line(b []byte, long bool) {
 
 func (g *goLines) run() TestRun {
 	g.lines.End(g.line)
-	return runOf(g.found && len(g.verdict) > 0, g.verdict, "pass", "skip")
+	r := runOf(g.found && len(g.verdict) > 0 || len(g.whole) > 0, g.verdict, "pass", "skip")
+	for pkg, v := range g.whole {
+		if v == "pass" {
+			r.WholePassed = append(r.WholePassed, pkg)
+		} else {
+			r.WholeFailed = append(r.WholeFailed, pkg)
+		}
+	}
+	r.sort()
+	return r
 }
 
 var (
@@ -322,6 +321,21 @@ func Inventory(ctx context.Context, in Input, cfg schema.VerificationConfig) Tes
 		return slices.DeleteFunc(slices.Clone(names), func(n string) bool { _, ok := slices.BinarySearch(collected, n); return !ok })
 	}
 	out := TestRun{Found: true, Passed: keep(run.Passed), Failed: keep(run.Failed), Skipped: keep(run.Skipped)}
+	// A group whose output showed only its verdict owes its collected
+	// tests at that granularity.
+	var whole int
+	for _, n := range collected {
+		switch run.Whole(n) {
+		case "pass":
+			out.Passed, whole = append(out.Passed, n), whole+1
+		case "fail":
+			out.Failed, whole = append(out.Failed, n), whole+1
+		}
+	}
+	if whole > 0 {
+		in.Log.Warn().Int("tests", whole).Strs("groups", append(slices.Clone(run.WholePassed), run.WholeFailed...)).Msg(WholeWarning)
+	}
+	out.sort()
 	if unseen := len(collected) - out.Ran() - len(out.Skipped); unseen > 0 {
 		in.Log.Warn().Int("collected", len(collected)).Int("unseen", unseen).Msg("test inventory: collected tests that the verification did not show running are not owed")
 	}

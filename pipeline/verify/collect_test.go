@@ -29,7 +29,6 @@ func TestResultLines(t *testing.T) {
 	}{
 		{"go test -list", &goLines{list: true}, "TestA\nTestB\nBenchmarkC\nExampleD\nok  \texample.com/m/calc\t0.278s\n?   \texample.com/m/other\t[no test files]\n", "example.com/m/calc/TestA example.com/m/calc/TestB", "", ""},
 		{"go test -v", &goLines{}, "=== RUN   TestA\n--- PASS: TestA (0.00s)\n    --- FAIL: TestA/sub (0.00s)\n--- SKIP: TestB (0.00s)\nPASS\nok  \tx/calc\t0.003s\n--- FAIL: TestC (0.01s)\nFAIL\nFAIL\tx/div\t0.01s\n", "x/calc/TestA", "x/calc/TestB", "x/div/TestC"},
-		{"go test quiet", &goLines{}, "ok  \tx/calc\t0.003s\n", "", "", ""},
 		{"pytest --collect-only -q", &pytestLines{list: true}, "tests/test_x.py::test_a\ntests/test_x.py::test_p[a b]\n\n2 tests collected in 0.11s\n", "tests/test_x.py::test_a tests/test_x.py::test_p[a b]", "", ""},
 		{"pytest -v", &pytestLines{}, "tests/test_x.py::test_a PASSED                 [ 25%]\ntests/test_x.py::test_b SKIPPED (unconditional skip)   [ 50%]\ntests/test_x.py::test_p[a b] PASSED        [ 75%]\ntests/test_x.py::test_p[c] FAILED       [100%]\nFAILED tests/test_x.py::test_p[c] - AssertionError: assert 'c' != 'c'\n", "tests/test_x.py::test_a tests/test_x.py::test_p[a b]", "tests/test_x.py::test_b", "tests/test_x.py::test_p[c]"},
 		{"pytest -rA", &pytestLines{}, "..sF\nPASSED tests/test_x.py::test_a\nSKIPPED [1] tests/test_x.py:4: unconditional skip\nXFAIL tests/test_x.py::test_x - later\nFAILED tests/test_x.py::test_p[c] - AssertionError\n", "tests/test_x.py::test_a", "tests/test_x.py::test_x", "tests/test_x.py::test_p[c]"},
@@ -41,6 +40,21 @@ func TestResultLines(t *testing.T) {
 		got := [3]string{strings.Join(run.Passed, " "), strings.Join(run.Skipped, " "), strings.Join(run.Failed, " ")}
 		if want := [3]string{tc.passed, tc.skip, tc.failed}; got != want || run.Found != (tc.passed+tc.skip+tc.failed != "") {
 			t.Errorf("%s: found %v passed/skipped/failed %q, want %q", tc.name, run.Found, got, want)
+		}
+	}
+}
+
+// go test without -v prints a package's ok or FAIL line alone: the
+// package is judged as a whole, and its tests by it; a package whose
+// failing tests show is judged by them.
+func TestGoPackageVerdicts(t *testing.T) {
+	run := feed(&goLines{}, "ok  \tx/calc\t0.003s\n--- FAIL: TestC (0.01s)\nFAIL\nFAIL\tx/div\t0.01s\nFAIL\tx/build [build failed]\n?   \tx/none\t[no test files]\n")
+	if !run.Found || !slices.Equal(run.WholePassed, []string{"x/calc"}) || !slices.Equal(run.WholeFailed, []string{"x/build"}) || !slices.Equal(run.Failed, []string{"x/div/TestC"}) {
+		t.Fatalf("go test quiet: %+v", run)
+	}
+	for test, want := range map[string]string{"x/calc/TestA": "pass", "x/build/TestB": "fail", "x/div/TestC": "", "x/calculus/TestD": ""} {
+		if got := run.Whole(test); got != want {
+			t.Errorf("Whole(%s) = %q, want %q", test, got, want)
 		}
 	}
 }

@@ -16,7 +16,8 @@ import (
 // names no test_report but runs a test runner it recognises: it adds the
 // runner's own report to the command, or reads the runner's output, so
 // that the stage gets a test inventory without the user configuring a
-// report path. An explicit test_report always wins. The runners:
+// report path. An explicit test_report always wins. Each runner's preset
+// is declared in its file of the registry ([Runners], runner_*.go):
 //
 //   - pytest (pytest, py.test, python -m pytest, uv run / poetry run
 //     pytest, anywhere in the command): PYTEST_ADDOPTS gets
@@ -82,75 +83,11 @@ type Preset struct {
 // (PYTEST_ADDOPTS is extended, not replaced). ok is false when cmd runs no
 // runner ralph-ci recognises.
 func FindPreset(cmd schema.Command, dir, tmp string, environ []string) (p Preset, ok bool) {
-	// One invocation given as argv is edited word by word; shell text
-	// (a string, or sh -c TEXT) as text.
-	shell, words, argv := cmd.Shell, []string(nil), cmd.Argv != nil
-	if argv {
-		if len(cmd.Argv) == 3 && shells[filepath.Base(cmd.Argv[0])] && cmd.Argv[1] == "-c" {
-			shell, argv = cmd.Argv[2], false
-		} else {
-			words, shell = cmd.Argv, strings.Join(cmd.Argv, " ")
+	c := newCall(cmd, dir, tmp, environ)
+	for _, r := range runners {
+		if r.invoked != nil && r.preset != nil && r.invoked(c) {
+			return r.preset(c)
 		}
-	}
-	if !argv {
-		words, _ = simpleWords(shell)
-	}
-	rebuild := func(text string, w []string) schema.Command {
-		switch {
-		case argv:
-			return schema.Command{Argv: w}
-		case cmd.Argv != nil:
-			return schema.Command{Argv: []string{cmd.Argv[0], "-c", text}}
-		}
-		return schema.Command{Shell: text}
-	}
-	// jest and vitest take their report as flags at the end of one
-	// invocation.
-	if runner, sep := jsRunner(words, dir); runner != "" {
-		if slices.ContainsFunc(words, func(w string) bool { return w == "--json" || strings.HasPrefix(w, "--outputFile") }) {
-			return Preset{}, false // the command writes its own report: name it in test_report
-		}
-		file := filepath.Join(tmp, runner+".json")
-		add := []string{"--json", "--outputFile=" + file}
-		if runner == "vitest" {
-			add = []string{"--reporter=json", "--outputFile.json=" + file}
-			if !slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, "--reporter") }) {
-				add = append([]string{"--reporter=default"}, add...)
-			}
-		}
-		if sep != "" && !slices.Contains(words, sep) {
-			add = append([]string{sep}, add...)
-		}
-		quoted := make([]string, len(add))
-		for i, a := range add {
-			quoted[i] = shellQuote(a)
-		}
-		return Preset{Runner: runner, Command: rebuild(strings.TrimSpace(shell)+" "+strings.Join(quoted, " "), append(slices.Clone(words), add...)),
-			Report: file, Added: strings.Join(add, " ")}, true
-	}
-	if runner, report := buildTool(words, dir); runner != "" {
-		return Preset{Runner: runner, Command: cmd, Report: report, Added: "reads " + report}, true
-	}
-	switch {
-	case goTestAt.MatchString(shell):
-		if strings.Contains(shell, "-json") {
-			return Preset{Runner: "go test", Command: cmd, Added: "nothing (reads its -json events)"}, true
-		}
-		return Preset{Runner: "go test", Command: rebuild(goTestAt.ReplaceAllString(shell, "${1}${2} -json${3}"), insertAfter(words, "test", "-json")), Added: "-json", GoJSON: true}, true
-	case cargoTestAt.MatchString(shell):
-		if strings.Contains(shell, "--no-fail-fast") {
-			return Preset{Runner: "cargo test", Command: cmd, Added: "nothing (reads the test harness's lines)"}, true
-		}
-		return Preset{Runner: "cargo test", Command: rebuild(cargoTestAt.ReplaceAllString(shell, "${1}${2} --no-fail-fast${3}"), insertAfter(words, "test", "--no-fail-fast")), Added: "--no-fail-fast"}, true
-	case pytestAt.MatchString(shell):
-		file := filepath.Join(tmp, "pytest.xml")
-		opts := "--junitxml=" + file
-		for _, kv := range environ {
-			if v, ok := strings.CutPrefix(kv, "PYTEST_ADDOPTS="); ok && v != "" {
-				opts = v + " " + opts
-			}
-		}
-		return Preset{Runner: "pytest", Command: cmd, Env: []string{"PYTEST_ADDOPTS=" + opts}, Report: file, Added: "PYTEST_ADDOPTS=--junitxml=" + file}, true
 	}
 	return Preset{}, false
 }
@@ -259,29 +196,6 @@ func packageScript(dir, name string) string {
 		return ""
 	}
 	return doc.Scripts[name]
-}
-
-// buildTool recognises a Maven or Gradle invocation that runs tests, and
-// the folder of the reports it writes.
-func buildTool(words []string, dir string) (runner, report string) {
-	words = withoutAssignments(words)
-	if len(words) < 2 {
-		return "", ""
-	}
-	has := func(goals ...string) bool {
-		return slices.ContainsFunc(words[1:], func(w string) bool { return slices.Contains(goals, w) })
-	}
-	switch filepath.Base(words[0]) {
-	case "mvn", "mvnw":
-		if has("test", "verify", "install", "package", "deploy") {
-			return "maven", filepath.Join(dir, "target", "surefire-reports")
-		}
-	case "gradle", "gradlew":
-		if has("test", "check", "build") {
-			return "gradle", filepath.Join(dir, "build", "test-results", "test")
-		}
-	}
-	return "", ""
 }
 
 func withoutAssignments(words []string) []string {

@@ -52,6 +52,11 @@ func readTests(in Input, cfg schema.VerificationConfig, dir string, shown io.Wri
 		}
 		for _, c := range collectors(cfg, in.Root, dir) {
 			t.lines = append(t.lines, c.results())
+			if c.env != nil { // behind a script: ask the runner for a line per test
+				env := c.env(os.Environ())
+				in.Log.Info().Str("runner", c.name).Strs("env", env).Msg("test results behind a script: ralph-ci asks the runner for a result line per test through the environment")
+				t.env = append(t.env, env...)
+			}
 		}
 	}
 	out := multi{shown, t.events, t.libtst}

@@ -80,6 +80,8 @@ func (r *TestRun) merge(o TestRun) {
 	r.Passed = append(r.Passed, o.Passed...)
 	r.Skipped = append(r.Skipped, o.Skipped...)
 	r.Failed = append(r.Failed, o.Failed...)
+	r.WholePassed = append(r.WholePassed, o.WholePassed...)
+	r.WholeFailed = append(r.WholeFailed, o.WholeFailed...)
 }
 
 // Merge is r and o together, sorted: the tests of several reports.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/text"
 )
@@ -18,10 +19,35 @@ import (
 type TestRun struct {
 	Found                   bool
 	Passed, Skipped, Failed []string
+	// WholePassed and WholeFailed are the groups (Go packages) whose
+	// output showed only their verdict as a whole, not their tests' (go
+	// test without -v prints "ok PACKAGE"): their tests are judged at
+	// that granularity ([TestRun.Whole]).
+	WholePassed, WholeFailed []string
 }
 
-// Ran is the number of tests that ran (passed or failed).
-func (r TestRun) Ran() int { return len(r.Passed) + len(r.Failed) }
+// Ran is the number of tests (and of groups judged as a whole) that ran
+// (passed or failed).
+func (r TestRun) Ran() int {
+	return len(r.Passed) + len(r.Failed) + len(r.WholePassed) + len(r.WholeFailed)
+}
+
+// Whole is the verdict of the group a test belongs to, when the output
+// showed only the group's: "pass", "fail", or "" when the test's group
+// was not judged as a whole.
+func (r TestRun) Whole(test string) string {
+	for _, w := range []struct {
+		groups []string
+		v      string
+	}{{r.WholeFailed, "fail"}, {r.WholePassed, "pass"}} {
+		for _, g := range w.groups {
+			if strings.HasPrefix(test, g+"/") {
+				return w.v
+			}
+		}
+	}
+	return ""
+}
 
 // maxEventLine bounds a go test -json line the reader parses.
 const maxEventLine = 64 << 10
@@ -85,9 +111,10 @@ func runOf(found bool, verdict map[string]string, pass, skip string) TestRun {
 }
 
 func (r *TestRun) sort() {
-	slices.Sort(r.Passed)
-	slices.Sort(r.Skipped)
-	slices.Sort(r.Failed)
+	for _, l := range []*[]string{&r.Passed, &r.Skipped, &r.Failed, &r.WholePassed, &r.WholeFailed} {
+		slices.Sort(*l)
+		*l = slices.Compact(*l)
+	}
 }
 
 // ParseJUnit reads a JUnit XML report (<testsuites> or one <testsuite>).

@@ -59,7 +59,7 @@ func WriteAnnotation(w io.Writer, a Annotation) error {
 	if len(props) > 0 {
 		cmd += " " + strings.Join(props, ",")
 	}
-	if _, err := fmt.Fprintf(w, "%s::%s\n", cmd, escapeData(a.Message)); err != nil {
+	if err := writeCommand(w, cmd+"::"+escapeData(a.Message)+"\n"); err != nil {
 		return fmt.Errorf("write annotation: %w", err)
 	}
 	return nil
@@ -102,11 +102,11 @@ func StopCommands(w io.Writer, src io.Reader) (resume func() error, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := fmt.Fprintf(w, "\n::stop-commands::%s\n", token); err != nil {
+	if err := writeCommand(w, "\n::stop-commands::"+token+"\n"); err != nil {
 		return nil, fmt.Errorf("stop workflow commands: %w", err)
 	}
 	return func() error {
-		if _, err := fmt.Fprintf(w, "\n::%s::\n", token); err != nil {
+		if err := writeCommand(w, "\n::"+token+"::\n"); err != nil {
 			return fmt.Errorf("resume workflow commands: %w", err)
 		}
 		return nil
@@ -116,11 +116,11 @@ func StopCommands(w io.Writer, src io.Reader) (resume func() error, err error) {
 // Group starts a collapsible group titled title in the log ("::group::")
 // and returns end, which closes it ("::endgroup::").
 func Group(w io.Writer, title string) (end func() error, err error) {
-	if _, err := fmt.Fprintf(w, "::group::%s\n", escapeData(text.OneLine(title, 200))); err != nil {
+	if err := writeCommand(w, "::group::"+escapeData(text.OneLine(title, 200))+"\n"); err != nil {
 		return nil, fmt.Errorf("start log group: %w", err)
 	}
 	return func() error {
-		if _, err := io.WriteString(w, "::endgroup::\n"); err != nil {
+		if err := writeCommand(w, "::endgroup::\n"); err != nil {
 			return fmt.Errorf("end log group: %w", err)
 		}
 		return nil
