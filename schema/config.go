@@ -23,7 +23,9 @@ type Config struct {
 	// beyond the job's credentials and files, which they never do.
 	Environment Environment `json:"environment"`
 	// Network says what the processes ralph-ci starts may reach.
-	Network  Network   `json:"network"`
+	Network Network `json:"network"`
+	// Box says how the processes ralph-ci starts are boxed.
+	Box      Box       `json:"box"`
 	Workflow *Workflow `json:"workflow,omitempty"`
 
 	// File is where the config was read from ("" for the built-in one).
@@ -73,6 +75,12 @@ type Environment struct {
 	// Remove lists variables (NAME, or a PREFIX_*) no started process
 	// inherits.
 	Remove []string `json:"remove"`
+}
+
+// Box is the config's box section.
+type Box struct {
+	// Mode is auto, cgroup or off (internal/box's modes).
+	Mode string `json:"mode"`
 }
 
 // StageNames lists the stages in the order they run.

@@ -45,7 +45,8 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 		Example: `  ralph-ci check
   ralph-ci check --config ci/ralph.yaml
   ralph-ci -C examples/quickstart check
-  ralph-ci check --wait 10m          # the merge gate: wait for the human answers`,
+  ralph-ci check --wait 10m          # the merge gate: wait for the human answers
+  ralph-ci check --json | jq .warnings`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			return check.Run(cmd.Context(), &opts.Job, o)
@@ -56,6 +57,7 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 	// because a shorter interval only spends the API's rate limit.
 	cmd.Flags().DurationVar(&o.Every, "poll-interval", check.DefaultPollInterval, "internal: how often --wait reads the answers")
 	_ = cmd.Flags().MarkHidden("poll-interval")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print one JSON document (config, specs, problems, warnings, the gate's output and exit code) instead of lines")
 	cmd.Flags().StringVar(&o.Deliver, "deliver", "", "with `MODE` pr on a pull request, also require every spec verified 3/3 at its head (default: delivery.mode)")
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"io"
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
 )
 
 // globalOptions are the flags every subcommand takes and the job they
@@ -108,18 +110,24 @@ ralph.json, ralph.cue) at the repository root; specs are PROMPT.md and
   ralph-ci run --max-rotations 20     # one slice of a long loop
   ralph-ci status --json
   ralph-ci -C examples/quickstart run`,
-		SilenceUsage:      true,
-		SilenceErrors:     true,
-		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       versionString(),
+		// completion bash|zsh|fish|powershell: cobra's own, for a
+		// user's shell.
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := newLogger(opts.stderr, opts.logFormat, opts.logLevel, opts.Env.RunnerDebug)
 			if err != nil {
 				return &exitcode.UsageError{Err: err}
 			}
 			opts.Log = log
+			findRoot(cmd, opts)
 			return nil
 		},
 	}
+	root.SetVersionTemplate(versionLine() + "\n")
+	root.Flags().BoolP("version", "v", false, "print the ralph-ci version, as ralph-ci version does")
 	f := root.PersistentFlags()
 	f.StringVarP(&opts.Dir, "dir", "C", ".", "run as if started in `DIR` (the repository root)")
 	f.StringVar(&opts.Config, "config", "", "config `FILE` (default: ralph.cue, ralph.yaml, ralph.yml or ralph.json in the root)")
@@ -130,6 +138,31 @@ ralph.json, ralph.cue) at the repository root; specs are PROMPT.md and
 	root.AddCommand(newRunCommand(opts), newCheckCommand(opts), newStatusCommand(opts), newResetCommand(opts), newVersionCommand(opts), newReportCommand(opts), newAnswerCommand(opts), newPlanCommand(opts), newInitCommand(opts))
 	root.SuggestionsMinimumDistance = 2
 	return root
+}
+
+// loadsProject are the commands that read the config and the specs:
+// started in a subfolder without -C or --config, they find the root
+// above it (findRoot).
+var loadsProject = map[string]bool{"run": true, "check": true, "status": true, "reset": true, "plan": true, "answer": true}
+
+// findRoot makes a command started in a subfolder of the repository
+// (without -C or --config) run at the nearest folder above that holds a
+// config, up to the repository's top, and says so.
+func findRoot(cmd *cobra.Command, opts *globalOptions) {
+	if !loadsProject[cmd.Name()] || opts.Config != "" {
+		return
+	}
+	if f := cmd.Flag("dir"); f != nil && f.Changed {
+		return
+	}
+	root, _, ok := project.FindRoot(opts.Dir)
+	if !ok {
+		return
+	}
+	if here, err := filepath.Abs(opts.Dir); err == nil && here != root {
+		opts.Log.Info().Str("root", root).Msg("config found above the current folder: running at " + root)
+		opts.Dir = root
+	}
 }
 
 // runE adapts a command body so that every error it returns carries an

@@ -110,12 +110,15 @@ func rustupHome() string {
 }
 
 // runnerCondition is the script condition [runner:NAME]: the test runner
-// NAME (pytest, jest, cargo) is on PATH. .ci/run installs them, so in CI
+// NAME (pytest, jest, vitest, cargo, go; unittest: python3) is on PATH. .ci/run installs them, so in CI
 // (CI=true) a missing runner fails the scenario instead of skipping it.
 func runnerCondition(cond string) (bool, error) {
 	name, ok := strings.CutPrefix(cond, "runner:")
 	if !ok {
 		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if bin, ok := runnerBinaries[name]; ok {
+		name = bin
 	}
 	if _, err := exec.LookPath(name); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -125,6 +128,9 @@ func runnerCondition(cond string) (bool, error) {
 	}
 	return true, nil
 }
+
+// runnerBinaries are the programs of the runners not named by one.
+var runnerBinaries = map[string]string{"unittest": "python3"}
 
 // cmdExitcode is the script command `exitcode CODE PROGRAM [ARGS...]`: it
 // runs PROGRAM as exec does (its stdout and stderr are then what stdout

@@ -18,10 +18,15 @@ func newVersionCommand(opts *globalOptions) *cobra.Command {
 		Example: "  ralph-ci version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(opts.Stdout, "ralph-ci %s %s/%s %s\n", versionString(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+			fmt.Fprintln(opts.Stdout, versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what version and --version print.
+func versionLine() string {
+	return fmt.Sprintf("ralph-ci %s %s/%s %s", versionString(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
 
 // versionString is the -ldflags version, else the module version of the

@@ -14,8 +14,11 @@ import (
 // Works: Linux has child subreapers and parent-death signals.
 const Works = true
 
-// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER from <linux/prctl.h>.
-const prSetChildSubreaper = 36
+// PR_SET_CHILD_SUBREAPER and PR_SET_NO_NEW_PRIVS from <linux/prctl.h>.
+const (
+	prSetChildSubreaper = 36
+	prSetNoNewPrivs     = 38
+)
 
 // Main runs the shepherd (args are os.Args[1:]) and returns its exit
 // status: the command's, or 127 when it could not start. The command's
@@ -32,6 +35,13 @@ func Main(args []string) int {
 	}
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
 		say(Name + ": cannot become a child subreaper: " + errno.Error())
+		return 127
+	}
+	// no_new_privs: the command and everything it starts gain no privilege
+	// by exec (sudo, setuid and file-capability binaries); no process can
+	// clear it.
+	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
+		say(Name + ": cannot set no_new_privs: " + errno.Error())
 		return 127
 	}
 	sigs := make(chan os.Signal, 4)

@@ -117,6 +117,16 @@ var forkBasics = []string{
 	"GOROOT", "GOPATH", "GOCACHE", "GOMODCACHE", "GOTOOLCHAIN", "GOCOVERDIR", "NODE_PATH",
 }
 
+// KeyVars are the environment variables the CLI of format reads its
+// model API key from (any one of them will do); none for a format that
+// does not say (text).
+func KeyVars(format string) []string {
+	if api, ok := FormatAPI(format); ok {
+		return slices.Clone(api.Keys)
+	}
+	return nil
+}
+
 // ForkAllowList is the allow-list (EnvPolicy.Only) of a run on a fork's
 // pull request, whose code and config are the fork's: the basics, nothing
 // else of the job's environment (no NPM_TOKEN, no cloud credentials). The

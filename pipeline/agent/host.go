@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/box"
 	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
 
@@ -42,6 +43,12 @@ type Host struct {
 	// keys (see NetworkEnv). Without it a process inherits the keys and
 	// connects where it likes (ralph-ci's own tests of other commands).
 	Network Network
+	// Boxes, when not nil, gives every process a box of its own that the
+	// kernel keeps (internal/box), emptied before Run returns.
+	Boxes *box.Boxes
+	// Killed, when set, is told what emptying a process's box had to
+	// kill (the processes that outlived it), naming the command.
+	Killed func(command string, killed []box.Proc, err error)
 }
 
 // AddSecrets adds values to mask in every output read afterwards.
@@ -131,4 +138,19 @@ func (h *Host) shepherd() string {
 		return ""
 	}
 	return h.Shepherd
+}
+
+// newBox is the box of a process to start (nil for none).
+func (h *Host) newBox() (*box.Box, error) {
+	if h == nil {
+		return nil, nil
+	}
+	return h.Boxes.New()
+}
+
+// emptied tells Killed what emptying the box of command killed.
+func (h *Host) emptied(command string, killed []box.Proc, err error) {
+	if h != nil && h.Killed != nil && (len(killed) > 0 || err != nil) {
+		h.Killed(command, killed, err)
+	}
 }

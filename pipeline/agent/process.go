@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/box"
 	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
 
@@ -40,13 +41,17 @@ type process struct {
 	// shepherded: the command runs under a shepherd (internal/shepherd), which
 	// gets the grace period itself before ralph-ci kills it.
 	shepherded bool
-	out        *os.File // read end of the stdout+stderr pipe
-	in         *os.File // write end of the stdin pipe
-	waitCh     chan error
-	waited     bool
-	waitErr    error
-	readCh     chan error
-	inDone     chan struct{}
+	// box is the process's box (nil for none), emptied by settle.
+	box     *box.Box
+	host    *Host
+	name    string   // the command, as the config names it
+	out     *os.File // read end of the stdout+stderr pipe
+	in      *os.File // write end of the stdin pipe
+	waitCh  chan error
+	waited  bool
+	waitErr error
+	readCh  chan error
+	inDone  chan struct{}
 	// progress counts the chunks read; idle tells that the reading
 	// goroutine waits for the pipe (and not for the output writer).
 	progress atomic.Int64
@@ -87,16 +92,21 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
 	setGroup(cmd, shepherded)
-	err = inv.Host.start(cmd)
+	bx, err := inv.Host.newBox()
+	if err == nil {
+		bx.Prepare(cmd.SysProcAttr)
+		err = inv.Host.start(cmd)
+	}
 	inR.Close() // the agent has its own copies
 	outW.Close()
 	if err != nil {
+		_, _ = bx.Empty(0)
 		inW.Close()
 		outR.Close()
 		return nil, err
 	}
 	p := &process{
-		cmd: cmd, grace: inv.Grace, shepherded: shepherded, out: outR, in: inW,
+		cmd: cmd, grace: inv.Grace, shepherded: shepherded, box: bx, host: inv.Host, name: inv.Argv[0], out: outR, in: inW,
 		waitCh: make(chan error, 1), readCh: make(chan error, 1), inDone: make(chan struct{}),
 	}
 	go func() { p.waitCh <- cmd.Wait() }()
@@ -189,8 +199,21 @@ func (p *process) gone() bool {
 }
 
 // settle makes sure no process of the agent's group is left: if any is, the
-// group gets SIGTERM, then SIGKILL after the grace period.
+// group gets SIGTERM, then SIGKILL after the grace period. Then its box,
+// if it has one, is emptied: what outlived it is killed, whatever group
+// or parent it has.
 func (p *process) settle() error {
+	err := p.settleGroup()
+	killed, berr := p.box.Empty(p.cmd.Process.Pid)
+	p.host.emptied(p.name, killed, berr)
+	if berr != nil {
+		err = errors.Join(err, fmt.Errorf("agent %q: %w", p.name, berr))
+	}
+	return err
+}
+
+// settleGroup makes sure no process of the agent's group is left.
+func (p *process) settleGroup() error {
 	if p.gone() {
 		return nil
 	}

@@ -32,6 +32,8 @@ type Options struct {
 	// for one (0: read once); Every how often (DefaultPollInterval).
 	Wait, Every time.Duration
 	Deliver     string // --deliver ("": the config's delivery.mode)
+	// JSON prints one JSON document (Report) instead of the lines.
+	JSON bool
 }
 
 // DefaultPollInterval is how often check --wait reads the answers again.
@@ -43,6 +45,15 @@ const giveToken = "give the job's token (the Action passes its token input; the 
 // Run is the check command: validate, list, warn, then the merge gate
 // the event asks for. The error carries the exit code.
 func Run(ctx context.Context, j *job.Job, o Options) error {
+	if o.JSON {
+		return runJSON(ctx, j, o)
+	}
+	return run(ctx, j, o, nil)
+}
+
+// run is Run; with rep set, the specs and the warnings go into it
+// instead of onto stdout.
+func run(ctx context.Context, j *job.Job, o Options, rep *Report) error {
 	// On pull_request_target the checkout is the base: the pull
 	// request (a fork's, maybe) is judged through the API, as a
 	// sweep judges each one.
@@ -55,9 +66,17 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 		}
 		return err
 	}
-	listSpecs(j.Stdout, p.Specs)
+	var warnings []string
 	if mode, merr := job.DeliveryMode(o.Deliver, p.Config); merr == nil && !sweep {
-		doctorWarnings(ctx, j, p, mode)
+		warnings = doctorWarnings(ctx, j, p, mode)
+	}
+	if rep != nil {
+		rep.fill(p, warnings)
+	} else {
+		listSpecs(j.Stdout, p.Specs)
+		for _, w := range warnings {
+			fmt.Fprintln(j.Stdout, "warning: "+w)
+		}
 	}
 	j.Log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
 	ctx, sig := job.SignalContext(ctx)

@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,15 +15,16 @@ import (
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// doctorWarnings prints what check finds valid but that will not work as
-// expected, one "warning: ..." line each, with what to do. They never
-// change the exit code.
-func doctorWarnings(ctx context.Context, j *job.Job, p *project.Project, mode string) {
+// doctorWarnings are what check finds valid but that will not work as
+// expected, each with what to do. They never change the exit code.
+func doctorWarnings(ctx context.Context, j *job.Job, p *project.Project, mode string) []string {
 	cfg := p.Config
 	facts := doctor.Facts{
 		Agents:      map[string]doctor.Agent{},
 		CostBudget:  cfg.Budgets.CostUSD,
 		ReportsCost: agent.ReportsCost,
+		KeyVars:     agent.KeyVars,
+		HasEnv:      j.Env.HasEnv,
 		Token:       j.Env.PR.Token != "",
 		Delivery:    mode,
 		Root:        job.Resolved(p.Root),
@@ -51,9 +51,11 @@ func doctorWarnings(ctx context.Context, j *job.Job, p *project.Project, mode st
 	if top, err := (deliver.Git{Dir: facts.Root}).Run(ctx, "rev-parse", "--show-toplevel"); err == nil {
 		facts.TopLevel = job.Resolved(strings.TrimSpace(top))
 	}
+	var out []string
 	for _, w := range doctor.Check(facts) {
-		fmt.Fprintln(j.Stdout, "warning: "+w.String())
+		out = append(out, w.String())
 	}
+	return out
 }
 
 // usedAgents are the agents the enabled stages and the layers start.

@@ -32,6 +32,9 @@ type Rotation struct {
 	Iteration int
 	Status    string // the verdict's status (DONE, CONTINUE, REJECTED…)
 	Counter   string // the spec's counter after the rotation, as "2/3"
+	// Tree, when set, is the tree id the rotation's verification judged
+	// (Session.Tree): the commit holds exactly it.
+	Tree string
 	// Head is the commit HEAD pointed at once the rotation's processes
 	// were gone, as its change detection saw it ("" when unknown): when
 	// it is the commit the last rotation left, the agent committed
@@ -128,6 +131,9 @@ type Change struct{ Path, Mode, ID string }
 
 // commitWork is Commit, with what the commit changed.
 func commitWork(ctx context.Context, g Git, id Identity, r Rotation) (string, []Change, error) {
+	if r.Tree != "" {
+		return commitTree(ctx, g, id, r)
+	}
 	if err := stage(ctx, g, r); err != nil {
 		return "", nil, fmt.Errorf("stage the rotation's work: %w", err)
 	}
@@ -179,6 +185,39 @@ func paths(changes []Change) []string {
 		out[i] = c.Path
 	}
 	return out
+}
+
+// commitTree commits r.Tree, the tree that was verified, on HEAD (by
+// id: whatever the work tree holds now stays out), and returns the new
+// commit and what it changed, "" when the tree is HEAD's. A change to a
+// workflow file is reported as in Commit.
+func commitTree(ctx context.Context, g Git, id Identity, r Rotation) (string, []Change, error) {
+	head, err := g.head()
+	if err != nil {
+		return "", nil, err
+	}
+	raw, err := g.Run(ctx, "diff-tree", "-r", "--raw", "-z", "--no-abbrev", "--no-renames", head, r.Tree)
+	if err != nil {
+		return "", nil, fmt.Errorf("list the rotation's work: %w", err)
+	}
+	changes, err := parseRaw(raw)
+	if err != nil || len(changes) == 0 {
+		return "", nil, err
+	}
+	cg := g
+	cg.Env = append(append([]string{}, g.Env...), id.env()...)
+	out, err := cg.RunInput(ctx, []byte(r.Message()), "commit-tree", "--no-gpg-sign", r.Tree, "-p", head, "-F", "-")
+	if err != nil {
+		return "", nil, fmt.Errorf("commit the verified tree %.12s: %w", r.Tree, err)
+	}
+	commit := strings.TrimSpace(string(out))
+	if _, err := g.Run(ctx, "update-ref", "-m", "ralph-ci: the rotation's verified work", "HEAD", commit, head); err != nil {
+		return "", nil, fmt.Errorf("commit the verified tree %.12s: %w", r.Tree, err)
+	}
+	if wf, _ := classify(paths(changes)); len(wf) > 0 {
+		return commit, changes, &WorkflowError{Files: wf}
+	}
+	return commit, changes, nil
 }
 
 // forbidden lists the files of the commits base..head that ralph-ci must

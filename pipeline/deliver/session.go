@@ -202,6 +202,20 @@ func (s *Session) writeMarker() error {
 	return nil
 }
 
+// Tree stages the work tree as Commit does and returns its tree id: the
+// tree a verification method is about to judge, which AfterRotation then
+// commits by id (Rotation.Tree).
+func (s *Session) Tree(ctx context.Context) (string, error) {
+	if err := stage(ctx, s.Git, Rotation{}); err != nil {
+		return "", fmt.Errorf("stage the work to verify: %w", err)
+	}
+	tree, err := s.Git.Run(ctx, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("record the tree to verify: %w", err)
+	}
+	return tree, nil
+}
+
 // AfterRotation commits the rotation's work, then in pr mode pushes it
 // with the state saved for it. Call it after the state is saved. It
 // returns the files that commits pushed meanwhile by others changed.

@@ -25,6 +25,11 @@ type Facts struct {
 	// an agent of an output format reports its cost.
 	CostBudget  float64
 	ReportsCost func(format string) bool
+	// KeyVars are the variables the CLI of a format reads its key from
+	// (none: the format does not say); HasEnv whether the job's
+	// environment sets one.
+	KeyVars func(format string) []string
+	HasEnv  func(name string) bool
 	// PullRequest is true when the event is a pull request's (or a
 	// comment on one); Token whether a GitHub token was given.
 	PullRequest, Token bool
@@ -64,6 +69,11 @@ func Check(f Facts) []Warning {
 			})
 		}
 	}
+	for _, n := range names {
+		if w, ok := f.noKey(n); ok {
+			out = append(out, w)
+		}
+	}
 	if f.CostBudget > 0 && f.ReportsCost != nil {
 		reports := false
 		var formats []string
@@ -91,6 +101,25 @@ func Check(f Facts) []Warning {
 		})
 	}
 	return out
+}
+
+// noKey is the warning of an agent whose CLI reads its key from the
+// environment, where none of its variables is set: the CLI then fails at
+// the first rotation with its own "Not logged in", unless it is logged in
+// on this machine.
+func (f Facts) noKey(name string) (Warning, bool) {
+	if f.KeyVars == nil {
+		return Warning{}, false
+	}
+	a := f.Agents[name]
+	vars := f.KeyVars(a.Format)
+	if len(vars) == 0 || f.HasEnv != nil && slices.ContainsFunc(vars, f.HasEnv) {
+		return Warning{}, false
+	}
+	return Warning{
+		Msg: fmt.Sprintf("agent %s (format %s): no API key in the environment (none of %s is set)", name, a.Format, strings.Join(vars, ", ")),
+		Fix: fmt.Sprintf("its CLI fails at the first rotation (\"Not logged in\") unless it is logged in on this machine; set %s (in a workflow, from a secret: env: {%s: ${{ secrets.%s }}}) (docs/troubleshooting.md#no-api-key)", vars[0], vars[0], vars[0]),
+	}, true
 }
 
 // install says how to install a program an agent needs.

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -8,6 +9,15 @@ import (
 func TestCheck(t *testing.T) {
 	found := func(p string) bool { return p == "sh" || p == "claude" }
 	cost := func(f string) bool { return f != "text" }
+	keys := func(f string) []string {
+		if f == "claude" {
+			return []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"}
+		}
+		return nil
+	}
+	set := func(names ...string) func(string) bool {
+		return func(n string) bool { return slices.Contains(names, n) }
+	}
 	for _, tc := range []struct {
 		name  string
 		facts Facts
@@ -22,6 +32,9 @@ func TestCheck(t *testing.T) {
 		{"below the top with delivery", Facts{Delivery: "commit", Root: "/r/sub", TopLevel: "/r"}, []string{"delivery commit from /r/sub, below the top of its git repository /r"}},
 		{"below the top without delivery", Facts{Delivery: "none", Root: "/r/sub", TopLevel: "/r"}, nil},
 		{"outside git", Facts{Delivery: "commit", Root: "/r/sub"}, nil},
+		{"no key for the CLI", Facts{Agents: map[string]Agent{"coder": {Command: []string{"claude"}, Format: "claude"}, "t": {Command: []string{"sh"}, Format: "text"}}, Found: found, KeyVars: keys, HasEnv: set()},
+			[]string{"agent coder (format claude): no API key in the environment (none of ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN is set): its CLI fails at the first rotation"}},
+		{"one of its keys set", Facts{Agents: map[string]Agent{"coder": {Command: []string{"claude"}, Format: "claude"}}, Found: found, KeyVars: keys, HasEnv: set("CLAUDE_CODE_OAUTH_TOKEN")}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Check(tc.facts)

@@ -64,6 +64,10 @@ type judgement struct {
 	// seen are the guarded files' hashes after the rotation (nil when the
 	// spec guards none).
 	seen map[string]string
+	// tree is the tree id of the work tree the stage's verification
+	// method judged ("" when none ran, or nothing delivers): what the
+	// rotation's commit holds, whatever changes after.
+	tree string
 	// judge is the semantic judge's run, when one ran: its spend is
 	// settled with the rotation's.
 	judge *judgeRun
@@ -74,8 +78,9 @@ type judgement struct {
 // cost a process (the loop's diff, the stage's verification method, the
 // reviewer) are gathered when Judge asks for them. gitLeft is the git
 // state the rotation left that ralph-ci does not commit through ("" none).
-// It reads ss and never changes it. An error only means ctx was
-// cancelled: the rotation is then left to be run again.
+// It reads ss and never changes it. An error means ctx was cancelled, or
+// the tree to verify could not be recorded: the rotation is then left to
+// be run again.
 func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, agentName string, st status.Status, res agent.Result, changed []string, history, gitLeft string) (judgement, error) {
 	var j judgement
 	if ss.TaskKey != sp.Hash {
@@ -98,8 +103,14 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 		v := layers.Judge(f)
 		switch v.Need {
 		case layers.NeedAdded:
-			f.Added = loopAdded(ctx, e.root, ss.VerifierTree)
+			f.Added, f.Where = loopAdded(ctx, e.root, ss.VerifierTree)
+			f.Tamper.Modules = runModules(e.root, stage)
 		case layers.NeedMethod:
+			tree, err := e.recordTree(ctx)
+			if err != nil {
+				return j, err
+			}
+			j.tree = tree
 			r := e.verifyStage(ctx, sp, stage, res, transcript.writer())
 			if ctx.Err() != nil {
 				return j, ctx.Err()

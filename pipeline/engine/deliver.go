@@ -35,6 +35,26 @@ type GitInspector interface {
 	InspectGit(ctx context.Context) (reason string, err error)
 }
 
+// TreeRecorder is an ability a Deliverer may have: Tree records the work
+// tree as the rotation's commit would hold it and returns its tree id,
+// just before a verification method judges it; AfterRotation then commits
+// that tree (deliver.Rotation.Tree), so that what a process changes after
+// the verification (a survivor where there is no box, a test writing
+// tracked files) cannot reach the commit.
+type TreeRecorder interface {
+	Tree(ctx context.Context) (string, error)
+}
+
+// recordTree asks the Deliverer for the tree about to be verified ("" when
+// it cannot tell).
+func (e *engine) recordTree(ctx context.Context) (string, error) {
+	tr, ok := e.opts.Deliverer.(TreeRecorder)
+	if !ok {
+		return "", nil
+	}
+	return tr.Tree(ctx)
+}
+
 // Committer is an ability a Deliverer may have (found by type assertion):
 // after AfterRotation, Committed tells what its commit left, HEAD and
 // every path it committed (with its content id there, "" when deleted),

@@ -63,6 +63,9 @@ type Options struct {
 	// secrets masked in their output, the environment policy, the
 	// shepherd (nil: none of these).
 	Host *agent.Host
+	// SpendProof, when set (on GitHub), proves the day's spend ledger
+	// with ralph-ci's own commit statuses (see spend.Proof).
+	SpendProof spend.Proof
 	// UntrustedState, when set, says why the state in the checkout did
 	// not come from ralph-ci (state.Committed): the run starts from an
 	// empty state, and saves its own over it.

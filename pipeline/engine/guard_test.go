@@ -60,7 +60,7 @@ func TestBaselineVerifier(t *testing.T) {
 }
 
 // After a rotation the guard sees the items of the baseline and the ones
-// guarded now (Go test files also by their test configuration), and
+// guarded now (Go test files per test and by their test configuration), and
 // names a new test file that can stop the others, even in a stage that
 // may change tests.
 func TestGuardAfter(t *testing.T) {
@@ -81,14 +81,14 @@ func TestGuardAfter(t *testing.T) {
 		VerificationConfig: schema.VerificationConfig{Command: &schema.Command{Shell: "sh check.sh"}}}}
 	ss := state.SpecState{VerifierGuard: state.VerifierGuard{VerifierHashes: map[string]string{"check.sh": "x", "calc/calc_test.go": "y", "gone_test.go": "z"}}}
 	now, stops := e.guardAfter(plan.Spec{}, stage, ss)
-	if len(now) != 6 || now["gone_test.go"] != "" || now["calc/main_test.go"] == "" || now["calc/main_test.go (test configuration)"] == "" {
+	if len(now) != 7 || now["gone_test.go"] != "" || now["calc/main_test.go (tests)"] == "" || now["calc/main_test.go (test configuration)"] == "" {
 		t.Errorf("hashes after: %v", now)
 	}
 	if len(stops) != 1 || stops["calc/main_test.go"] == "" {
 		t.Errorf("stops: %v", stops)
 	}
 	stage.Criteria.AllowTestChanges = true
-	if now, stops := e.guardAfter(plan.Spec{}, stage, ss); len(stops) != 1 || stops["calc/main_test.go"] == "" || len(now) != 5 {
+	if now, stops := e.guardAfter(plan.Spec{}, stage, ss); len(stops) != 1 || stops["calc/main_test.go"] == "" || len(now) != 7 || now["calc/main_test.go (tests that may change)"] == "" {
 		t.Errorf("tests allowed: %v %v", now, stops)
 	}
 }

@@ -42,8 +42,9 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	defer logf.Close()
 
-	e.progress(fmt.Sprintf("iteration %d · %s · %s %d/%d · counter %s", iteration, sp.Path, stage.Name, ss.StageIterations+1, stage.MaxIterations, counter.String(ss.DoneCount)))
+	stop := e.heartbeat(fmt.Sprintf("iteration %d · %s · %s %d/%d · counter %s", iteration, sp.Path, stage.Name, ss.StageIterations+1, stage.MaxIterations, counter.String(ss.DoneCount)))
 	res, agentName, err := e.runAgent(ctx, sp, stage, ss, iteration, logf)
+	stop()
 	e.progress("")
 	if err != nil {
 		return err
@@ -85,7 +86,7 @@ func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotati
 	}
 	e.record(sp, stage, agentName, iteration, res, status, v, ss, changed, history)
 	e.logRotation(sp, stage, iteration, res, v, ss, changed)
-	return e.deliverRotation(ctx, deliver.Rotation{Spec: sp.Path, Stage: stage.Name, Iteration: iteration, Status: string(v.Status), Counter: counter.String(ss.DoneCount)})
+	return e.deliverRotation(ctx, deliver.Rotation{Spec: sp.Path, Stage: stage.Name, Iteration: iteration, Status: string(v.Status), Counter: counter.String(ss.DoneCount), Tree: j.tree})
 }
 
 // open starts rotation n of sp: its baseline snapshot, its record saved
@@ -354,6 +355,37 @@ func (e *engine) relToRoot(p string) string {
 		return p
 	}
 	return filepath.ToSlash(rel)
+}
+
+// heartbeat draws the rotation's progress line (line) and redraws it
+// every second with the rotation's elapsed time and the file its output
+// goes to, so that a rotation of minutes on a terminal shows it is alive
+// and where to look (tail -f). Only on a terminal (Options.Progress; never
+// on a runner). stop ends the redraws before the line is cleared.
+func (e *engine) heartbeat(line string) (stop func()) {
+	if e.opts.Progress == nil {
+		return func() {}
+	}
+	start, out := time.Now(), e.relToRoot(e.dir.CurrentLog())
+	draw := func() {
+		e.progress(fmt.Sprintf("%s · %s · output: %s", line, time.Since(start).Round(time.Second), out))
+	}
+	draw()
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				draw()
+			}
+		}
+	}()
+	return func() { close(done); <-exited }
 }
 
 // progress writes a live progress line ("" clears it).

@@ -96,7 +96,7 @@ func TestRunVerifiesWithAnExternalCheck(t *testing.T) {
 	if len(rots) != 4 || rots[0].Status != "REJECTED" || rots[3].Counter != 3 {
 		t.Fatalf("rotations %+v", rots)
 	}
-	if names := layerNames(rots[1].Layers); names != "contradiction signal promise criteria verifier_guard unfinished external review" {
+	if names := layerNames(rots[1].Layers); names != "contradiction signal promise criteria verifier_guard unfinished tampering external review" {
 		t.Errorf("layers of the first accepted claim: %s", names)
 	}
 }

@@ -46,7 +46,7 @@ func (e *engine) startSpending() {
 	if d := b.PerDay; d != nil {
 		day := time.Now().UTC().Format(time.DateOnly)
 		e.spend.ledger = &spend.Ledger{
-			Store: spend.GitRef{Git: deliver.Git{Dir: e.root}, Remote: d.Remote, Ref: spend.DayRefPrefix + day},
+			Store: &spend.GitRef{Git: deliver.Git{Dir: e.root}, Remote: d.Remote, Ref: spend.DayRefPrefix + day, Proof: e.opts.SpendProof},
 			Cap:   capOf(spend.Day, "budgets.per_day", &d.Cap),
 			Owner: e.runID, TTL: 2 * time.Hour, Now: time.Now,
 		}
@@ -86,8 +86,7 @@ func (e *engine) spendReached(ctx context.Context) *spend.Stop {
 	if l := e.spend.ledger; l != nil {
 		spent, held, err := l.Spent(ctx)
 		if err != nil {
-			e.log.Warn().Err(err).Msg("could not read the day's spend ledger")
-			return nil
+			return e.dayUnread(err)
 		}
 		e.spend.day = &spent
 		if m, ok := l.Cap.Reached(spent.Add(held)); ok {
@@ -99,6 +98,21 @@ func (e *engine) spendReached(ctx context.Context) *spend.Stop {
 		}
 	}
 	return nil
+}
+
+// dayUnread is the stop of a day whose ledger could not be read or
+// written, or is not proven (spend.ErrUnproven): the day's cap counts as
+// reached, never as nothing spent.
+func (e *engine) dayUnread(err error) *spend.Stop {
+	l := e.spend.ledger
+	measure := "cost_usd"
+	if l.Cap.USD == 0 {
+		measure = "tokens"
+	}
+	s := l.Cap.StopAt(measure, spend.Amount{})
+	s.Saved = "counted as reached: " + err.Error()
+	e.log.Error().Err(err).Str("cap", l.Cap.Key).Msg("the day's spend ledger: counted as the cap reached")
+	return s
 }
 
 // specReached takes a spec out of the loop when its cap is reached, and
@@ -126,7 +140,7 @@ func (e *engine) meter(ctx context.Context, ss *state.SpecState, a schema.Agent)
 		held, ok, err := l.Hold(ctx)
 		switch {
 		case err != nil:
-			e.log.Warn().Err(err).Msg("could not hold a share of the day's spend: the day's cap is not enforced for this rotation")
+			return nil, e.dayUnread(err)
 		case !ok:
 			spent, _, _ := l.Spent(ctx)
 			measure := "cost_usd"
@@ -166,7 +180,7 @@ func (e *engine) settleSpend(ctx context.Context, ss *state.SpecState, m *spend.
 	if l := e.spend.ledger; l != nil {
 		day, err := l.Settle(ctx, amount)
 		if err != nil {
-			e.log.Warn().Err(err).Msg("could not record the rotation's spend in the day's ledger")
+			e.spend.halt = e.dayUnread(err)
 		} else {
 			e.spend.day = &day
 		}

@@ -3,8 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"strings"
 
@@ -144,10 +142,10 @@ func (e *engine) trustedHashes(ctx context.Context, base loopBase, crit schema.C
 	if !crit.AllowTestChanges {
 		if names, err := git(ctx, e.root, "ls-tree", "-r", "--name-only", "-z", base.commit); err == nil {
 			for _, f := range bytes.Split(names, []byte{0}) {
-				if rel := string(f); rel != "" && layers.IsTestFile(rel) {
-					if _, ok := hashes[rel]; !ok {
-						hashes[rel] = "" // missing from the working tree: deleted by the loop
-						headItems = append(headItems, rel)
+				if item, ok := layers.TestItem(string(f), false); ok {
+					if _, ok := hashes[item]; !ok {
+						hashes[item] = "" // missing from the working tree: deleted by the loop
+						headItems = append(headItems, item)
 					}
 				}
 			}
@@ -204,8 +202,7 @@ func contentHashes(ctx context.Context, root, commit string, items []string) (ma
 		case err != nil:
 			return nil, err
 		}
-		sum := sha256.Sum256(layers.ItemContent(item, content))
-		hashes[item] = hex.EncodeToString(sum[:])
+		hashes[item] = layers.ItemHash(item, content)
 	}
 	return hashes, objs.Close()
 }

@@ -56,21 +56,22 @@ func TestTrustedHashes(t *testing.T) {
 	write("b_test.go", "package a // a person's edit\n")
 
 	e := &engine{root: root, log: zerolog.Nop()}
-	wt := hashFiles(root, []string{"check.sh", "b_test.go", "new_test.go"})
+	const a, b = "a_test.go" + layers.TestsSuffix, "b_test.go" + layers.TestsSuffix
+	wt := hashFiles(root, []string{"check.sh", b, "new_test.go" + layers.TestsSuffix})
 	base := e.trustedHashes(context.Background(), trustedBase(context.Background(), root), schema.Criteria{}, maps.Clone(wt))
-	atBase, err := contentHashes(context.Background(), root, trusted, []string{"check.sh", "a_test.go"})
+	atBase, err := contentHashes(context.Background(), root, trusted, []string{"check.sh", a})
 	if err != nil {
 		t.Fatal(err)
 	}
 	switch {
 	case base["check.sh"] != atBase["check.sh"] || base["check.sh"] == wt["check.sh"]:
 		t.Errorf("check.sh: the trusted content, not the loop's: %v", base)
-	case base["b_test.go"] != wt["b_test.go"]:
+	case base[b] != wt[b]:
 		t.Errorf("b_test.go: a person's uncommitted edit is taken as it is: %v", base)
-	case base["a_test.go"] != atBase["a_test.go"] || base["a_test.go"] == "" || len(base) != 3:
+	case base[a] != atBase[a] || base[a] == "" || len(base) != 3:
 		t.Errorf("a_test.go: deleted by the loop, held at its trusted content: %v", base)
 	}
-	if _, ok := base["new_test.go"]; ok {
+	if _, ok := base["new_test.go"+layers.TestsSuffix]; ok {
 		t.Errorf("new_test.go: added by the loop, it is new: %v", base)
 	}
 	if got := hashFile(filepath.Join(root, "check.sh")); got != wt["check.sh"] {
@@ -128,8 +129,9 @@ func TestTrustedBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = trustedBase(ctx, root)
-	wt := hashFiles(root, []string{"check.sh", "b_test.go"})
-	want := map[string]string{"check.sh": wt["check.sh"], "b_test.go": wt["b_test.go"], "a_test.go": ""}
+	const bTests = "b_test.go" + layers.TestsSuffix
+	wt := hashFiles(root, []string{"check.sh", bTests})
+	want := map[string]string{"check.sh": wt["check.sh"], bTests: wt[bTests], "a_test.go" + layers.TestsSuffix: ""}
 	if got := e.trustedHashes(ctx, b, schema.Criteria{}, maps.Clone(wt)); !maps.Equal(got, want) {
 		t.Errorf("at HEAD, an uncommitted edit, a committed file and a deleted test are taken as they are: %v, want %v", got, want)
 	}

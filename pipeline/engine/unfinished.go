@@ -9,6 +9,8 @@ import (
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/layers"
+	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 )
 
 // gitHeadTree is the tree of the loop's trusted commit (loopBase.commit),
@@ -29,15 +31,15 @@ func gitHeadTree(ctx context.Context, root string, base loopBase) string {
 // loopAdded are the lines added since tree (HEAD's at the stage's start), in
 // tracked files and in new files git does not ignore; none (never nil)
 // when git cannot tell.
-func loopAdded(ctx context.Context, root, tree string) layers.Added {
+func loopAdded(ctx context.Context, root, tree string) (layers.Added, layers.Where) {
 	diff, err := git(ctx, root, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", tree, "--")
 	if err != nil {
-		return layers.Added{}
+		return layers.Added{}, layers.Where{}
 	}
-	added := layers.AddedLines(string(diff))
+	added, where := layers.AddedWhere(string(diff))
 	others, err := git(ctx, root, "ls-files", "-z", "--others", "--exclude-standard")
 	if err != nil {
-		return added
+		return added, where
 	}
 	for _, f := range bytes.Split(others, []byte{0}) {
 		rel := string(f)
@@ -51,8 +53,33 @@ func loopAdded(ctx context.Context, root, tree string) layers.Added {
 			continue // unreadable, special, binary or huge: not prose
 		}
 		added[rel] = strings.Split(string(b), "\n")
+		where.New[rel] = true
+		where.Lines[rel] = make([]int, len(added[rel]))
+		for i := range where.Lines[rel] {
+			where.Lines[rel][i] = i + 1
+		}
 	}
-	return added
+	return added, where
+}
+
+// runModules are the Python modules the stage's verification runs with
+// python -m: in its commands, and in the repository's scripts they call
+// (the verifier guard holds those as the stage started).
+func runModules(root string, stage plan.Stage) []string {
+	var texts []string
+	for _, c := range verify.Commands(stage.Criteria.VerificationMethod, stage.Criteria.VerificationConfig) {
+		text := c.Command.Shell
+		if c.Command.Argv != nil {
+			text = strings.Join(c.Command.Argv, " ")
+		}
+		texts = append(texts, text)
+		for _, f := range layers.Called(text) {
+			if b, err := safefile.Read(filepath.Join(root, c.WorkingDir, filepath.FromSlash(f)), safefile.ConfigLimit); err == nil {
+				texts = append(texts, string(b))
+			}
+		}
+	}
+	return layers.RunModules(texts...)
 }
 
 // git runs git in root through the doorway (internal/git).

@@ -38,6 +38,9 @@ type Env struct {
 	Landlock bool
 	// RunID is GITHUB_RUN_ID: the workflow run the statuses point at.
 	RunID string
+	// HasEnv tells whether the job's environment sets a variable (check
+	// warns of an agent CLI without its key); nil means none is set.
+	HasEnv func(name string) bool
 	// FailOnWaiting is RALPH_FAIL_ON_WAITING=true (the Action's
 	// fail-on-waiting input): a step that waits for a person fails, as
 	// before; by default it ends green, its outputs and the ralph-ci
@@ -53,7 +56,8 @@ type Env struct {
 // are read at the door, from where the Action hands them.
 func EnvFrom(getenv func(string) string) Env {
 	return Env{Actions: actions.EnvFrom(getenv), PR: prchannel.EnvFrom(getenv), RunnerDebug: getenv("RUNNER_DEBUG") == "1", RefName: getenv("GITHUB_REF_NAME"), Action: getenv("RALPH_ACTION") == "1", ServerURL: getenv("GITHUB_SERVER_URL"), Landlock: getenv("RALPH_LANDLOCK") == "1",
-		RunID: getenv("GITHUB_RUN_ID"), FailOnWaiting: getenv("RALPH_FAIL_ON_WAITING") == "true"}
+		RunID: getenv("GITHUB_RUN_ID"), FailOnWaiting: getenv("RALPH_FAIL_ON_WAITING") == "true",
+		HasEnv: func(name string) bool { return getenv(name) != "" }}
 }
 
 // RunURL is the web page of the workflow run ("" outside Actions).

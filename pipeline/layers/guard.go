@@ -130,6 +130,11 @@ func Rebase(stage, recorded string, resumed bool, seen, now map[string]string) R
 		return RebaseKeep
 	}
 	for k, h := range now {
+		if _, was := seen[k]; !was {
+			if _, open, ok := TestsPath(k); ok && open {
+				continue // tests that may change appear with allow_test_changes: nothing moved
+			}
+		}
 		if seen[k] != h {
 			return RebaseMoved
 		}
@@ -164,14 +169,40 @@ func (v *Verdict) Guard(stage string, baseline, now map[string]string) bool {
 	if len(baseline) == 0 {
 		return true
 	}
-	if tampered := slices.DeleteFunc(Differing(baseline, Restrict(now, baseline)), func(item string) bool {
-		return emptyViewGone(item, baseline[item], now[item])
-	}); len(tampered) > 0 {
+	if tampered := Tampered(baseline, now); len(tampered) > 0 {
 		v.Reject("verifier_guard", fmt.Sprintf("the verification files changed since the %s stage started: %s; restore them, or set allow_verifier_changes: true in the spec if the change is intended (allow_test_changes: true for tests)", stage, strings.Join(tampered, ", ")))
 		return false
 	}
 	v.Pass("verifier_guard", "unchanged: "+strings.Join(slices.Sorted(maps.Keys(baseline)), ", "))
 	return true
+}
+
+// Tampered lists, sorted, the guarded items whose hash now differs from
+// the baseline's, as the rejection names them: a test file guarded per
+// test differs only when a test (or other unit) of the stage's start is
+// gone or changed, and is named with those tests; one whose tests the
+// stage may change never differs here.
+func Tampered(baseline, now map[string]string) []string {
+	var out []string
+	for _, item := range Differing(baseline, Restrict(now, baseline)) {
+		if emptyViewGone(item, baseline[item], now[item]) {
+			continue
+		}
+		if f, open, ok := TestsPath(item); ok {
+			gone, sets := Gone(baseline[item], now[item])
+			switch {
+			case open:
+				continue
+			case sets && len(gone) == 0:
+				continue // only additions
+			case sets:
+				out = append(out, fmt.Sprintf("%s (tests changed or removed: %s)", f, strings.Join(gone, ", ")))
+				continue
+			}
+		}
+		out = append(out, item)
+	}
+	return out
 }
 
 // emptyHash is the sha256 of no bytes: the hash of an item whose view
@@ -195,13 +226,25 @@ func (v *Verdict) NewTests(added map[string]string) bool {
 	if len(added) == 0 {
 		return true
 	}
-	var why []string
+	var why, marked []string
 	for _, f := range slices.Sorted(maps.Keys(added)) {
+		if w, ok := strings.CutSuffix(added[f], NewTestMustPass); ok {
+			marked = append(marked, fmt.Sprintf("%s (%s)", f, w))
+			continue
+		}
 		why = append(why, fmt.Sprintf("%s (%s)", f, added[f]))
+	}
+	if len(marked) > 0 {
+		v.Reject("verifier_guard", "new tests do not count as passing: "+strings.Join(marked, ", ")+"; a new test must run and pass: remove its marker or the test")
+		return false
 	}
 	v.Reject("verifier_guard", "new test files can stop the existing tests from running: "+strings.Join(why, ", ")+"; remove them, or set allow_test_changes: true in the stage's criteria if the change is intended")
 	return false
 }
+
+// NewTestMustPass ends why [Stops] holds a new test that a marker keeps
+// from counting as passed.
+const NewTestMustPass = ": a new test must run and pass"
 
 // Restrict returns the entries of m whose keys are in keys.
 func Restrict(m, keys map[string]string) map[string]string {

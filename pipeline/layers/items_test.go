@@ -48,22 +48,23 @@ func slicesSorted(m mapTree) []string {
 }
 
 // The guard holds the verification's script and what it runs, the spec's
-// front matter, the config and the tests; with allow_test_changes, not the
-// tests.
+// front matter, the config and the tests, each test apart where its
+// runner says how a test starts (a file of another language whole); with
+// allow_test_changes, the tests only to tell the new ones.
 func TestGuardItems(t *testing.T) {
 	tree := mapTree{
 		"check.sh": "#!/bin/sh\n. ./lib.sh\ngo test ./...\n", "lib.sh": "x=1\n",
 		"specs/a.spec.md": "# A\n", "ralph.yaml": "agents: {}\n",
-		"a.go": "package a\n", "a_test.go": "package a\n",
+		"a.go": "package a\n", "a_test.go": "package a\n", "src/test/java/ATest.java": "class ATest {}\n",
 	}
 	crit := schema.Criteria{VerificationMethod: "external", VerificationConfig: schema.VerificationConfig{Command: &schema.Command{Shell: "sh check.sh"}}}
 	got := GuardItems(tree, "specs/a.spec.md", "ralph.yaml", crit)
-	want := []string{"a_test.go", "a_test.go" + ViewSuffix, "check.sh", "lib.sh", "ralph.yaml", "specs/a.spec.md" + FrontMatterItem}
+	want := []string{"a_test.go" + ViewSuffix, "a_test.go" + TestsSuffix, "check.sh", "lib.sh", "ralph.yaml", "specs/a.spec.md" + FrontMatterItem, "src/test/java/ATest.java" + TestsSuffix}
 	if !slices.Equal(got, want) {
 		t.Errorf("items %q, want %q", got, want)
 	}
 	crit.AllowTestChanges = true
-	if got := GuardItems(tree, "specs/a.spec.md", "", crit); slices.Contains(got, "a_test.go") || slices.Contains(got, "ralph.yaml") {
+	if got := GuardItems(tree, "specs/a.spec.md", "", crit); slices.Contains(got, "a_test.go"+TestsSuffix) || !slices.Contains(got, "a_test.go"+OpenTestsSuffix) || slices.Contains(got, "ralph.yaml") {
 		t.Errorf("items %q: tests allowed to change, config outside the repository", got)
 	}
 }
@@ -121,7 +122,7 @@ func TestGuardRelist(t *testing.T) {
 	crit := schema.Criteria{VerificationMethod: "external", VerificationConfig: schema.VerificationConfig{Command: &schema.Command{Shell: "sh check.sh"}}}
 	scope := GuardScope{Stage: "coder", Spec: "specs/a.spec.md", SpecHash: "h", Criteria: crit}
 	start := GuardBefore(tree, scope, Saved{}, nil)
-	if start.Rebase != RebaseNew || !slices.Contains(start.Items, "a_test.go") {
+	if start.Rebase != RebaseNew || !slices.Contains(start.Items, "a_test.go"+TestsSuffix) {
 		t.Fatalf("first rotation: %+v", start)
 	}
 	baseline := start.Held
@@ -137,10 +138,10 @@ func TestGuardRelist(t *testing.T) {
 		scope := scope
 		scope.Criteria.AllowTestChanges = true
 		b := GuardBefore(tree, scope, Saved{Key: start.Key, Seen: seen}, baseline)
-		if b.Rebase != RebaseMoved || !slices.Equal(b.Released, []string{"a_test.go", "gone_test.go", "gone_test.go" + ViewSuffix}) {
+		if b.Rebase != RebaseMoved || !slices.Equal(b.Released, []string{"a_test.go" + TestsSuffix, "gone_test.go" + ViewSuffix, "gone_test.go" + TestsSuffix}) {
 			t.Fatalf("rebase %v, released %q: want the tests released", b.Rebase, b.Released)
 		}
-		if _, ok := b.Adopted["a_test.go"]; ok || b.Adopted["check.sh"] != baseline["check.sh"] {
+		if _, ok := b.Adopted["a_test.go"+TestsSuffix]; ok || b.Adopted["check.sh"] != baseline["check.sh"] {
 			t.Errorf("adopted %v", b.Adopted)
 		}
 	})
@@ -148,7 +149,7 @@ func TestGuardRelist(t *testing.T) {
 		tree := maps.Clone(tree)
 		tree["specs/a.spec.md"] = strings.Replace(spec(false), "promise: P", "promise: Q", 1)
 		b := GuardBefore(tree, scope, Saved{Key: start.Key, Seen: seen}, baseline)
-		if b.Rebase != RebaseMoved || len(b.Released) != 0 || b.Adopted["a_test.go"] != baseline["a_test.go"] || b.Adopted["gone_test.go"] != baseline["gone_test.go"] {
+		if b.Rebase != RebaseMoved || len(b.Released) != 0 || b.Adopted["a_test.go"+TestsSuffix] != baseline["a_test.go"+TestsSuffix] || b.Adopted["gone_test.go"+TestsSuffix] != baseline["gone_test.go"+TestsSuffix] {
 			t.Errorf("rebase %v, released %q, adopted %v: the tests stay guarded at their baseline", b.Rebase, b.Released, b.Adopted)
 		}
 	})

@@ -35,6 +35,10 @@ type Facts struct {
 	Markers []string
 	CanDiff bool
 	Added   Added
+	// Where are the added lines' numbers and the new files; Tamper what
+	// the tampering layer reads besides ([TamperFacts]).
+	Where  Where
+	Tamper TamperFacts
 
 	// Method is the result of the stage's verification method (nil until
 	// it ran: [NeedMethod]); Inventory the tests the stage started with
@@ -107,6 +111,7 @@ var order = []layer{
 	claimLayers, // 1-3: contradiction, signal, promise
 	guardLayer,  // 4: verifier guard, and new tests that stop the others
 	unfinishedLayer,
+	tamperLayer,   // patches, shadowing modules, runner detection, in the language
 	methodLayer,   // the stage's verification method
 	testsLayer,    // its test report against the stage's inventory
 	semanticLayer, // the semantic judge, for a model agent
@@ -154,7 +159,7 @@ func claimLayers(v *Verdict, f *Facts) bool {
 
 func guardLayer(v *Verdict, f *Facts) bool {
 	if !v.Guard(f.Stage.Name, f.Baseline, f.Now) {
-		v.note(NoteWarn, "verifier guard: claim rejected, the verification files were changed", Differing(f.Baseline, Restrict(f.Now, f.Baseline)))
+		v.note(NoteWarn, "verifier guard: claim rejected, the verification files were changed", Tampered(f.Baseline, f.Now))
 		return false
 	}
 	if !v.NewTests(f.Stops) {

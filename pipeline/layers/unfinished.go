@@ -155,18 +155,64 @@ func (v *Verdict) Unfinished(found []string) bool {
 // AddedLines parses a unified diff (git diff -U0) into the lines it adds,
 // by file ("+++ b/path" names it).
 func AddedLines(diff string) Added {
-	out := Added{}
-	file := ""
+	added, _ := AddedWhere(diff)
+	return added
+}
+
+// Where tells where the added lines are: the line number of each (in
+// the order of [Added]'s lines) and which files are new.
+type Where struct {
+	Lines map[string][]int
+	New   map[string]bool
+}
+
+// Line is the line number of the i-th added line of file (0: unknown).
+func (w Where) Line(file string, i int) int {
+	if n := w.Lines[file]; i < len(n) {
+		return n[i]
+	}
+	return 0
+}
+
+// AddedWhere parses a unified diff into the lines it adds, by file, with
+// where they are: each line's number in the new file (from the hunk
+// headers), and the files the diff creates ("--- /dev/null").
+func AddedWhere(diff string) (Added, Where) {
+	out, where := Added{}, Where{Lines: map[string][]int{}, New: map[string]bool{}}
+	file, created, next := "", false, 0
 	for _, l := range strings.Split(diff, "\n") {
 		switch {
+		case strings.HasPrefix(l, "--- "):
+			created = l == "--- /dev/null"
 		case strings.HasPrefix(l, "+++ "):
 			file = strings.TrimPrefix(strings.TrimPrefix(l, "+++ "), "b/")
 			if file == "/dev/null" {
 				file = ""
+			} else if created {
+				where.New[file] = true
 			}
+		case strings.HasPrefix(l, "@@ "):
+			next = hunkStart(l)
 		case strings.HasPrefix(l, "+") && file != "":
 			out[file] = append(out[file], l[1:])
+			where.Lines[file] = append(where.Lines[file], next)
+			next++
+		case strings.HasPrefix(l, " "):
+			next++
 		}
 	}
-	return out
+	return out, where
+}
+
+// hunkStart is the first line of a hunk's new side ("@@ -a,b +c,d @@").
+func hunkStart(header string) int {
+	_, rest, _ := strings.Cut(header, " +")
+	n := 0
+	for _, r := range rest {
+		if r < '0' || r > '9' {
+			break
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
 }

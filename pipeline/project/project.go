@@ -7,6 +7,7 @@ package project
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -66,8 +67,83 @@ func (p *Project) Restrict(paths []string) error {
 	return nil
 }
 
-// ErrNoConfig is returned when no config file exists.
-var ErrNoConfig = errors.New("no config found: create ralph.yaml at the repository root (see docs/getting-started.md) or pass --config")
+// ErrNoConfig is returned when no config file exists (as a
+// *NoConfigError, which names the folder and says what to do).
+var ErrNoConfig = errors.New("no config found")
+
+// NoConfigError is ErrNoConfig for a folder: where ralph-ci looked, and
+// what to do.
+type NoConfigError struct {
+	Dir string // the root given (-C, the current folder by default)
+	// Top is the top of its git repository when ralph-ci also looked in
+	// the folders between them ("" when it did not).
+	Top string
+}
+
+// Error implements error.
+func (e *NoConfigError) Error() string {
+	where := e.Dir
+	if e.Top != "" && filepath.Clean(e.Top) != filepath.Clean(e.Dir) {
+		where += " nor in a folder above it up to the repository's top " + e.Top
+	}
+	return fmt.Sprintf("no config found in %s: create ralph.yaml at the repository root (ralph-ci init writes one; see docs/getting-started.md), run ralph-ci in the folder that holds it (or -C DIR), or pass --config FILE", where)
+}
+
+// Is makes errors.Is(err, ErrNoConfig) hold.
+func (e *NoConfigError) Is(target error) bool { return target == ErrNoConfig }
+
+// hasConfig tells whether dir holds a config file.
+func hasConfig(dir string) bool {
+	for _, name := range ConfigNames {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// FindRoot finds the root of a command started in start without -C or
+// --config, as golangci-lint finds its config: start itself when it
+// holds a config, else the nearest folder above it that does, up to the
+// top of its git repository (the folder holding .git). Outside a git
+// repository only start is looked at. ok is false when no folder holds
+// one; top is then the repository's top, or "".
+func FindRoot(start string) (root, top string, ok bool) {
+	abs, err := filepath.Abs(start)
+	if err != nil {
+		return "", "", false
+	}
+	if hasConfig(abs) {
+		return abs, "", true
+	}
+	top = gitTop(abs)
+	if top == "" {
+		return "", "", false
+	}
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if hasConfig(dir) {
+			return dir, top, true
+		}
+		if dir == top || filepath.Dir(dir) == dir {
+			return "", top, false
+		}
+	}
+}
+
+// gitTop is the nearest folder at or above dir that holds .git (a folder,
+// or a worktree's file), or "".
+func gitTop(dir string) string {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+}
 
 // Load reads the config (configPath, or the one at the root) and every
 // spec. A problem in the files comes back as schema.Problems listing all
@@ -268,14 +344,26 @@ func crossCheck(cfg *schema.Config, sp plan.Spec) schema.Problems {
 
 // findConfig returns the config path: the explicit one, else the single
 // config file at the root.
+// rootName is the root as a message names it: its absolute path.
+func rootName(root string) string {
+	if abs, err := filepath.Abs(root); err == nil {
+		return abs
+	}
+	return root
+}
+
 func findConfig(root, explicit string) (string, error) {
 	if explicit != "" {
 		full := explicit
 		if !filepath.IsAbs(explicit) {
 			full = filepath.Join(root, explicit)
 		}
-		if _, err := os.Stat(full); err != nil {
+		if fi, err := os.Stat(full); errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("config %s: no such file (--config: a relative path is relative to the root, %s); without --config, ralph-ci reads the ralph.yaml, ralph.yml, ralph.json or ralph.cue of the root", explicit, rootName(root))
+		} else if err != nil {
 			return "", fmt.Errorf("config %s: %w", explicit, err)
+		} else if fi.IsDir() {
+			return "", fmt.Errorf("config %s: a folder, not a file: name the config file itself (--config %s)", explicit, filepath.Join(explicit, "ralph.yaml"))
 		}
 		return explicit, nil
 	}
@@ -287,7 +375,8 @@ func findConfig(root, explicit string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return "", ErrNoConfig
+		_, top, _ := FindRoot(root)
+		return "", &NoConfigError{Dir: rootName(root), Top: top}
 	case 1:
 		return found[0], nil
 	}

@@ -58,6 +58,9 @@ func end(ctx context.Context, j *job.Job, p *project.Project, dl *delivery, m *m
 // terminal (never on a runner, whatever it says: ::group:: blocks only).
 func engineOptions(j *job.Job, p *project.Project, o Options) engine.Options {
 	eo := engine.Options{Project: p, MaxRotations: o.MaxRotations, Log: j.Log, Version: j.Version, Host: j.Host}
+	if bd, err := j.Env.StateBinder(); err == nil && bd != nil {
+		eo.SpendProof = bd // the day's ledger proven by ralph-ci's own statuses
+	}
 	if j.Env.Actions.Actions {
 		eo.Echo = actionsEcho(j.Stdout)
 	} else {

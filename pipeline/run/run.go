@@ -40,6 +40,8 @@ type Options struct {
 	// Progress, when set, gets the engine's live progress line (a
 	// terminal).
 	Progress io.Writer
+	// Box is the box mode ("": the config's box.mode; internal/box).
+	Box string
 }
 
 // Run runs the loop over the project of j with o, from the guards to the
@@ -68,6 +70,11 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 	if err := m.Check(mode); err != nil {
 		return err
 	}
+	unbox, err := j.UseBox(o.Box, p.Config.Box.Mode)
+	if err != nil {
+		return err
+	}
+	defer unbox()
 	ctx, sig := job.SignalContext(ctx)
 	restore := j.UseGitCredential(ctx, p.Root)
 	defer restore()

@@ -1,9 +1,13 @@
 package spend
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Git runs git commands in the repository (deliver.Git does; so will
@@ -17,51 +21,166 @@ type Git interface {
 const DayRefPrefix = "refs/ralph-ci/spend/"
 
 // GitRef is a Store in one ref of a remote: a commit whose tree holds
-// ledger.json. Store pushes with --force-with-lease naming the commit Load
-// returned, so a job that lost the race gets ErrStale and tries again on
-// the new ledger.
+// ledger.json, descending from the day's anchor (see Proof). Store pushes
+// with --force-with-lease naming the commit Load returned, so a job that
+// lost the race gets ErrStale and tries again on the new ledger; with a
+// Proof, Load returns only a proven ledger and Store records each update
+// with ralph-ci's own status.
 type GitRef struct {
 	Git    Git
 	Remote string // "origin"
 	Ref    string // refs/ralph-ci/spend/2026-11-25
+	// Proof, when set (on GitHub), proves the ledger (see ProofContext).
+	Proof Proof
+
+	anchor string // the day's anchor commit, once made
 }
 
-var _ Store = GitRef{}
+var _ Store = (*GitRef)(nil)
+
+// day is the date the ref is of.
+func (g *GitRef) day() string { return strings.TrimPrefix(g.Ref, DayRefPrefix) }
 
 // local is where the fetched ledger is kept in the local repository.
-func (g GitRef) local() string {
+func (g *GitRef) local() string {
 	return "refs/ralph-ci/fetched/" + strings.TrimPrefix(g.Ref, "refs/ralph-ci/")
 }
 
-// Load fetches the ref; an absent ref is an empty ledger.
-func (g GitRef) Load(ctx context.Context) ([]byte, string, error) {
+// Anchor makes, in the local object store, the day's anchor: the commit
+// of an empty ledger of the day, by ralph-ci, dated the day's start, with
+// no parent: the same commit in every job, computed, never fetched.
+func (g *GitRef) Anchor(ctx context.Context) (string, error) {
+	if g.anchor != "" {
+		return g.anchor, nil
+	}
+	day, err := time.Parse(time.DateOnly, g.day())
+	if err != nil {
+		return "", fmt.Errorf("%s: not a day's ledger ref", g.Ref)
+	}
+	blob, err := g.Git.RunInput(ctx, anchorDoc(g.day()), "hash-object", "-w", "--stdin")
+	if err != nil {
+		return "", err
+	}
+	tree, err := g.Git.RunInput(ctx, []byte("100644 blob "+strings.TrimSpace(string(blob))+"\tledger.json\n"), "mktree")
+	if err != nil {
+		return "", err
+	}
+	who := fmt.Sprintf("ralph-ci <ralph-ci@users.noreply.github.com> %d +0000", day.Unix())
+	commit := fmt.Sprintf("tree %s\nauthor %s\ncommitter %s\n\nralph-ci: spend ledger of %s\n", strings.TrimSpace(string(tree)), who, who, g.day())
+	id, err := g.Git.RunInput(ctx, []byte(commit), "hash-object", "-t", "commit", "-w", "--stdin")
+	if err != nil {
+		return "", err
+	}
+	g.anchor = strings.TrimSpace(string(id))
+	return g.anchor, nil
+}
+
+// Load fetches the ref; an absent ref is an empty ledger (with a Proof,
+// the anchor pushed there first: see Proof). With a Proof, a ledger its
+// rule refuses is ErrUnproven.
+func (g *GitRef) Load(ctx context.Context) ([]byte, string, error) {
 	out, err := g.Git.Run(ctx, "ls-remote", "--refs", g.Remote, g.Ref)
 	if err != nil {
 		return nil, "", err
 	}
 	if strings.TrimSpace(out) == "" {
-		return nil, "", nil
+		if g.Proof == nil {
+			return nil, "", nil
+		}
+		anchor, err := g.Anchor(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		if _, err := g.Git.Run(ctx, "push", "--quiet", "--force-with-lease="+g.Ref+":", g.Remote, anchor+":"+g.Ref); err != nil && !stale(err) {
+			return nil, "", fmt.Errorf("start the day's ledger at %s: %w", g.Ref, err)
+		}
 	}
 	if _, err := g.Git.Run(ctx, "fetch", "--no-tags", "--quiet", g.Remote, "+"+g.Ref+":"+g.local()); err != nil {
 		return nil, "", err
 	}
-	id, err := g.Git.Run(ctx, "rev-parse", "--verify", g.local()+"^{commit}")
+	line, err := g.Git.Run(ctx, "rev-list", "--parents", "-n", "1", g.local())
 	if err != nil {
 		return nil, "", err
 	}
-	doc, err := g.Git.RunInput(ctx, nil, "cat-file", "blob", id+":ledger.json")
+	ids := strings.Fields(line)
+	if len(ids) == 0 {
+		return nil, "", fmt.Errorf("%s: no commit", g.Ref)
+	}
+	var batch strings.Builder
+	for _, id := range ids[:min(len(ids), 2)] {
+		batch.WriteString(id + ":ledger.json\n")
+	}
+	raw, err := g.Git.RunInput(ctx, []byte(batch.String()), "cat-file", "--batch")
 	if err != nil {
 		return nil, "", err
 	}
-	if len(doc) > 1<<20 {
-		return nil, "", fmt.Errorf("%s: ledger.json is %d bytes, more than a ledger can be", g.Ref, len(doc))
+	docs := readBatch(raw)
+	tip := record{id: ids[0]}
+	if len(docs) > 0 && docs[0] != nil {
+		if len(docs[0]) > 1<<20 {
+			return nil, "", fmt.Errorf("%s: ledger.json is %d bytes, more than a ledger can be", g.Ref, len(docs[0]))
+		}
+		tip.ok = json.Unmarshal(docs[0], &tip.doc) == nil
 	}
-	return doc, id, nil
+	if g.Proof == nil {
+		if docs == nil || docs[0] == nil {
+			return nil, "", fmt.Errorf("%s: no ledger.json in %.12s", g.Ref, ids[0])
+		}
+		return docs[0], ids[0], nil
+	}
+	var parent record
+	if len(ids) == 2 && len(docs) == 2 && docs[1] != nil {
+		parent = record{id: ids[1]}
+		parent.ok = json.Unmarshal(docs[1], &parent.doc) == nil
+	}
+	anchor, err := g.Anchor(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	statuses, err := g.Proof.OwnStatuses(ctx, anchor, ProofContext)
+	if err != nil {
+		return nil, "", fmt.Errorf("read ralph-ci's own %s statuses on the day's anchor %.12s: %w", ProofContext, anchor, err)
+	}
+	if err := proven(tip, parent, statuses, anchor, g.day()); err != nil {
+		return nil, "", err
+	}
+	return docs[0], ids[0], nil
 }
 
-// Store commits doc on top of version and pushes it if the ref is still
-// version on the remote.
-func (g GitRef) Store(ctx context.Context, doc []byte, version string) error {
+// readBatch splits the output of git cat-file --batch into the objects'
+// contents, nil for one that is missing.
+func readBatch(raw []byte) [][]byte {
+	var out [][]byte
+	for len(raw) > 0 {
+		nl := bytes.IndexByte(raw, '\n')
+		if nl < 0 {
+			break
+		}
+		f := strings.Fields(string(raw[:nl]))
+		raw = raw[nl+1:]
+		if len(f) != 3 {
+			out = append(out, nil)
+			continue
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil || size < 0 || size > len(raw) {
+			break
+		}
+		out = append(out, raw[:size])
+		raw = raw[min(size+1, len(raw)):]
+	}
+	return out
+}
+
+// stale tells whether a push failed because the ref moved.
+func stale(err error) bool {
+	return strings.Contains(err.Error(), "stale info") || strings.Contains(err.Error(), "rejected") || strings.Contains(err.Error(), "failed to update ref")
+}
+
+// Store commits doc on top of version (the day's anchor when "") and
+// pushes it if the ref is still version on the remote; with a Proof, it
+// then records the update with ralph-ci's own status on the anchor.
+func (g *GitRef) Store(ctx context.Context, doc []byte, version string) error {
 	blob, err := g.Git.RunInput(ctx, doc, "hash-object", "-w", "--stdin")
 	if err != nil {
 		return err
@@ -70,18 +189,35 @@ func (g GitRef) Store(ctx context.Context, doc []byte, version string) error {
 	if err != nil {
 		return err
 	}
-	args := []string{"-c", "user.name=ralph-ci", "-c", "user.email=ralph-ci@users.noreply.github.com",
-		"commit-tree", strings.TrimSpace(string(tree)), "-m", "ralph-ci: spend ledger"}
-	if version != "" {
-		args = append(args, "-p", version)
+	parent := version
+	if parent == "" {
+		if parent, err = g.Anchor(ctx); err != nil {
+			return err
+		}
 	}
+	args := []string{"-c", "user.name=ralph-ci", "-c", "user.email=ralph-ci@users.noreply.github.com",
+		"commit-tree", strings.TrimSpace(string(tree)), "-m", "ralph-ci: spend ledger", "-p", parent}
 	commit, err := g.Git.Run(ctx, args...)
 	if err != nil {
 		return err
 	}
 	_, err = g.Git.Run(ctx, "push", "--quiet", "--force-with-lease="+g.Ref+":"+version, g.Remote, commit+":"+g.Ref)
-	if err != nil && (strings.Contains(err.Error(), "stale info") || strings.Contains(err.Error(), "rejected") || strings.Contains(err.Error(), "failed to update ref")) {
+	if err != nil && stale(err) {
 		return fmt.Errorf("%w (%v)", ErrStale, err)
 	}
-	return err
+	if err != nil || g.Proof == nil {
+		return err
+	}
+	var d ledgerDoc
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return err
+	}
+	anchor, err := g.Anchor(ctx)
+	if err != nil {
+		return err
+	}
+	if err := g.Proof.SetStatus(ctx, anchor, ProofContext, markText(commit, d.Spent)); err != nil {
+		return fmt.Errorf("record the day's ledger %.12s with ralph-ci's own %s status (the token needs statuses: write): %w", commit, ProofContext, err)
+	}
+	return nil
 }

@@ -108,3 +108,26 @@ func TestCollectors(t *testing.T) {
 		}
 	}
 }
+
+// unittest's -v lines name each test "module.Class/method" (a docstring
+// puts the result on the next line); without -v its FAIL:/ERROR: headers
+// name the failures and its totals judge the run as a whole.
+func TestUnittestLines(t *testing.T) {
+	verbose := "test_add (tests.test_calc.CalcTest.test_add)\nAdds two. ... ok\ntest_fail (tests.test_calc.CalcTest.test_fail) ... FAIL\ntest_skip (tests.test_calc.CalcTest.test_skip) ... skipped 'later'\ntest_up (tests.test_calc.CalcTest.test_up) ... unexpected success\ntest_xf (tests.test_calc.CalcTest.test_xf) ... expected failure\ntest_old (test_calc.OldTest) ... ok\n\n======\nFAIL: test_fail (tests.test_calc.CalcTest.test_fail)\n------\nRan 5 tests in 0.001s\n\nFAILED (failures=1, skipped=1, expected failures=1)\n"
+	run := feed(&unittestLines{}, verbose)
+	if !slices.Equal(run.Passed, []string{"test_calc.OldTest/test_old", "tests.test_calc.CalcTest/test_add"}) || !slices.Equal(run.Failed, []string{"tests.test_calc.CalcTest/test_fail", "tests.test_calc.CalcTest/test_up"}) ||
+		!slices.Equal(run.Skipped, []string{"tests.test_calc.CalcTest/test_skip", "tests.test_calc.CalcTest/test_xf"}) || len(run.WholePassed)+len(run.WholeFailed) != 0 {
+		t.Errorf("unittest -v: %+v", run)
+	}
+	run = feed(&unittestLines{}, "..s.\n------\nRan 4 tests in 0.001s\n\nOK (skipped=1)\n")
+	if !run.Found || !slices.Equal(run.WholePassed, []string{AllTests}) || run.Whole("tests.test_calc.CalcTest/test_add") != "pass" {
+		t.Errorf("unittest totals: %+v", run)
+	}
+	run = feed(&unittestLines{}, "F.\n=====\nFAIL: test_div (tests.test_calc.CalcTest.test_div)\n-----\nRan 2 tests in 0.001s\n\nFAILED (failures=1)\n")
+	if !slices.Equal(run.Failed, []string{"tests.test_calc.CalcTest/test_div"}) || len(run.WholeFailed) != 0 {
+		t.Errorf("unittest failure without -v: %+v", run)
+	}
+	if run := feed(&unittestLines{}, "hello\n"); run.Found {
+		t.Errorf("no unittest output: %+v", run)
+	}
+}

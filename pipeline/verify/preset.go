@@ -75,6 +75,9 @@ type Preset struct {
 	// GoJSON tells that ralph-ci added -json to go test: the output is
 	// events, shown to the log and the matchers as their text.
 	GoJSON bool
+	// lines reads the runner's result lines from the output (nil: the
+	// report, or the go test and cargo readers every command has).
+	lines lineReader
 }
 
 // FindPreset returns the preset for cmd, run in dir (absolute), whose

@@ -49,6 +49,9 @@ func readTests(in Input, cfg schema.VerificationConfig, dir string, shown io.Wri
 				shown = t.text
 			}
 			t.cmd, t.env, t.report, t.name = p.Command, p.Env, p.Report, p.Runner+"'s report"
+			if p.lines != nil {
+				t.lines = append(t.lines, p.lines)
+			}
 		}
 		for _, c := range collectors(cfg, in.Root, dir) {
 			t.lines = append(t.lines, c.results())

@@ -46,6 +46,11 @@ type Runner struct {
 	// TestFiles are the path.Match patterns of its test files' base
 	// names (None: it reads another runner's files).
 	TestFiles []string
+	// TestStart are patterns that match the head of a test in those
+	// files (its declaration line, after the decorators or attributes
+	// above it): the guard holds each test's body apart, so that tests
+	// may be added beside it.
+	TestStart []string
 
 	// invoked tells that a command runs it ([Call]); nil: recognised by
 	// its report only.
@@ -80,9 +85,15 @@ type Markers struct {
 	Skip, ExpectFail, Focus, Invert, Todo []string
 }
 
-// All is every marker pattern, each with what it does.
-func (m Markers) All() map[string][]string {
-	return map[string][]string{"skipped": m.Skip, "expected to fail": m.ExpectFail, "focused": m.Focus, "inverted": m.Invert, "a todo": m.Todo}
+// MarkerKind is one kind of marker and its patterns.
+type MarkerKind struct {
+	What     string
+	Patterns []string
+}
+
+// All is every kind of marker, with what it does, in a fixed order.
+func (m Markers) All() []MarkerKind {
+	return []MarkerKind{{"skipped", m.Skip}, {"expected to fail", m.ExpectFail}, {"focused", m.Focus}, {"inverted", m.Invert}, {"a todo", m.Todo}}
 }
 
 // None is the answer of a runner that has nothing for a question, with
@@ -96,7 +107,7 @@ func IsNone(answer []string) bool {
 
 // runners is the registry, in the order a command is matched against
 // them: the first that recognises it gives its preset.
-var runners = []*Runner{&goTest, &cargoTest, &pytest, &jest, &vitest, &maven, &gradle, &junitXML}
+var runners = []*Runner{&goTest, &cargoTest, &pytest, &unittest, &jest, &vitest, &maven, &gradle, &junitXML}
 
 // Runners returns the registry, in matching order.
 func Runners() []*Runner { return runners }
@@ -175,6 +186,16 @@ func (p Project) Exists(name string) bool {
 func (p Project) Read(name string) string {
 	b, _ := safefile.Read(filepath.Join(p.Dir, name), safefile.ConfigLimit)
 	return string(b)
+}
+
+// Glob lists the files of the folder's subfolder dir matching pattern,
+// relative to the folder.
+func (p Project) Glob(dir, pattern string) []string {
+	m, _ := filepath.Glob(filepath.Join(p.Dir, dir, pattern))
+	for i, f := range m {
+		m[i], _ = filepath.Rel(p.Dir, f)
+	}
+	return m
 }
 
 func newProject(root, dir string) Project {

@@ -25,6 +25,7 @@ var maven = Runner{
 	Detect:    []string{`surefire\.`, `System\.getProperty\("surefire`},
 	NoTests:   []string{`No tests to run`, `Tests run: 0,`},
 	TestFiles: javaTests,
+	TestStart: []string{`^\s*@(Test|ParameterizedTest|RepeatedTest)\b`},
 
 	invoked: func(c Call) bool { r, _ := buildTool(c.Words, c.Dir); return r == "maven" },
 	preset:  buildPreset,
@@ -44,6 +45,7 @@ var gradle = Runner{
 	Detect:    None("Gradle sets nothing code reads that JUnit's own runner does not"),
 	NoTests:   []string{`No tests found for given includes`},
 	TestFiles: javaTests,
+	TestStart: []string{`^\s*@(Test|ParameterizedTest|RepeatedTest)\b`},
 
 	invoked: func(c Call) bool { r, _ := buildTool(c.Words, c.Dir); return r == "gradle" },
 	preset:  buildPreset,

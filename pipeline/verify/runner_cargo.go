@@ -24,6 +24,7 @@ var cargoTest = Runner{
 	Detect:    []string{`cfg!\(test\)`, `RUST_TEST_THREADS`, `env::var\("CARGO_TARGET_TMPDIR`},
 	NoTests:   []string{`running 0 tests`},
 	TestFiles: []string{"*.rs"},
+	TestStart: []string{`^\s*#\[(\w+::)*test\b`},
 
 	invoked: func(c Call) bool { return cargoTestAt.MatchString(c.Shell) },
 	preset: func(c Call) (Preset, bool) {

@@ -21,7 +21,7 @@ var goTest = Runner{
 		{"*_test.go", []string{"build constraints", "TestMain", "init"}},
 	},
 	Markers: Markers{
-		Skip:       []string{`\bt\.Skip(f|Now)?\(`, `\bb\.Skip(f|Now)?\(`, `\btesting\.Short\(\)`},
+		Skip:       []string{`\bt\.Skip(f|Now)?\(`, `\bb\.Skip(f|Now)?\(`},
 		ExpectFail: None("go test has no expected-failure marker"),
 		Focus:      None("go test selects with -run, and the command is guarded"),
 		Invert:     None("go test has no marker that passes a failing test"),
@@ -30,6 +30,7 @@ var goTest = Runner{
 	Detect:    []string{`\btesting\.Testing\(\)`, `flag\.Lookup\(\s*"test\.`, `strings\.HasSuffix\(os\.Args\[0\],\s*"\.test"\)`},
 	NoTests:   []string{`\[no test files\]`, `testing: warning: no tests to run`},
 	TestFiles: []string{"*_test.go"},
+	TestStart: []string{`^func\s+(Test|Fuzz|Benchmark|Example)\w*\(`},
 
 	invoked: func(c Call) bool { return goTestAt.MatchString(c.Shell) },
 	preset: func(c Call) (Preset, bool) {

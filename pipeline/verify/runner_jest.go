@@ -29,6 +29,7 @@ var jest = Runner{
 	NoTests: []string{`No tests found`},
 	TestFiles: []string{"*.test.js", "*.test.jsx", "*.test.ts", "*.test.tsx", "*.test.mjs", "*.test.cjs",
 		"*.spec.js", "*.spec.jsx", "*.spec.ts", "*.spec.tsx", "*.spec.mjs", "*.spec.cjs"},
+	TestStart: jsTestStart,
 
 	invoked: func(c Call) bool { r, _ := jsRunner(c.Words, c.Dir); return r == "jest" },
 	preset:  jsPreset,
@@ -45,6 +46,10 @@ var jest = Runner{
 		return &jestLines{list: list, root: root, prefix: prefix}
 	},
 }
+
+// jsTestStart matches the call that declares a test in jest, vitest and
+// mocha (it, test, their .skip/.only/.each forms).
+var jsTestStart = []string{`^\s*(it|test|fit|xit|xtest|bench)\b(\.\w+)*(\([^)]*\))?\s*\(`}
 
 // jsMarkers are the markers of jest, vitest and mocha's test API.
 var jsMarkers = Markers{

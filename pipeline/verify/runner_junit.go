@@ -20,4 +20,5 @@ var junitXML = Runner{
 	Detect:    None("the writer's own"),
 	NoTests:   []string{`a report with no <testcase>`},
 	TestFiles: None("the writer's own"),
+	TestStart: None("the writer's own"),
 }

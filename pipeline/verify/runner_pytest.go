@@ -35,6 +35,7 @@ var pytest = Runner{
 	Detect:    []string{`PYTEST_CURRENT_TEST`, `PYTEST_VERSION`, `["']pytest["']\s+in\s+sys\.modules`, `sys\.modules\.get\(\s*["']pytest["']`},
 	NoTests:   []string{`no tests ran`, `collected 0 items`},
 	TestFiles: []string{"test_*.py", "*_test.py", "conftest.py"},
+	TestStart: []string{`^\s*(async\s+)?def\s+test`},
 
 	invoked: func(c Call) bool { return pytestAt.MatchString(c.Shell) },
 	preset: func(c Call) (Preset, bool) {

@@ -50,8 +50,8 @@ func TestRunnersAnswerEveryQuestion(t *testing.T) {
 		if (r.invoked == nil) != (r.preset == nil) {
 			t.Errorf("%s: a command it recognises needs a preset, and a preset a way to recognise the command", r.Name)
 		}
-		if (r.inProject != nil) != (r.collect != nil && r.lines != nil) {
-			t.Errorf("%s: recognised by its files, it needs a collection step and result lines, and they need the files", r.Name)
+		if (r.inProject != nil) != (r.lines != nil) || r.collect != nil && r.inProject == nil {
+			t.Errorf("%s: recognised by its files, it needs result lines (and may have a collection step), and they need the files", r.Name)
 		}
 		if IsNone(r.Files) != (r.inProject == nil) {
 			t.Errorf("%s: Files says %q, but inProject is set: %v", r.Name, r.Files, r.inProject != nil)
@@ -86,7 +86,7 @@ func questions(r *Runner) []question {
 				continue
 			}
 			name := prefix + f.Name
-			out = append(out, question{name, v.Field(i).Interface().([]string), prefix != "" || name == "Detect" || name == "NoTests"})
+			out = append(out, question{name, v.Field(i).Interface().([]string), prefix != "" || name == "Detect" || name == "NoTests" || name == "TestStart"})
 		}
 	}
 	walk("", reflect.ValueOf(*r))

@@ -20,6 +20,7 @@ var vitest = Runner{
 	Detect:    []string{`process\.env\.VITEST\b`, `VITEST_WORKER_ID`, `VITEST_POOL_ID`, `import\.meta\.vitest`, `process\.env\.NODE_ENV\s*===?\s*["']test["']`},
 	NoTests:   []string{`No test files found`, `No test suite found`},
 	TestFiles: jest.TestFiles,
+	TestStart: jsTestStart,
 
 	invoked: func(c Call) bool { r, _ := jsRunner(c.Words, c.Dir); return r == "vitest" },
 	preset:  jsPreset,

@@ -32,6 +32,10 @@ func (r TestRun) Ran() int {
 	return len(r.Passed) + len(r.Failed) + len(r.WholePassed) + len(r.WholeFailed)
 }
 
+// AllTests is the group of a run judged as a whole by its totals
+// (unittest without -v: "Ran 3 tests", "OK").
+const AllTests = "*"
+
 // Whole is the verdict of the group a test belongs to, when the output
 // showed only the group's: "pass", "fail", or "" when the test's group
 // was not judged as a whole.
@@ -41,7 +45,7 @@ func (r TestRun) Whole(test string) string {
 		v      string
 	}{{r.WholeFailed, "fail"}, {r.WholePassed, "pass"}} {
 		for _, g := range w.groups {
-			if strings.HasPrefix(test, g+"/") {
+			if g == AllTests || strings.HasPrefix(test, g+"/") {
 				return w.v
 			}
 		}

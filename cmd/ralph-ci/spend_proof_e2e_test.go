@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
+)
+
+// dayCapFiles is a pull request whose config caps the repository's day
+// at $1.00, with an agent that spends $0.75 a rotation.
+func dayCapFiles() map[string]string {
+	return map[string]string{
+		"ralph.yaml": `agents:
+  coder: {command: [sh, agent.sh], format: claude, timeout: 1m}
+stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
+specs: {default_tier: auto}
+budgets: {per_day: {cost_usd: 1.0}}
+`,
+		"specs/a.spec.md": "# A\n\nDo it.\n",
+		"agent.sh":        spendingAgent,
+		".gitignore":      ".ralph/\n",
+	}
+}
+
+// ledgerCommit writes, in origin, a ledger commit of doc (on parent when
+// not "") and points the day's ref at it: what anyone who may push can do.
+func ledgerCommit(t *testing.T, bare, ref, parent, doc string) {
+	t.Helper()
+	cmd := exec.Command("git", "-C", bare, "hash-object", "-w", "--stdin")
+	cmd.Stdin = strings.NewReader(doc)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := exec.Command("git", "-C", bare, "mktree")
+	mk.Stdin = strings.NewReader("100644 blob " + strings.TrimSpace(string(out)) + "\tledger.json\n")
+	tree, err := mk.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"commit-tree", strings.TrimSpace(string(tree)), "-m", "a ledger of mine"}
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
+	commit := ghorigin.Git(t, bare, args...)
+	ghorigin.Git(t, bare, "update-ref", ref, commit)
+}
+
+// TestDaySpendLedgerAttacks: budgets.per_day is $1.00 and a first job
+// spent $0.75. Then someone who may push deletes the day's ledger ref,
+// zeroes it (a commit of $0 on top, or on its own) or sets it to -$100:
+// the next job runs no agent (the day's cap counts as reached, and the
+// log says why), where a job on the untouched ledger runs one rotation
+// and is stopped at $1.00.
+func TestDaySpendLedgerAttacks(t *testing.T) {
+	day := time.Now().UTC().Format(time.DateOnly)
+	ref := "refs/ralph-ci/spend/" + day
+	for _, tc := range []struct {
+		name   string
+		attack func(t *testing.T, w *ciWorld)
+		agent  bool // the second job runs its agent
+	}{
+		{"untouched", func(*testing.T, *ciWorld) {}, true},
+		{"ref deleted", func(t *testing.T, w *ciWorld) { ghorigin.Git(t, w.Bare, "update-ref", "-d", ref) }, false},
+		{"zeroed on top", func(t *testing.T, w *ciWorld) {
+			ledgerCommit(t, w.Bare, ref, w.Rev(ref), fmt.Sprintf(`{"date":%q,"spent":{"usd":0,"tokens":0}}`, day))
+		}, false},
+		{"zeroed on its own", func(t *testing.T, w *ciWorld) {
+			ledgerCommit(t, w.Bare, ref, "", fmt.Sprintf(`{"date":%q,"spent":{"usd":0,"tokens":0}}`, day))
+		}, false},
+		{"negative", func(t *testing.T, w *ciWorld) {
+			ledgerCommit(t, w.Bare, ref, w.Rev(ref), fmt.Sprintf(`{"date":%q,"spent":{"usd":-100,"tokens":-1000000}}`, day))
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newCIWorld(t, ralphBinary(t), dayCapFiles())
+			w.job("", "")
+			w.ralph(3, "run", "--deliver", "pr", "--max-rotations", "1")
+			if w.Rev(ref) == "" {
+				t.Fatalf("no ledger at %s after the first job", ref)
+			}
+			tc.attack(t, w)
+			w.job("", "")
+			_, stderr := w.ralph(3, "run", "--deliver", "pr", "--max-rotations", "1")
+			r := runReport(t, w.dir)
+			rotations := len(w.iterations())
+			switch {
+			case tc.agent && rotations != 2:
+				t.Errorf("the second job ran no agent on an untouched ledger (%d rotations)\n%s", rotations, stderr)
+			case tc.agent && (r.Spend.Day == nil || r.Spend.Day.USD > 1.0+0.25+1e-9):
+				t.Errorf("the day's spend after the second job: %+v, want at most $1.00 and the message that crossed it", r.Spend.Day)
+			case !tc.agent && rotations != 1:
+				t.Errorf("the second job ran its agent after the attack (%d rotations in all): the cap did not hold\n%s", rotations, stderr)
+			case !tc.agent && (!strings.Contains(r.Exit.Message, "budgets.per_day") || !strings.Contains(stderr, "counted as the cap reached")):
+				t.Errorf("exit %q, want the day's cap reached, with the reason in the log\n%s", r.Exit.Message, stderr)
+			}
+		})
+	}
+}
