@@ -116,6 +116,14 @@ func (h *Host) prepare(inv Invocation) (argv, env []string, err error) {
 	return WithSetting(inv.Argv, inv.Format, api, base), env, nil
 }
 
+// connectOnly is the Network's ConnectOnly, 0 for none.
+func (h *Host) connectOnly() int {
+	if h == nil || h.Network == nil {
+		return 0
+	}
+	return h.Network.ConnectOnly()
+}
+
 // start starts cmd, in the network box when the host has a Network.
 func (h *Host) start(cmd *exec.Cmd) error {
 	if h == nil || h.Network == nil {

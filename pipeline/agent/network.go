@@ -59,6 +59,10 @@ type Network interface {
 	Environ() []string
 	// Start starts cmd in the network box.
 	Start(cmd *exec.Cmd) error
+	// ConnectOnly is, where there is no box, the only TCP port a process
+	// may connect to (the proxy's; the shepherd keeps it with Landlock),
+	// 0 for none.
+	ConnectOnly() int
 }
 
 // networkVars are what no process inherits where a Network is set,

@@ -22,6 +22,7 @@ func (f *fakeNetwork) Route(upstream string, keys map[string]string) (string, ma
 }
 func (f *fakeNetwork) Environ() []string         { return []string{"HTTPS_PROXY=http://127.0.0.1:9"} }
 func (f *fakeNetwork) Start(cmd *exec.Cmd) error { return cmd.Start() }
+func (f *fakeNetwork) ConnectOnly() int          { return 0 }
 
 // No process gets a key, a model API's base URL or the job's proxy
 // settings; an agent gets its API's base URL at the proxy and a

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -130,6 +131,9 @@ func command(inv Invocation, exe string) (cmd *exec.Cmd, shepherded bool, err er
 			return nil, false, err
 		}
 		args := shepherd.Args(inv.Grace, inv.Host.deny(), append([]string{path}, inv.Argv[1:]...))
+		if port := inv.Host.connectOnly(); port != 0 {
+			args = shepherd.WithConnect(args, strconv.Itoa(port))
+		}
 		cmd = &exec.Cmd{Path: exe, Args: args}
 	}
 	cmd.Dir = inv.Dir
