@@ -1,20 +1,26 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/box"
 	"github.com/ralph-ci/ralph-ci/internal/modelproxy"
+	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
 
 // The real Claude Code CLI, with the key and base URL in the job's
@@ -178,4 +184,114 @@ func requireNetworkBox(t *testing.T) {
 		t.Fatal("the network box needs root; CI runs as root")
 	}
 	t.Skip("the network box needs root")
+}
+
+// Without root there is no network box: ralph-ci, run as a user of its
+// own (with a cgroup delegated to it, as box's test does), leaves the
+// boxed processes Landlock's TCP connect to the proxy's port alone. The
+// agent's direct connection to a listener on 127.0.0.1 fails and the
+// listener never sees it; through the proxy it reaches a host
+// network.allow lists, and a host it does not list is refused and named
+// in the log.
+func TestNonRootRunReachesOnlyTheProxyByLandlock(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("creates a user: needs root")
+	}
+	if abi := shepherd.LandlockABI(); abi < 4 {
+		t.Skipf("Landlock ABI %d has no network rules (4, Linux 6.7)", abi)
+	}
+	own, err := box.OwnCgroup()
+	if err != nil {
+		t.Skip(err)
+	}
+	base, err := os.MkdirTemp("", "ralph-ci-netlock-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	u := newSudoUser(t, filepath.Join(base, "home"))
+	deleg := delegateCgroup(t, own, u)
+	bin := filepath.Join(base, "bin", "ralph-ci")
+	copyFile(t, ralphBinary(t), bin, 0o755)
+	out := filepath.Join(base, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	outside, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outside.Close()
+	var reached atomic.Int32
+	go func() {
+		for {
+			c, err := outside.Accept()
+			if err != nil {
+				return
+			}
+			reached.Add(1)
+			c.Close()
+		}
+	}()
+	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "allowed-body") }))
+	defer allowed.Close()
+	allowedHost := strings.TrimPrefix(allowed.URL, "http://")
+	port := strconv.Itoa(outside.Addr().(*net.TCPAddr).Port)
+	named := "ralph-ci-test.invalid:" + port
+	agent := fmt.Sprintf(`cat > /dev/null
+if bash -c 'exec 3<>/dev/tcp/127.0.0.1/%[2]s' 2>/dev/null; then echo direct=reached; else echo direct=failed; fi > %[1]s/net.txt
+curl -s -o /dev/null -w 'named=%%{http_code}\n' http://%[3]s/ >> %[1]s/net.txt
+curl -s --noproxy '' -w ' allowed=%%{http_code}\n' http://%[4]s/ >> %[1]s/net.txt
+echo "RALPH_STATUS: CONTINUE"
+`, out, port, named, allowedHost)
+	dir := writeRepoAt(t, filepath.Join(base, "repo"), map[string]string{
+		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 1m}\n" +
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
+			"network: {allow: [\"" + allowedHost + "\"]}\n",
+		"agent.sh": agent, "PROMPT.md": "# A\n", ".gitignore": ".ralph/\n",
+	})
+	for _, p := range []string{dir, out, u.home} {
+		chownTree(t, p, u)
+	}
+	t.Cleanup(func() { os.RemoveAll("/var/tmp/ralph-ci-" + strconv.Itoa(u.uid)) })
+	fd, err := syscall.Open(deleg, syscall.O_DIRECTORY|syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME=" + u.home, "GIT_CONFIG_NOSYSTEM=1"}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := asUser(u, fd, dir, env, bin, "--log-format", "json", "run", "--max-rotations", "1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd = withContext(ctx, cmd)
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("ralph-ci did not end: %v\n%s", err, stderr.String())
+	}
+	t.Logf("ralph-ci ended: %v", err)
+	got, _ := os.ReadFile(filepath.Join(out, "net.txt"))
+	if want := "direct=failed\nnamed=403\nallowed-body allowed=200\n"; string(got) != want {
+		t.Errorf("the agent's connections: %q, want %q\n%s", got, want, stderr.String())
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the listener on 127.0.0.1 got %d connections from the agent", n)
+	}
+	contains(t, "the log", stderr.String(), "Landlock lets agents and verification commands connect over TCP to ralph-ci's proxy's port alone", `"host":"`+named+`"`)
+}
+
+// withContext is cmd, killed when ctx is done.
+func withContext(ctx context.Context, cmd *exec.Cmd) *exec.Cmd {
+	go func() {
+		<-ctx.Done()
+		if cmd.Process != nil {
+			_ = cmd.Process.Kill()
+		}
+	}()
+	return cmd
 }
