@@ -26,22 +26,26 @@ const racyWindow = 2 * time.Second
 // Finder discovers specs again and again (between rotations) at the cost
 // of what changed: a file is read and hashed only when its size or
 // modification time differ from the last time it was hashed, or when that
-// hash was taken too soon after the file was written to be trusted. The
-// directories are listed every time, so an added or removed spec is always
-// seen. A Finder is not safe for concurrent use.
-//
-// An inotify watch of the spec folders once spared that walk while
-// nothing happened: 0.4 ms a rotation at 100 specs and 4.3 ms at 1,000
-// (go test -bench Reload ./pipeline/project/), far under 1% of a real
-// agent's rotation, and the scale target holds without it (bench/scale.sh,
-// SECTION=rotation: 1,000 specs cost 1.47x and 1.72x one spec, at most 2x
-// allowed), so the walk is all there is.
+// hash was taken too soon after the file was written to be trusted. A
+// folder is listed again at every Find, so an added or removed spec is
+// always seen, unless Unchanged says nothing happened under it since the
+// last one (ralph-ci's run asks its work tree's watcher): at 10,000 specs
+// that walk made a rotation cost 4.25x what it costs at one spec, and
+// 1.94x without it (bench/scale.sh 3 10000, SECTION=rotation). A Finder is
+// not safe for concurrent use.
 type Finder struct {
 	Root    string
 	Options Options
-	known   map[string]hashed // by relative path
-	last    []Spec            // what the last Find returned, sorted; nil after a failure
-	changed bool
+	// Unchanged, when set, tells that nothing under the spec folder dir
+	// (as Options names it) changed since the last Find: its specs are
+	// then the last walk's, not listed again (the engine asks its work
+	// tree's watcher; at 10,000 specs the walk is most of a rotation's
+	// cost, bench/scale.sh SECTION=rotation).
+	Unchanged func(dir string) bool
+	known     map[string]hashed   // by relative path
+	byDir     map[string][]string // the specs each folder of Options.Dirs held, in walk order
+	last      []Spec              // what the last Find returned, sorted; nil after a failure
+	changed   bool
 	// read is the content of the files the last walk read, by path,
 	// until Contents hands it over.
 	read map[string][]byte
@@ -89,7 +93,23 @@ func (f *Finder) Find() ([]Spec, error) {
 			}
 		}
 	}
+	byDir := make(map[string][]string, len(opts.Dirs))
 	for _, dir := range opts.Dirs {
+		n := len(specs)
+		if kept, ok := f.byDir[dir]; ok && prev != nil && f.Unchanged != nil && f.Unchanged(dir) {
+			for _, rel := range kept {
+				if _, dup := next[rel]; !dup {
+					h := f.known[rel]
+					next[rel] = h
+					if k := len(specs); same && (k >= len(prev) || prev[k] != h.spec) {
+						same = false
+					}
+					specs = append(specs, h.spec)
+				}
+			}
+			byDir[dir] = kept
+			continue
+		}
 		base := filepath.Join(f.Root, filepath.FromSlash(dir))
 		relBase, err := filepath.Rel(f.Root, base)
 		if err != nil {
@@ -119,8 +139,14 @@ func (f *Finder) Find() ([]Spec, error) {
 		if err != nil {
 			return nil, fmt.Errorf("discover specs in %s: %w", dir, err)
 		}
+		for _, sp := range specs[n:] {
+			byDir[dir] = append(byDir[dir], sp.Path)
+		}
+		if byDir[dir] == nil {
+			byDir[dir] = []string{}
+		}
 	}
-	f.known = next
+	f.known, f.byDir = next, byDir
 	if len(specs) == 0 {
 		f.changed = true
 		return nil, &NoSpecsError{Options: opts}
