@@ -194,3 +194,7 @@ func withFlagSuggestion(c *cobra.Command, err error) error {
 	}
 	return err
 }
+
+// session is the job session of the command that runs (job.Open): built
+// once, at the door, and handed to the command's one function.
+func (o *globalOptions) session() *job.Session { return job.Open(&o.Job) }
