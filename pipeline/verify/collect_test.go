@@ -127,6 +127,12 @@ func TestUnittestLines(t *testing.T) {
 	if !slices.Equal(run.Failed, []string{"tests.test_calc.CalcTest/test_div"}) || len(run.WholeFailed) != 0 {
 		t.Errorf("unittest failure without -v: %+v", run)
 	}
+	if run := feed(&unittestLines{}, "\n------\nRan 0 tests in 0.000s\n\nOK\n"); run.Ran() != 0 {
+		t.Errorf("no test ran: %+v", run)
+	}
+	if run := feed(&unittestLines{verbose: true}, "Ran 4 tests in 0.001s\n\nOK\n"); run.Ran() != 0 {
+		t.Errorf("-v asked for, no test line: nothing is judged by the totals: %+v", run)
+	}
 	if run := feed(&unittestLines{}, "hello\n"); run.Found {
 		t.Errorf("no unittest output: %+v", run)
 	}

@@ -17,7 +17,7 @@ var vitest = Runner{
 		{"package.json", []string{"vitest", "scripts.test and the scripts it runs"}},
 	},
 	Markers:   jsMarkers,
-	Detect:    []string{`process\.env\.VITEST\b`, `VITEST_WORKER_ID`, `VITEST_POOL_ID`, `import\.meta\.vitest`, `process\.env\.NODE_ENV\s*===?\s*["']test["']`},
+	Detect:    []string{`process\.env\.VITEST\b`, `VITEST_WORKER_ID`, `VITEST_POOL_ID`},
 	NoTests:   []string{`No test files found`, `No test suite found`},
 	TestFiles: jest.TestFiles,
 	TestStart: jsTestStart,
