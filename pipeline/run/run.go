@@ -93,6 +93,11 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 			return err
 		}
 	}
+	stopNetwork, err := j.StartNetwork(p.Config.Network)
+	if err != nil {
+		return err
+	}
+	defer stopNetwork()
 	eo := engineOptions(j, p, o)
 	eo.Host = runHost(j, p, fork)
 	eo.Shard, eo.Integration = m.Shard, m.Integrate
@@ -139,14 +144,13 @@ type outcome struct {
 
 // runHost is the host every process of the run starts through, built
 // once with its final policy: the shared host (its secrets, box and
-// shepherd) with the config's environment.remove, a fork's allow-list
-// (the fork's code gets no secret beyond its agents' keys) and the git
-// folders denied to the agents.
+// shepherd, its network) with the config's environment.remove, a fork's
+// allow-list and the git folders denied to the agents.
 func runHost(j *job.Session, p *project.Project, fork bool) *agent.Host {
 	h := *j.Host
 	h.Remove = p.Config.Environment.Remove
-	if fork {
-		h.Only = agent.ForkAllowList(agentFormats(p.Config))
+	if fork { // the fork's code gets no secret of the job (its agents' keys stay with the proxy)
+		h.Only = agent.ForkAllowList()
 	}
 	h.Deny = j.DeniedGitDirs()
 	return &h
