@@ -35,7 +35,7 @@ func TestAllowed(t *testing.T) {
 }
 
 // newProxy serves a proxy on a loopback listener for the test.
-func newProxy(t *testing.T, allow []string) (*Proxy, *[]string) {
+func newProxy(t testing.TB, allow []string) (*Proxy, *[]string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
