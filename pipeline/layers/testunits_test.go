@@ -41,6 +41,7 @@ func TestGuardPerTest(t *testing.T) {
 		{"a new todo", "test/calc.test.js", js + "\ntest.todo('divides');\n", "", "test/calc.test.js:9", false},
 		{"a new Go test that skips", "calc_test.go", gosrc + "\nfunc TestBig(t *testing.T) {\n\tt.Skip(\"later\")\n}\n", "", "calc_test.go:12", false},
 		{"a short-mode skip is the report's business", "calc_test.go", gosrc + "\nfunc TestBig(t *testing.T) {\n\tif testing.Short() {\n\t\tt.Skip(\"slow\")\n\t}\n}\n", "", "", false},
+		{"a unittest skipIf is the report's business", "tests/test_calc.py", py + "\n\nclass TestMore(unittest.TestCase):\n    @unittest.skipIf(sys.platform == \"win32\", \"posix\")\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n", "", "", false},
 		{"a skipif is the report's business", "tests/test_calc.py", py + "\n\n@pytest.mark.skipif(sys.platform == \"win32\", reason=\"posix\")\ndef test_mul():\n    assert mul(2, 3) == 6\n", "", "", false},
 		{"tests may change: an assertion changed", "tests/test_calc.py", strings.Replace(py, "div(6, 3) == 2", "div(6, 3) >= 0", 1), "", "", true},
 		{"tests may change: a new skipped test still does not pass", "tests/test_calc.py", py + "\n\n@pytest.mark.skip\ndef test_mul():\n    pass\n", "", "tests/test_calc.py:14", true},
