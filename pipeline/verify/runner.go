@@ -107,7 +107,7 @@ func IsNone(answer []string) bool {
 
 // runners is the registry, in the order a command is matched against
 // them: the first that recognises it gives its preset.
-var runners = []*Runner{&goTest, &cargoTest, &pytest, &unittest, &jest, &vitest, &mocha, &nodeTest, &rspec, &maven, &gradle, &junitXML}
+var runners = []*Runner{&goTest, &cargoTest, &pytest, &unittest, &jest, &vitest, &mocha, &nodeTest, &rspec, &minitest, &maven, &gradle, &junitXML}
 
 // Runners returns the registry, in matching order.
 func Runners() []*Runner { return runners }
