@@ -240,17 +240,6 @@ type GitHub struct {
 	StatusContext string `json:"status_context"`
 }
 
-// Delivery modes (delivery.mode, run --deliver).
-const (
-	DeliverNone   = "none"   // the work stays in the work tree
-	DeliverCommit = "commit" // one commit per rotation that changed files
-	DeliverPR     = "pr"     // commit, push, and state carried by git
-)
-
-// DeliveryModes lists the delivery modes, in the order the schema's
-// delivery.mode names them (TestDeliveryModesEqualTheSchema).
-var DeliveryModes = []string{DeliverNone, DeliverCommit, DeliverPR}
-
 // Delivery says how the loop's work and state leave a CI job.
 type Delivery struct {
 	Mode   string  `json:"mode"`

@@ -41,7 +41,7 @@ import (
 // requireAgentCLI skips the test when the agent CLI is not on PATH, except
 // in CI (CI=true), where .ci/run installs it and a skip would hide a broken
 // install: there it fails.
-func requireAgentCLI(t *testing.T, name, npmPackage string) string {
+func requireAgentCLI(t testing.TB, name, npmPackage string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
 	if err == nil {
@@ -110,14 +110,14 @@ func rotationLogs(t *testing.T, stderr []byte) []rotationLog {
 
 // runRalph runs `ralph-ci --log-format json run` in dir and returns its
 // exit code, stdout and stderr.
-func runRalph(t *testing.T, bin, dir string, env []string, timeout time.Duration) (int, []byte, []byte) {
+func runRalph(t testing.TB, bin, dir string, env []string, timeout time.Duration) (int, []byte, []byte) {
 	t.Helper()
 	return runRalphArgs(t, bin, dir, env, timeout, "--log-format", "json", "run")
 }
 
 // runRalphArgs runs ralph-ci with args in dir and returns its exit code,
 // stdout and stderr; it fails the test if it does not end in timeout.
-func runRalphArgs(t *testing.T, bin, dir string, env []string, timeout time.Duration, args ...string) (int, []byte, []byte) {
+func runRalphArgs(t testing.TB, bin, dir string, env []string, timeout time.Duration, args ...string) (int, []byte, []byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -214,7 +214,7 @@ specs: {default_tier: auto}
 
 // claudeHome is a private HOME for Claude Code with its config dir,
 // seeded with the onboarding state (see the notes above).
-func claudeHome(t *testing.T) (home, configDir string) {
+func claudeHome(t testing.TB) (home, configDir string) {
 	t.Helper()
 	home = t.TempDir()
 	configDir = filepath.Join(home, ".claude")
@@ -344,7 +344,7 @@ func checkVerifiedLoop(t *testing.T, r loopRun) {
 }
 
 // writeRepoAt is writeRepo at a given (new) directory.
-func writeRepoAt(t *testing.T, dir string, files map[string]string) string {
+func writeRepoAt(t testing.TB, dir string, files map[string]string) string {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

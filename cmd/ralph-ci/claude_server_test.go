@@ -62,7 +62,7 @@ type messagesServer struct {
 	replies    int      // messages answered
 }
 
-func newMessagesServer(t *testing.T, path, content, promise string) *messagesServer {
+func newMessagesServer(t testing.TB, path, content, promise string) *messagesServer {
 	t.Helper()
 	s := &messagesServer{path: path, content: content, promise: promise}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))

@@ -58,7 +58,7 @@ func crashRepo(t *testing.T) string {
 	})
 }
 
-func git(t *testing.T, dir string, args ...string) {
+func git(t testing.TB, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir

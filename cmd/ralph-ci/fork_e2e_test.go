@@ -215,3 +215,23 @@ func TestForkRunGetsNoSecretBeyondTheAgentsKey(t *testing.T) {
 		})
 	}
 }
+
+// A fork's pull request nobody has run the loop on: check on
+// pull_request_target finds no checkpoint on its head, and still sets the
+// one status there, pending, saying why and how a maintainer starts a
+// run, so that the merge is blocked by a status that explains itself.
+func TestCheckOnPullRequestTargetGatesAnUnrunForksPullRequest(t *testing.T) {
+	w := newSweepWorld(t, ralphBinary(t), sweepConfig, "schedule", 1)
+	w.eventName = "pull_request_target"
+	w.heads[3] = fmt.Sprintf("%040x", 0xabc003)
+	w.srv.AddPull(3, w.heads[3], prAuthor.Login)
+	payload := fmt.Sprintf(`{"action":"opened","number":3,"pull_request":{"number":3,"head":{"sha":%q,"ref":"feature","repo":{"full_name":"someone/Hello-World"}},"base":{"ref":"master","repo":{"full_name":"Codertocat/Hello-World"}}},"repository":{"full_name":"Codertocat/Hello-World"}}`, w.heads[3])
+	if err := os.WriteFile(w.event, []byte(payload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.check(0)
+	st := w.gate(3)
+	if st.State != "pending" || !strings.Contains(st.Description, "no run of the loop verified every spec") || !strings.Contains(st.Description, `"/ralph-ci run"`) {
+		t.Fatalf("ralph-ci on the unrun fork's head: %s %q, want pending, saying why and how to run it", st.State, st.Description)
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/run"
 )
 
@@ -26,7 +27,9 @@ ralph-ci (trailers Ralph-Spec, Ralph-Stage, Ralph-Iteration, Ralph-Status);
 --deliver pr also pushes it, to the pull request's head branch (or to a
 branch of its own, with a pull request opened for it), and pushes the
 loop's state to refs/ralph-ci/state/<branch>, so that the next CI job, from
-a fresh checkout, continues where this one stopped.
+a fresh checkout, continues where this one stopped; --deliver branch pushes
+work and state the same way to a branch of its own on any event, and opens
+no pull request.
 
 In a CI matrix (see ralph-ci plan and the docs/delivery.md), --shard
 K-of-N --specs LIST works on the shard's specs only: its commits go to the
@@ -64,6 +67,6 @@ the same commit; the checkpoints are presented there, once per spec.`,
 	cmd.Flags().DurationVar(&o.ProgressEvery, "progress-interval", run.DefaultProgressInterval, "internal: the least time between two edits of the progress comment")
 	_ = cmd.Flags().MarkHidden("progress-interval")
 	cmd.Flags().StringVar(&o.Box, "box", "", "`MODE` of the box every agent and verification command runs in: auto, cgroup or off (no box: see docs/security.md) (default: box.mode)")
-	cmd.Flags().StringVar(&o.Deliver, "deliver", "", "deliver the work: `MODE` none, commit (a commit per rotation) or pr (commit and push; the state travels in git) (default: delivery.mode)")
+	cmd.Flags().StringVar(&o.Deliver, "deliver", "", "deliver the work: `MODE` "+deliver.Help()+" (default: delivery.mode)")
 	return cmd
 }

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // this test binary that testscript.Main put, named ralph-ci, in the
 // directory it placed first on PATH, so it is found before any installed
 // ralph-ci.
-func ralphBinary(t *testing.T) string {
+func ralphBinary(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("ralph-ci")
 	if err != nil {

@@ -101,3 +101,50 @@ func TestDaySpendLedgerAttacks(t *testing.T) {
 		})
 	}
 }
+
+// TestPullRequestSpendSurvivesItsState: budgets.per_pull_request is
+// $2.00 and two runs spent $0.75 each. Then someone who may push deletes
+// the state ref, or rolls it back to the first run's state: the third
+// run still counts $1.50 spent before it (ralph-ci's own statuses record
+// it): it runs one rotation, stopped at $2.00, where from the state alone
+// it would run until $2.00 more (or $1.25 more).
+func TestPullRequestSpendSurvivesItsState(t *testing.T) {
+	stateRef := "refs/ralph-ci/state/changes"
+	for _, tc := range []struct {
+		name   string
+		attack func(t *testing.T, w *ciWorld, first string)
+	}{
+		{"state ref deleted", func(t *testing.T, w *ciWorld, _ string) { ghorigin.Git(t, w.Bare, "update-ref", "-d", stateRef) }},
+		{"state ref rolled back", func(t *testing.T, w *ciWorld, first string) { ghorigin.Git(t, w.Bare, "update-ref", stateRef, first) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := dayCapFiles()
+			files["ralph.yaml"] = strings.Replace(files["ralph.yaml"], "per_day: {cost_usd: 1.0}", "per_pull_request: {cost_usd: 2.0}", 1)
+			w := newCIWorld(t, ralphBinary(t), files)
+			var first string
+			for run := 1; run <= 2; run++ {
+				w.job("", "")
+				w.ralph(3, "run", "--deliver", "pr", "--max-rotations", "1")
+				if run == 1 {
+					first = w.Rev(stateRef)
+				}
+			}
+			tc.attack(t, w, first)
+			w.job("", "")
+			_, stderr := w.ralph(3, "run", "--deliver", "pr")
+			r := runReport(t, w.dir)
+			if got := r.Spend.PullRequest.USD; got < 2.0-1e-9 || got > 2.0+1e-9 {
+				t.Errorf("the pull request's spend after the third run: %s, want $2.00\n%s", r.Spend.PullRequest.Text, stderr)
+			}
+			if !strings.Contains(r.Exit.Message, "budgets.per_pull_request (cost_usd $2.00) reached: $2.0000") {
+				t.Errorf("exit %q, want the pull request's cap", r.Exit.Message)
+			}
+			if its := w.iterations(); len(its) != 3 {
+				t.Errorf("the agent ran %d rotations in all, want 3: the third run has $0.50 left, one rotation", len(its))
+			}
+			if !strings.Contains(stderr, "below what ralph-ci's own statuses record") {
+				t.Errorf("the log does not say the state's spend was raised to the record:\n%s", stderr)
+			}
+		})
+	}
+}

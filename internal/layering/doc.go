@@ -18,9 +18,13 @@
 //	leaves                            agent, changes, counter, deliver, discovery,
 //	                                  prompt, exitcode, schema, internal/*, and github:
 //	                                  the one port to the GitHub API
-//	leaf types                        pipeline/status, pipeline/report: the types
-//	                                  every layer shares; they import nothing of
-//	                                  the module
+//	leaf types                        pipeline/status, pipeline/report, pipeline/usage:
+//	                                  the types every layer shares; they import
+//	                                  nothing of the module
+//
+// Some imports the order allows are forbidden all the same (never, in
+// layering_test.go): the reporters import no pipeline/gate, the state
+// neither pipeline/agent nor pipeline/spend.
 //
 // A second rule: no package but internal/git (the git doorway) starts
 // git; test helpers that build fixtures are listed with their reason

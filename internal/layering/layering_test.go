@@ -28,7 +28,33 @@ var layers = [][]string{
 	{"pipeline/layers", "pipeline/tiers", "pipeline/verify", "pipeline/plan", "pipeline/scheduler", "pipeline/doctor", "pipeline/spend"},
 	{"pipeline/agent", "pipeline/breaker", "pipeline/changes", "pipeline/counter", "pipeline/deliver", "pipeline/discovery", "pipeline/gitstate", "pipeline/prompt",
 		"pipeline/exitcode", "schema", "internal/", "github"},
-	{"pipeline/status", "pipeline/report"},
+	{"pipeline/status", "pipeline/report", "pipeline/usage"},
+}
+
+// never lists imports the layers would allow but the house forbids, with
+// why: a package (or every package below a directory ending in "/") must
+// not import another, even below it.
+var never = []struct{ from, to, why string }{
+	{"reporters/", "pipeline/gate", "the reporters write what they are given; the gate's decisions reach them as plain values"},
+	{"reporters", "pipeline/gate", "the reporters write what they are given; the gate's decisions reach them as plain values"},
+	{"pipeline/state", "pipeline/agent", "the state records what agents used (pipeline/usage), not how they run"},
+	{"pipeline/state", "pipeline/spend", "the state records spends (pipeline/usage), not the rules that price and cap them"},
+}
+
+// forbidden lists, sorted, every import of graph that never names.
+func forbidden(graph map[string][]string) []string {
+	var out []string
+	for pkg, imports := range graph {
+		for _, imp := range imports {
+			for _, n := range never {
+				if (pkg == n.from || (strings.HasSuffix(n.from, "/") && strings.HasPrefix(pkg, n.from))) && imp == n.to {
+					out = append(out, fmt.Sprintf("%s imports %s: %s", pkg, imp, n.why))
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // leafTypes is the bottom layer: types every layer shares, which import
@@ -90,6 +116,27 @@ func TestNoPackageImportsOneAbove(t *testing.T) {
 	}
 	for _, v := range violations(graph) {
 		t.Error(v)
+	}
+	for _, v := range forbidden(graph) {
+		t.Error(v)
+	}
+}
+
+// TestForbiddenFindsWhatNeverAllows: the reporters' import of the gate
+// and the state's of the agent runner are named, though the layers allow
+// them.
+func TestForbiddenFindsWhatNeverAllows(t *testing.T) {
+	got := forbidden(map[string][]string{
+		"reporters/actions": {"pipeline/gate", "reporters"},
+		"pipeline/state":    {"pipeline/spend", "pipeline/usage"},
+		"pipeline/engine":   {"pipeline/gate", "pipeline/agent"},
+	})
+	want := []string{
+		"pipeline/state imports pipeline/spend: the state records spends (pipeline/usage), not the rules that price and cap them",
+		"reporters/actions imports pipeline/gate: the reporters write what they are given; the gate's decisions reach them as plain values",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("forbidden:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/status"
+	"github.com/ralph-ci/ralph-ci/pipeline/usage"
 )
 
 // Bounds on what is kept in memory while reading an agent's output.
@@ -24,52 +25,13 @@ const (
 	maxModels     = 64       // models counted apart; more are counted in Tokens only
 )
 
-// Tokens counts the tokens an agent CLI reported. Input includes the cached
-// input; CachedInput is the part of it read from the prompt cache, and
-// CacheWrite the part written to it (Claude's cache_creation_input_tokens,
-// billed above the input price). Output includes reasoning ("thinking")
-// tokens.
-type Tokens struct {
-	Input       int64
-	CachedInput int64
-	CacheWrite  int64
-	Output      int64
-}
-
-// Total is every token counted: input (cached included) and output.
-func (t Tokens) Total() int64 { return t.Input + t.Output }
-
-// Add returns the sum of t and u.
-func (t Tokens) Add(u Tokens) Tokens {
-	return Tokens{t.Input + u.Input, t.CachedInput + u.CachedInput, t.CacheWrite + u.CacheWrite, t.Output + u.Output}
-}
-
-// Usage is what a structured output format reported about the run. Fields
-// the CLI did not report stay zero (the text format reports nothing).
-type Usage struct {
-	// CostUSD is the cost in US dollars (Claude Code's total_cost_usd);
-	// CostKnown tells whether the CLI reported it (Codex and Gemini do not).
-	CostUSD   float64
-	CostKnown bool
-	// Turns is the number of turns (Claude num_turns, Codex turns).
-	Turns int
-	// Tokens are summed over the run.
-	Tokens Tokens
-	// Models are the tokens per model, when the CLI named the models
-	// (Claude's modelUsage and stream messages, Gemini's stats.models);
-	// they add up to Tokens. Empty when it did not (Codex): the agent's
-	// configured model is then the one to price.
-	Models map[string]Tokens
-	// IsError tells that the CLI reported a failed run: Claude is_error or
-	// an error_* subtype, a Codex turn.failed or error event, a Gemini error.
-	IsError bool
-	// Subtype is Claude's result subtype, e.g. "success", "error_max_turns".
-	Subtype string
-	// ErrorMessage is the CLI's last error message, at most 1 KiB.
-	ErrorMessage string
-	// SessionID identifies the CLI's session (Codex: thread_id).
-	SessionID string
-}
+// Tokens and Usage are what an agent CLI reported it used, in the leaf
+// package pipeline/usage (so that the state and the spend records carry
+// them without importing the agent runner).
+type (
+	Tokens = usage.Tokens
+	Usage  = usage.Usage
+)
 
 // Report is what was read from an agent's output.
 type Report struct {

@@ -89,13 +89,26 @@ echo bye`), Dir: dir, Grace: shortGrace}, testBinary(t))
 
 // On a timeout too, and the exit status and signal are the command's.
 func TestShepherdTimeout(t *testing.T) {
-	dir := t.TempDir()
-	res, err := runWith(context.Background(), Invocation{
-		Argv: sh(escapers + `trap "" TERM; echo started; sleep 1000`), Dir: dir,
-		Timeout: shortTimeout, Grace: shortGrace}, testBinary(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	var dir string
+	res, _, _ := startedWithin(t, func(timeout time.Duration) (Result, string) {
+		dir = t.TempDir()
+		res, err := runWith(context.Background(), Invocation{
+			Argv: sh(escapers + `trap "" TERM; echo started; sleep 1000`), Dir: dir,
+			Timeout: timeout, Grace: shortGrace}, testBinary(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Tail, "started") { // what it started must die all the same
+			if raw, err := os.ReadFile(filepath.Join(dir, "pids.txt")); err == nil {
+				for _, f := range strings.Fields(string(raw)) {
+					if pid, err := strconv.Atoi(f); err == nil {
+						assertDead(t, []int{pid}, returnWithin)
+					}
+				}
+			}
+		}
+		return res, res.Tail
+	})
 	if !res.TimedOut || res.Signal != "SIGKILL" {
 		t.Errorf("result %+v", res)
 	}

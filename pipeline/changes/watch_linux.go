@@ -113,12 +113,14 @@ func (s *session) handle(ev fsnotify.Event) {
 		if filepath.Base(name) == ".git" { // a repository around the root
 			w.dirty, w.stale = true, true
 			w.noteDirty(ev)
+			w.touch("")
 		}
 		w.mu.Unlock()
 		return
 	}
 	w.dirty = true
 	w.noteDirty(ev)
+	w.touch(name)
 	removed := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
 	_, watched := s.dirs[name]
 	switch {

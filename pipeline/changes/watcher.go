@@ -62,6 +62,7 @@ type Watcher struct {
 	off      string     // why the fast path is off for good; "" while on
 	waitName string     // the barrier entry Take waits for
 	waitCh   chan struct{}
+	subtrees []*Subtree // marked by the events under them (touch)
 }
 
 // watchSession is one running set of watches with its event loop.

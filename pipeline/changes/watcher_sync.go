@@ -69,6 +69,7 @@ func (w *Watcher) restart(ctx context.Context) {
 	_ = w.stop() // a failing close of a dropped session changes nothing here
 	w.mu.Lock()
 	w.stale, w.dirty = false, false
+	w.touch("") // events between the sessions are lost
 	off := w.off
 	w.mu.Unlock()
 	if off != "" {
@@ -113,6 +114,7 @@ func (w *Watcher) markStale() {
 	defer w.mu.Unlock()
 	w.dirty, w.stale = true, true
 	w.dirtyBy = cmp.Or(w.dirtyBy, "a session error")
+	w.touch("")
 	w.released()
 }
 
@@ -124,6 +126,7 @@ func (w *Watcher) disable(reason string) {
 		w.off = reason
 	}
 	w.dirty = true
+	w.touch("")
 	w.released()
 }
 

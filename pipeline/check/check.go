@@ -17,13 +17,13 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // Options are check's.
@@ -155,7 +155,7 @@ func Gate(ctx context.Context, j *job.Job, p *project.Project, o Options) (err e
 	head, why, derr := delivered(ctx, j, p, mode)
 	if onPR {
 		s := gate.Standing{Checkpoints: res, Unverified: why, Failed: derr}
-		if mode != schema.DeliverPR && derr == nil {
+		if mode.Gate == deliver.GateOwnStatus && derr == nil {
 			s.Unverified, s.Failed = job.VerifiedEarlier(ctx, c, c.Head(), job.GateContext(p.Config))
 		}
 		j.SetGate(ctx, p.Config, c, s)

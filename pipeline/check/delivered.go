@@ -9,15 +9,15 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// delivered reads what the merge gate's rule for delivery pr
-// (gate.Delivered) judges: the pull request's head, and the loop's state
-// saved in git for its head branch. It returns the head and why the rule
-// does not hold (nothing when it does, or off delivery pr).
-func delivered(ctx context.Context, j *job.Job, p *project.Project, mode string) (string, []string, error) {
-	if mode != schema.DeliverPR {
+// delivered reads what the merge gate's rule for a delivered state
+// (deliver.GateDeliveredState, gate.Delivered) judges: the pull request's
+// head, and the loop's state saved in git for its head branch. It
+// returns the head and why the rule does not hold (nothing when it does,
+// or under a mode whose gate asks for another rule).
+func delivered(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode) (string, []string, error) {
+	if mode.Gate != deliver.GateDeliveredState {
 		return "", nil, nil
 	}
 	ev, err := j.Env.ReadEvent(ctx)

@@ -17,7 +17,7 @@ import (
 
 // doctorWarnings are what check finds valid but that will not work as
 // expected, each with what to do. They never change the exit code.
-func doctorWarnings(ctx context.Context, j *job.Job, p *project.Project, mode string) []string {
+func doctorWarnings(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode) []string {
 	cfg := p.Config
 	facts := doctor.Facts{
 		Agents:      map[string]doctor.Agent{},
@@ -26,7 +26,7 @@ func doctorWarnings(ctx context.Context, j *job.Job, p *project.Project, mode st
 		KeyVars:     agent.KeyVars,
 		HasEnv:      j.Env.HasEnv,
 		Token:       j.Env.PR.Token != "",
-		Delivery:    mode,
+		Delivery:    delivers(mode),
 		Root:        job.Resolved(p.Root),
 		Found: func(program string) bool {
 			if strings.Contains(program, "/") {
@@ -81,4 +81,12 @@ func usedAgents(cfg *schema.Config) []string {
 	add(cfg.Layers.Judge)
 	add(cfg.Layers.Review.Agent)
 	return names
+}
+
+// delivers is the mode's name when it delivers the work, else "".
+func delivers(m deliver.Mode) string {
+	if m.Delivers() {
+		return m.Name
+	}
+	return ""
 }

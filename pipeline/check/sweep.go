@@ -2,9 +2,12 @@ package check
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
@@ -30,12 +33,12 @@ func sweepPulls(ctx context.Context, j *job.Job, p *project.Project, wait time.D
 		return err
 	}
 	var pulls gate.Pulls = sw
+	target := 0 // pull_request_target's pull request
 	if j.Env.PR.EventName == "pull_request_target" {
-		n, _, err := j.Env.PR.PullRequest()
-		if err != nil {
+		if target, _, err = j.Env.PR.PullRequest(); err != nil {
 			return err
 		}
-		pulls = onePull{sw, n}
+		pulls = onePull{sw, target}
 	}
 	out, err := gate.Sweep{Pulls: pulls, Limit: p.Config.GitHub.MaxPullRequests, Turn: j.Env.PR.RunNumber,
 		RateLimited: prchannel.RateLimited, Log: j.Log, Judged: func(ctx context.Context, pr gate.Pull, ch gate.Channel, res gate.Result, err error) {
@@ -52,7 +55,10 @@ func sweepPulls(ctx context.Context, j *job.Job, p *project.Project, wait time.D
 	if err != nil {
 		return err
 	}
-	if err := j.Env.Actions.AppendSummary(actions.SweepSummary(out)); err != nil {
+	if target > 0 && !judged(out, target) {
+		unjudgedGate(ctx, j, p, target)
+	}
+	if err := j.Env.Actions.AppendSummary(actions.SweepSummary(sweptView(out))); err != nil {
 		j.Log.Warn().Err(err).Msg("cannot write the job summary")
 	}
 	code, msg := out.Code()
@@ -73,4 +79,64 @@ func (o onePull) OpenPulls(ctx context.Context) ([]gate.Pull, error) {
 		}
 	}
 	return nil, err
+}
+
+// judged tells whether the sweep judged (and set the gate of) pull
+// request n, or left it for later.
+func judged(out gate.Swept, n int) bool {
+	for _, j := range out.Judged {
+		if j.PR == n {
+			return true
+		}
+	}
+	return slices.Contains(out.Left, n)
+}
+
+// unjudgedGate sets the one merge-gate status on pull request n, which
+// the gate was asked about (pull_request_target) but whose head holds no
+// checkpoint to judge: nobody ran the loop on it yet, or every checkpoint
+// is approved. It is pending while no run verified every spec at its
+// head (job.VerifiedEarlier), saying why, and how a fork's gets a run;
+// the merge stays blocked on a status that says so, not on a missing one.
+func unjudgedGate(ctx context.Context, j *job.Job, p *project.Project, n int) {
+	o := j.PROptions(p)
+	o.PR = n
+	c, err := prchannel.New(o)
+	if err == nil {
+		err = c.ReadHead(ctx)
+	}
+	if err != nil {
+		j.Log.Warn().Err(err).Int("pr", n).Msg("the merge-gate status could not be set")
+		return
+	}
+	s := gate.Standing{Head: c.Head()}
+	s.Unverified, s.Failed = job.VerifiedEarlier(ctx, c, s.Head, job.GateContext(p.Config))
+	if ev, err := j.Env.ReadEvent(ctx); len(s.Unverified) > 0 && err == nil && ev.Fork() {
+		s.Unverified = append(s.Unverified, fmt.Sprintf("a fork's: a maintainer comments %q", deliver.ForkRunCommand))
+	}
+	j.SetGate(ctx, p.Config, c, s)
+}
+
+// sweptView is what the sweep found, as the job summary shows it.
+func sweptView(s gate.Swept) actions.Swept {
+	code, msg := s.Code()
+	v := actions.Swept{Class: code.Class(), Code: int(code), Message: msg, Approved: s.Approved, Left: s.Left}
+	if s.Limited != nil {
+		v.Limited = s.Limited.Error()
+	}
+	for _, j := range s.Judged {
+		if j.Err != nil {
+			v.Rows = append(v.Rows, actions.SweptRow{PR: j.PR, Err: j.Err.Error()})
+			continue
+		}
+		for _, g := range []struct {
+			standing string
+			specs    []string
+		}{{"passed", j.Result.Passed}, {"pending", j.Result.Pending}, {"rejected", j.Result.Rework}, {"escalated", j.Result.Escalated}} {
+			for _, sp := range g.specs {
+				v.Rows = append(v.Rows, actions.SweptRow{PR: j.PR, Spec: sp, Checkpoint: g.standing})
+			}
+		}
+	}
+	return v
 }

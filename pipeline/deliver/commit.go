@@ -45,6 +45,10 @@ type Rotation struct {
 	// ls-files of its own.
 	Links      []string
 	LinksKnown bool
+	// Clean tells that the work tree is as the last delivery's commit
+	// left it (HEAD still Head): there is nothing to commit, and no git
+	// looks.
+	Clean bool
 }
 
 // Message is the commit message of a rotation, with trailers a tool can

@@ -10,6 +10,14 @@ import (
 // (internal/ghevent).
 type Event = ghevent.Event
 
+// ForkRunCommand and ForkRunLabel are how a person with write access asks
+// ralph-ci to run on a fork's pull request: a comment that starts with
+// the command, or the label.
+const (
+	ForkRunCommand = "/ralph-ci run"
+	ForkRunLabel   = "ralph-ci run"
+)
+
 // LoopCommit tells whether a commit message is one of the loop's own
 // commits: its trailers (the last paragraph) name a spec (Ralph-Spec:).
 func LoopCommit(message string) bool {

@@ -89,6 +89,15 @@ func (s *Session) stateRef() string {
 	return StateRef(s.Target.Branch)
 }
 
+// BranchStateRef is the state ref the session pushes the loop's state
+// to ("" when it pushes none).
+func (s *Session) BranchStateRef() string {
+	if !s.Push {
+		return ""
+	}
+	return s.stateRef()
+}
+
 func (s *Session) markerPath() string { return filepath.Join(s.StateDir, "delivery.json") }
 
 // Start binds the state folder to the checked-out commit before the
@@ -222,6 +231,9 @@ func (s *Session) Tree(ctx context.Context) (string, error) {
 func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, error) {
 	g := s.Git
 	s.made = made{}
+	if r.Clean && r.Head != "" && r.Head == s.since {
+		return s.deliverOnly(ctx, r)
+	}
 	marked, err := markAgentCommits(ctx, g, s.Identity, s.since, r)
 	if err != nil {
 		return nil, err
@@ -257,6 +269,27 @@ func (s *Session) AfterRotation(ctx context.Context, r Rotation) ([]string, erro
 	}
 	if err == nil {
 		err = s.snapGit() // as ralph-ci's commit, fetch and push left it
+	}
+	return foreign, err
+}
+
+// deliverOnly is AfterRotation when the rotation left nothing to commit:
+// in pr mode the state saved for it is pushed.
+func (s *Session) deliverOnly(ctx context.Context, r Rotation) ([]string, error) {
+	s.made = made{head: s.since, ok: true}
+	if s.since == s.base {
+		s.known = knownRange{base: s.base, head: s.since}
+	}
+	if !s.Push {
+		return nil, nil
+	}
+	foreign, err := s.sync(ctx, fmt.Sprintf("ralph-ci state after %s iteration %d\n", r.Spec, r.Iteration))
+	if tip, terr := s.Git.head(); terr == nil {
+		s.made.ok = s.made.ok && tip == s.since
+		s.since = tip
+	}
+	if err == nil {
+		err = s.snapGit()
 	}
 	return foreign, err
 }

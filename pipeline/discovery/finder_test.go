@@ -154,3 +154,33 @@ func TestFinderContents(t *testing.T) {
 		t.Errorf("after a change: %q", read)
 	}
 }
+
+// A folder the caller says nothing happened in keeps the last walk's
+// specs without being listed again; once it says otherwise, the walk sees
+// what changed, and the other folders are walked as ever.
+func TestFinderSkipsAnUnchangedFolder(t *testing.T) {
+	root, old := twoOldSpecs(t)
+	quiet := map[string]bool{}
+	f := &Finder{Root: root, Options: Options{Dirs: []string{"more", "specs"}}, Unchanged: func(dir string) bool { return quiet[dir] }}
+	first, err := f.Find()
+	if err != nil || len(first) != 2 {
+		t.Fatalf("first Find: %v, %v", first, err)
+	}
+	quiet["specs"] = true
+	rewrite(t, root, "specs/c.spec.md", "# cccc\n", old) // unseen: the folder is not listed
+	if err := os.MkdirAll(filepath.Join(root, "more"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, root, "more/d.spec.md", "# dddd\n", old)
+	got, err := f.Find()
+	if err != nil || len(got) != 3 || got[0].Path != "more/d.spec.md" || got[2].Path != "specs/b.spec.md" || !f.Changed() {
+		t.Fatalf("with specs/ unchanged: %v, %v (changed %v)", got, err, f.Changed())
+	}
+	if again, _ := f.Find(); f.Changed() || len(again) != 3 {
+		t.Fatalf("nothing changed, yet %v (changed %v)", again, f.Changed())
+	}
+	quiet["specs"] = false
+	if got, err := f.Find(); err != nil || len(got) != 4 || !f.Changed() {
+		t.Fatalf("specs/ walked again: %v, %v", got, err)
+	}
+}

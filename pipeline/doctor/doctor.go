@@ -33,8 +33,9 @@ type Facts struct {
 	// PullRequest is true when the event is a pull request's (or a
 	// comment on one); Token whether a GitHub token was given.
 	PullRequest, Token bool
-	// Delivery is the delivery mode; Root the repository root given (-C)
-	// and TopLevel the top of its git work tree ("" outside git).
+	// Delivery is the delivery mode's name, "" for one that leaves the
+	// work in the work tree; Root the repository root given (-C) and
+	// TopLevel the top of its git work tree ("" outside git).
 	Delivery, Root, TopLevel string
 }
 
@@ -94,7 +95,7 @@ func Check(f Facts) []Warning {
 			Fix: "the checkpoints cannot be read or posted; give the job's token: the Action does (its token input), the binary reads GITHUB_TOKEN, RALPH_TOKEN_FILE or RALPH_TOKEN_FD (docs/getting-started.md)",
 		})
 	}
-	if f.Delivery != "" && f.Delivery != "none" && f.TopLevel != "" && !samePath(f.Root, f.TopLevel) {
+	if f.Delivery != "" && f.TopLevel != "" && !samePath(f.Root, f.TopLevel) {
 		out = append(out, Warning{
 			Msg: fmt.Sprintf("delivery %s from %s, below the top of its git repository %s", f.Delivery, f.Root, f.TopLevel),
 			Fix: "delivery commits the whole repository and run refuses it; run ralph-ci at the repository's root, or use --deliver none",

@@ -30,7 +30,7 @@ func TestCheck(t *testing.T) {
 		{"cost without a budget", Facts{Agents: map[string]Agent{"coder": {Command: []string{"sh"}, Format: "text"}}, Found: found, ReportsCost: cost}, nil},
 		{"pull request, no token", Facts{PullRequest: true}, []string{"a pull request's event, and no GitHub token"}},
 		{"below the top with delivery", Facts{Delivery: "commit", Root: "/r/sub", TopLevel: "/r"}, []string{"delivery commit from /r/sub, below the top of its git repository /r"}},
-		{"below the top without delivery", Facts{Delivery: "none", Root: "/r/sub", TopLevel: "/r"}, nil},
+		{"below the top without delivery", Facts{Root: "/r/sub", TopLevel: "/r"}, nil},
 		{"outside git", Facts{Delivery: "commit", Root: "/r/sub"}, nil},
 		{"no key for the CLI", Facts{Agents: map[string]Agent{"coder": {Command: []string{"claude"}, Format: "claude"}, "t": {Command: []string{"sh"}, Format: "text"}}, Found: found, KeyVars: keys, HasEnv: set()},
 			[]string{"agent coder (format claude): no API key in the environment (none of ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN is set): its CLI fails at the first rotation"}},

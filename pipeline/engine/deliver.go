@@ -107,7 +107,9 @@ func (e *engine) deliverRotation(ctx context.Context, r deliver.Rotation) error 
 	if pre != nil {
 		r.Head = pre.Head
 		r.Links, r.LinksKnown = pre.Gitlinks()
+		r.Clean = e.adopted != nil && snapshotKey(*pre) == *e.adopted
 	}
+	e.adopted = nil
 	foreign, err := e.opts.Deliverer.AfterRotation(ctx, r)
 	if err == nil && len(foreign) == 0 && pre != nil {
 		e.adopt(ctx, *pre)
@@ -150,6 +152,8 @@ func (e *engine) adopt(ctx context.Context, pre changes.Snapshot) {
 		e.watch.Adopt(ctx, post)
 	}
 	e.after, e.latest = &post, &post
+	k := snapshotKey(post)
+	e.adopted = &k
 }
 
 // finishDelivery pushes what is left, even when the run was interrupted.

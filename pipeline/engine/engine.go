@@ -106,9 +106,13 @@ type engine struct {
 	after *changes.Snapshot
 	// latest is the newest snapshot taken (a rotation's baseline, then
 	// its after), and listed the file list made for it (see files).
-	latest  *changes.Snapshot
-	listed  fileList
-	watch   *changes.Watcher
+	latest *changes.Snapshot
+	listed fileList
+	watch  *changes.Watcher
+	// adopted is the key (snapshotKey) of the snapshot the Deliverer's
+	// last commit left: a work tree still as it says has nothing to
+	// commit.
+	adopted *[32]byte
 	started time.Time
 	// fresh are the spec paths discovered since the previous scan, which
 	// interrupt the current spec.
@@ -185,7 +189,7 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 		return Outcome{Code: exitcode.Failure}, err
 	}
 	e.pool.restore(e.st.LimitedAgents, time.Now())
-	e.startSpending()
+	e.startSpending(ctx)
 	if err := e.loadWords(ctx); err != nil {
 		return Outcome{Code: exitcode.Of(err)}, err
 	}
@@ -198,6 +202,8 @@ func Run(ctx context.Context, opts Options) (Outcome, error) {
 	if on, why := e.watch.FastPath(); !on {
 		e.log.Debug().Str("reason", why).Msg("change detection runs git status every rotation")
 	}
+	e.loader.Unchanged = e.specsUnchanged(ctx)
+	defer func() { e.loader.Unchanged = nil }()
 	err = e.loop(ctx)
 	// The last rotation's result (and a rotation left pending by an
 	// interruption) is written here; every earlier one went with the

@@ -1,13 +1,30 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/scheduler"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
+
+// specsUnchanged tells the loader which spec folders nothing happened
+// in since its last load, from the work tree's watcher: a rotation lists
+// them again only when something did (changes.Subtree).
+func (e *engine) specsUnchanged(ctx context.Context) func(dir string) bool {
+	subtrees := map[string]*changes.Subtree{}
+	return func(dir string) bool {
+		s, ok := subtrees[dir]
+		if !ok {
+			s = e.watch.Subtree(dir)
+			subtrees[dir] = s
+		}
+		return !s.Changed(ctx)
+	}
+}
 
 // rescan re-discovers the specs between rotations: added specs join the
 // matrix (highest priority), removed ones are dropped from the state, and

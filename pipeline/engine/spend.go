@@ -21,7 +21,10 @@ type spending struct {
 	run    spend.Amount
 	ledger *spend.Ledger
 	day    *spend.Amount // the day's spend, as last read or settled
-	stops  []report.CapStop
+	// pr records the pull request's spend in ralph-ci's own statuses
+	// (budgets.per_pull_request on GitHub; see spend.PullRequestRecord).
+	pr    *spend.PullRequestRecord
+	stops []report.CapStop
 	// halt is the cap that stops the run (run, pull_request or day
 	// scope), once one did.
 	halt *spend.Stop
@@ -35,8 +38,10 @@ func capOf(scope spend.Scope, key string, c *schema.Cap) spend.Cap {
 	return spend.Cap{Scope: scope, Key: key, USD: c.CostUSD, Tokens: c.Tokens}
 }
 
-// startSpending reads the price table and opens the day's ledger.
-func (e *engine) startSpending() {
+// startSpending reads the price table, opens the day's ledger and, with
+// budgets.per_pull_request on GitHub, raises the pull request's spend to
+// what ralph-ci's own statuses record.
+func (e *engine) startSpending(ctx context.Context) {
 	b := e.opts.Project.Config.Budgets
 	prices := make(map[string]spend.Price, len(b.Prices))
 	for m, p := range b.Prices {
@@ -50,6 +55,43 @@ func (e *engine) startSpending() {
 			Cap:   capOf(spend.Day, "budgets.per_day", &d.Cap),
 			Owner: e.runID, TTL: 2 * time.Hour, Now: time.Now,
 		}
+	}
+	e.startPullRequestSpend(ctx)
+}
+
+// stateRefNamer is an ability a Deliverer may have: the state ref of the
+// branch it delivers to.
+type stateRefNamer interface{ BranchStateRef() string }
+
+// startPullRequestSpend sets the pull request's spend to the more of its
+// state's and what ralph-ci's own statuses record; a negative spend in
+// the state, or a record that cannot be read, counts as the cap reached.
+func (e *engine) startPullRequestSpend(ctx context.Context) {
+	c := capOf(spend.PullRequest, "budgets.per_pull_request", e.opts.Project.Config.Budgets.PerPullRequest)
+	reached := func(why string) {
+		s := c.StopAt("cost_usd", e.st.Spend)
+		s.Saved = "counted as reached: " + why
+		e.spend.halt = s
+		e.log.Error().Str("cap", c.Key).Msg("the pull request's spend: " + why + ": counted as the cap reached")
+	}
+	if c.Set() && (e.st.Spend.USD < 0 || e.st.Spend.Tokens < 0) {
+		reached(fmt.Sprintf("the state records a negative spend (%s)", e.st.Spend))
+		return
+	}
+	n, ok := e.opts.Deliverer.(stateRefNamer)
+	if !c.Set() || e.opts.SpendProof == nil || !ok || n.BranchStateRef() == "" {
+		return
+	}
+	e.spend.pr = &spend.PullRequestRecord{Git: deliver.Git{Dir: e.root}, Remote: "origin", StateRef: n.BranchStateRef(), Proof: e.opts.SpendProof}
+	floor, err := e.spend.pr.Floor(ctx)
+	if err != nil {
+		reached(err.Error())
+		return
+	}
+	if spent, raised := spend.Above(e.st.Spend, floor); raised {
+		e.log.Warn().Str("state", e.st.Spend.String()).Str("recorded", floor.String()).
+			Msg("the pull request's spend in its state is below what ralph-ci's own statuses record (the state ref was deleted, rolled back or not bound): counting the record")
+		e.st.Spend = spent
 	}
 }
 
@@ -177,6 +219,11 @@ func (e *engine) settleSpend(ctx context.Context, ss *state.SpecState, m *spend.
 	e.spend.run = e.spend.run.Add(amount)
 	ss.Spend = ss.Spend.Add(amount)
 	e.st.Spend = e.st.Spend.Add(amount)
+	if e.spend.pr != nil {
+		if err := e.spend.pr.Record(ctx, e.st.Spend); err != nil {
+			e.log.Warn().Err(err).Msg("could not record the pull request's spend with ralph-ci's own status")
+		}
+	}
 	if l := e.spend.ledger; l != nil {
 		day, err := l.Settle(ctx, amount)
 		if err != nil {

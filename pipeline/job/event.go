@@ -47,9 +47,9 @@ func (e Env) ReadEvent(ctx context.Context) (deliver.Event, error) {
 	return ev, nil
 }
 
-// Target is the branch the loop works on in pr mode, from the event, and
-// the event.
-func (j *Job) Target(ctx context.Context, g deliver.Git, cfg *schema.Config) (deliver.Target, deliver.Event, error) {
+// Target is the branch the loop works on in mode (one that pushes), from
+// the event, and the event.
+func (j *Job) Target(ctx context.Context, g deliver.Git, cfg *schema.Config, mode deliver.Mode) (deliver.Target, deliver.Event, error) {
 	e := j.Env
 	ev, err := e.ReadEvent(ctx)
 	if err != nil {
@@ -59,7 +59,7 @@ func (j *Job) Target(ctx context.Context, g deliver.Git, cfg *schema.Config) (de
 	if refName == "" {
 		refName, _ = g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
 	}
-	t, err := deliver.TargetOf(ev, cfg.Delivery.Branch, refName)
+	t, err := mode.Target(ev, cfg.Delivery.Branch, refName)
 	if err != nil {
 		return t, ev, exitcode.New(exitcode.Usage, err)
 	}

@@ -13,12 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/rs/zerolog"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -41,16 +40,17 @@ type Job struct {
 	Version string
 }
 
-// DeliveryMode is the --deliver flag, else the config's delivery.mode.
-// The flag takes a mode of schema.DeliveryModes.
-func DeliveryMode(flag string, cfg *schema.Config) (string, error) {
+// DeliveryMode is the mode the --deliver flag names, else the config's
+// delivery.mode (the schema allows only the registry's).
+func DeliveryMode(flag string, cfg *schema.Config) (deliver.Mode, error) {
 	if flag == "" {
-		return cfg.Delivery.Mode, nil
+		return deliver.ModeNamed(cfg.Delivery.Mode)
 	}
-	if slices.Contains(schema.DeliveryModes, flag) {
-		return flag, nil
+	m, err := deliver.ModeNamed(flag)
+	if err != nil {
+		return m, exitcode.Usagef("--deliver %q: want %s", flag, deliver.OrList(deliver.ModeNames()))
 	}
-	return "", exitcode.Usagef("--deliver %q: want %s", flag, orList(schema.DeliveryModes))
+	return m, nil
 }
 
 // Shown prints, one line each, where things stand, logs msg and returns
@@ -65,12 +65,4 @@ func (j *Job) Shown(lines []string, code exitcode.Code, msg string) error {
 	}
 	j.Log.Warn().Str("exit", code.Class()).Msg(msg)
 	return exitcode.Printed(code, errors.New(msg))
-}
-
-// orList is "a, b or c".
-func orList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

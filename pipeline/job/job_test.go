@@ -20,14 +20,14 @@ import (
 // usage error.
 func TestDeliveryMode(t *testing.T) {
 	cfg := &schema.Config{}
-	cfg.Delivery.Mode = schema.DeliverCommit
-	for flag, want := range map[string]string{"": schema.DeliverCommit, "pr": schema.DeliverPR, "none": schema.DeliverNone} {
-		if got, err := DeliveryMode(flag, cfg); err != nil || got != want {
-			t.Errorf("DeliveryMode(%q) = %q, %v; want %q", flag, got, err, want)
+	cfg.Delivery.Mode = "commit"
+	for flag, want := range map[string]string{"": "commit", "pr": "pr", "none": "none", "branch": "branch"} {
+		if got, err := DeliveryMode(flag, cfg); err != nil || got.Name != want {
+			t.Errorf("DeliveryMode(%q) = %q, %v; want %q", flag, got.Name, err, want)
 		}
 	}
 	var ue *exitcode.UsageError
-	if _, err := DeliveryMode("push", cfg); !errors.As(err, &ue) || !strings.Contains(err.Error(), `--deliver "push": want none, commit or pr`) {
+	if _, err := DeliveryMode("push", cfg); !errors.As(err, &ue) || !strings.Contains(err.Error(), `--deliver "push": want none, commit, pr or branch`) {
 		t.Errorf("DeliveryMode(push): %v, want a usage error", err)
 	}
 }

@@ -13,10 +13,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/shards"
-	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // TestPartCheck: a job is a shard or the integration, only with delivery
@@ -25,18 +25,19 @@ func TestPartCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		part      Part
-		mode      string
+		mode      deliver.Mode
 		wantErr   string // "": valid
 		wantShard string
 	}{
-		{"whole run", Part{}, schema.DeliverNone, "", ""},
-		{"shard", Part{Shard: "2/4"}, schema.DeliverPR, "", "2-of-4"},
-		{"integration", Part{Integrate: true}, schema.DeliverPR, "", ""},
-		{"specs without a shard", Part{Specs: []string{"a"}}, schema.DeliverPR, "--specs needs --shard K-of-N", ""},
-		{"both", Part{Shard: "1-of-2", Integrate: true}, schema.DeliverPR, "a job is a shard or the integration", ""},
-		{"shard off pr", Part{Shard: "1-of-2"}, schema.DeliverCommit, "need --deliver pr", ""},
-		{"integration off pr", Part{Integrate: true}, schema.DeliverNone, "need --deliver pr", ""},
-		{"bad name", Part{Shard: "3-of-2"}, schema.DeliverPR, "3-of-2", ""},
+		{"whole run", Part{}, mode("none"), "", ""},
+		{"shard", Part{Shard: "2/4"}, mode("pr"), "", "2-of-4"},
+		{"integration", Part{Integrate: true}, mode("pr"), "", ""},
+		{"specs without a shard", Part{Specs: []string{"a"}}, mode("pr"), "--specs needs --shard K-of-N", ""},
+		{"both", Part{Shard: "1-of-2", Integrate: true}, mode("pr"), "a job is a shard or the integration", ""},
+		{"shard off pr", Part{Shard: "1-of-2"}, mode("commit"), "need a delivery whose state travels in git", ""},
+		{"integration off pr", Part{Integrate: true}, mode("none"), "need a delivery whose state travels in git", ""},
+		{"bad name", Part{Shard: "3-of-2"}, mode("pr"), "3-of-2", ""},
+		{"shard on its own branch", Part{Shard: "1-of-2"}, mode("branch"), "", "1-of-2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.part.Check(tc.mode)
@@ -51,6 +52,14 @@ func TestPartCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+func mode(name string) deliver.Mode {
+	m, err := deliver.ModeNamed(name)
+	if err != nil {
+		panic(err)
+	}
+	return m
 }
 
 // TestJSON: the plan is a strategy.matrix whose specs are one CSV record

@@ -11,7 +11,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/shards"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // Part is a run's part in a CI matrix (see pipeline/shards): one shard
@@ -29,14 +28,14 @@ type Part struct {
 
 // Check refuses flag combinations that cannot work, before anything runs,
 // and spells the shard's name as K-of-N.
-func (m *Part) Check(mode string) error {
+func (m *Part) Check(mode deliver.Mode) error {
 	switch {
 	case m.Shard == "" && len(m.Specs) > 0:
 		return exitcode.Usagef("--specs needs --shard K-of-N")
 	case m.Shard != "" && m.Integrate:
 		return exitcode.Usagef("--shard and --integrate: a job is a shard or the integration, not both")
-	case (m.Shard != "" || m.Integrate) && mode != schema.DeliverPR:
-		return exitcode.Usagef("--shard and --integrate need --deliver pr: shards meet only through git")
+	case (m.Shard != "" || m.Integrate) && !meetInGit(mode):
+		return exitcode.Usagef("--shard and --integrate need a delivery whose state travels in git (--deliver %s), not %s: shards meet only through git", deliver.OrList(deliver.NamesOf(meetInGit)), mode.Name)
 	}
 	if m.Shard != "" {
 		k, n, err := shards.ParseName(m.Shard)
@@ -51,13 +50,13 @@ func (m *Part) Check(mode string) error {
 // Prepare sets up the run after the checkout is on the delivery branch:
 // a shard keeps only its specs and pushes its state to its own ref; the
 // integration folds the shards' states into the project's .ralph.
-func (m *Part) Prepare(ctx context.Context, j *job.Job, p *project.Project, s *deliver.Session) error {
+func (m *Part) Prepare(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode, s *deliver.Session) error {
 	switch {
 	case m.Shard != "":
 		specs := m.Specs
 		if len(specs) == 0 { // plan again: the same state gives the same plan
 			k, n, _ := shards.ParseName(m.Shard)
-			planned, err := plan(ctx, j, p, schema.DeliverPR, n)
+			planned, err := plan(ctx, j, p, mode, n)
 			if err != nil {
 				return err
 			}
@@ -155,3 +154,6 @@ func (m *Part) Finish(ctx context.Context, g deliver.Git, pushed bool) error {
 	}
 	return deliver.DropShardStates(ctx, g, m.integrated)
 }
+
+// meetInGit tells whether a matrix can run under m.
+func meetInGit(m deliver.Mode) bool { return m.Shards == deliver.ShardsThroughGit }

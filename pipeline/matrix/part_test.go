@@ -43,11 +43,11 @@ func TestPrepareShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &Part{Shard: "2/3", Specs: []string{"specs/b.spec.md"}}
-	if err := m.Check("pr"); err != nil {
+	if err := m.Check(mode("pr")); err != nil {
 		t.Fatal(err)
 	}
 	j := &job.Job{Dir: dir, Log: zerolog.Nop()}
-	if err := m.Prepare(context.Background(), j, p, s); err != nil {
+	if err := m.Prepare(context.Background(), j, p, mode("pr"), s); err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Specs) != 1 || p.Specs[0].Path != "specs/b.spec.md" {
@@ -81,7 +81,7 @@ func TestIntegrate(t *testing.T) {
 	dir, s := prepared(t, o)
 	m := &Part{Integrate: true}
 	j := &job.Job{Dir: dir, Log: zerolog.Nop()}
-	if err := m.Prepare(ctx, j, &project.Project{Root: dir}, s); err != nil {
+	if err := m.Prepare(ctx, j, &project.Project{Root: dir}, mode("pr"), s); err != nil {
 		t.Fatal(err)
 	}
 	st, err := state.Load(state.At(dir))

@@ -20,7 +20,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/shards"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
-	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // PlanOptions are plan's: how many shards, and --deliver.
@@ -64,7 +63,7 @@ func Plan(ctx context.Context, j *job.Job, o PlanOptions) error {
 
 // plan plans the project's specs over n shards from the state (the
 // branch's integrated state in pr mode).
-func plan(ctx context.Context, j *job.Job, p *project.Project, mode string, n int) ([]shards.Shard, error) {
+func plan(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode, n int) ([]shards.Shard, error) {
 	st, err := planState(ctx, j, p, mode)
 	if err != nil {
 		return nil, exitcode.New(exitcode.Failure, err)
@@ -89,13 +88,14 @@ func loads(p *project.Project, st state.State) []shards.Load {
 	return out
 }
 
-// planState is the state plan reads.
-func planState(ctx context.Context, j *job.Job, p *project.Project, mode string) (state.State, error) {
-	if mode != schema.DeliverPR {
+// planState is the state plan reads: the branch's, from git, in a mode
+// whose state travels there.
+func planState(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode) (state.State, error) {
+	if mode.State != deliver.StateInGit {
 		return state.Load(state.At(p.Root))
 	}
 	g := deliver.Git{Dir: p.Root}
-	t, _, err := j.Target(ctx, g, p.Config)
+	t, _, err := j.Target(ctx, g, p.Config, mode)
 	if err != nil {
 		return state.State{}, err
 	}

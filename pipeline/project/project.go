@@ -213,6 +213,9 @@ type Loader struct {
 	Only   map[string]bool
 	cache  map[string]loaded // by path and content hash
 	finder *discovery.Finder
+	// Unchanged, when set, tells that nothing under a spec folder changed
+	// since the last load: it is not listed again (discovery.Finder).
+	Unchanged func(dir string) bool
 	// Verify lists spec paths that are verify-tier whatever their files
 	// say (a pull request may raise a spec's tier, never lower it: the
 	// checkpoint channel decides them against the base commit).
@@ -293,6 +296,7 @@ func (l *Loader) find() *discovery.Finder {
 	if l.finder == nil {
 		l.finder = &discovery.Finder{Root: l.Root, Options: discovery.Options{Prompt: l.Config.Specs.Prompt, Dirs: l.Config.Specs.Dirs}}
 	}
+	l.finder.Unchanged = l.Unchanged
 	return l.finder
 }
 

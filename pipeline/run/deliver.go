@@ -14,15 +14,18 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
-	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // delivery is a run's delivery: the session the engine calls, and what
 // the step outputs report afterwards.
 type delivery struct {
 	session *deliver.Session
+	mode    deliver.Mode
 	env     job.Env
 	event   deliver.Event
+	// start is the commit the loop started from: CI is started only when
+	// a push of this run moved the branch past it.
+	start string
 	// ciWorkflows are started on the pushed branch after the last push
 	// (delivery.ci_workflows), unless the push token pushed (its push
 	// starts them).
@@ -39,9 +42,10 @@ func (d *delivery) git() deliver.Git {
 
 // setupDelivery puts the checkout on the branch the loop works on and
 // reloads the project from it (pr mode: the pull request's head, not the
-// merge ref actions/checkout leaves). It returns nil for mode none.
-func setupDelivery(ctx context.Context, j *job.Job, p *project.Project, mode string) (*project.Project, *delivery, error) {
-	if mode == "" || mode == schema.DeliverNone {
+// merge ref actions/checkout leaves). It returns nil for a mode that
+// leaves the work in the work tree.
+func setupDelivery(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode) (*project.Project, *delivery, error) {
+	if !mode.Delivers() {
 		return p, nil, nil
 	}
 	// Absolute: git runs in the root, while -C may have named it relative
@@ -58,14 +62,14 @@ func setupDelivery(ctx context.Context, j *job.Job, p *project.Project, mode str
 		return nil, nil, err
 	}
 	g := deliver.Git{Dir: root}
-	if _, err := g.Run(ctx, "remote", "get-url", "origin"); err != nil && mode == schema.DeliverPR {
-		return nil, nil, exitcode.Usagef("--deliver pr pushes the work to the remote origin, and the repository at %s has none: add it (git remote add origin URL), or use --deliver commit (commits only) or none (docs/troubleshooting.md#no-remote-origin)", root)
+	if _, err := g.Run(ctx, "remote", "get-url", "origin"); err != nil && mode.Pushes == deliver.Yes {
+		return nil, nil, exitcode.Usagef("--deliver %s pushes the work to the remote origin, and the repository at %s has none: add it (git remote add origin URL), or use --deliver commit (commits only) or none (docs/troubleshooting.md#no-remote-origin)", mode.Name, root)
 	}
 	id := deliver.DefaultIdentity
 	if a := p.Config.Delivery.Author; a != nil {
 		id = deliver.Identity{Name: a.Name, Email: a.Email}
 	}
-	d := &delivery{env: j.Env, ciWorkflows: p.Config.Delivery.CIWorkflows}
+	d := &delivery{mode: mode, env: j.Env, ciWorkflows: p.Config.Delivery.CIWorkflows}
 	bd, err := j.Env.StateBinder()
 	if err != nil {
 		return nil, nil, err
@@ -73,12 +77,12 @@ func setupDelivery(ctx context.Context, j *job.Job, p *project.Project, mode str
 	s := &deliver.Session{Git: g, StateDir: state.At(root).Path(), Identity: id, Reports: reports,
 		Binder: bd, Warn: func(msg string) { j.Log.Warn().Msg(msg) }}
 	d.session = s
-	if mode == schema.DeliverCommit {
+	if mode.Pushes == deliver.No { // commits on the branch checked out
 		branch, _ := g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
 		s.Target = deliver.Target{Branch: branch}
 		return p, d, nil
 	}
-	t, ev, err := j.Target(ctx, g, p.Config)
+	t, ev, err := j.Target(ctx, g, p.Config, mode)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -87,7 +91,7 @@ func setupDelivery(ctx context.Context, j *job.Job, p *project.Project, mode str
 	if err != nil {
 		return nil, nil, exitcode.New(exitcode.Failure, err)
 	}
-	s.Target, s.Push = t, true
+	s.Target, s.Push, d.start = t, true, start
 	j.Log.Info().Str("branch", t.Branch).Str("start", start).Bool("fork", t.Fork).Msg("delivery: working on the branch")
 	// The branch's own config and specs.
 	if p, err = j.Load(); err != nil {
@@ -96,9 +100,9 @@ func setupDelivery(ctx context.Context, j *job.Job, p *project.Project, mode str
 	return p, d, nil
 }
 
-// finish opens or updates the pull request of ralph-ci's own branch (pr
-// mode off a pull request) and writes the step outputs branch, head-sha
-// and pull-request.
+// finish opens or updates the pull request of ralph-ci's own branch (a
+// mode that opens one, off a pull request), starts the CI the mode
+// starts, and writes the step outputs branch, head-sha and pull-request.
 func (d *delivery) finish(ctx context.Context, j *job.Job, summary string) error {
 	if d == nil {
 		return nil
@@ -109,7 +113,7 @@ func (d *delivery) finish(ctx context.Context, j *job.Job, summary string) error
 		pr = strconv.Itoa(s.Target.PR)
 	}
 	var err error
-	if s.Push && s.Target.Own && s.Head() != "" && d.event.DefaultBranch != "" && d.env.PR.Repository != "" {
+	if d.mode.PullRequest == deliver.OpensForOwnBranch && s.Push && s.Target.Own && s.Head() != "" && d.event.DefaultBranch != "" && d.env.PR.Repository != "" {
 		var c *pulls.Client
 		if c, err = d.env.Pulls(); err == nil {
 			var opened pulls.PR

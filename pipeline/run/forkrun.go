@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -13,8 +14,8 @@ import (
 // ralph-ci to run on a fork's pull request: a comment that starts with
 // the command, or the label.
 const (
-	ForkRunCommand = "/ralph-ci run"
-	ForkRunLabel   = "ralph-ci run"
+	ForkRunCommand = deliver.ForkRunCommand
+	ForkRunLabel   = deliver.ForkRunLabel
 )
 
 // forkAsked tells whether run may work on the event's pull request when

@@ -87,7 +87,7 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 		return err
 	}
 	if dl != nil {
-		if err := m.Prepare(ctx, j, p, dl.session); err != nil {
+		if err := m.Prepare(ctx, j, p, mode, dl.session); err != nil {
 			return err
 		}
 	}

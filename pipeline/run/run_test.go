@@ -169,8 +169,8 @@ func TestRunRefusesBadCommandLines(t *testing.T) {
 		want string
 	}{
 		"negative rotations": {Options{MaxRotations: -1}, "--max-rotations -1"},
-		"unknown mode":       {Options{Deliver: "push"}, `--deliver "push": want none, commit or pr`},
-		"shard off pr":       {Options{Matrix: matrix.Part{Shard: "1-of-2"}}, "need --deliver pr"},
+		"unknown mode":       {Options{Deliver: "push"}, `--deliver "push": want none, commit, pr or branch`},
+		"shard off pr":       {Options{Matrix: matrix.Part{Shard: "1-of-2"}}, "need a delivery whose state travels in git"},
 		"specs, no shard":    {Options{Deliver: "pr", Matrix: matrix.Part{Specs: []string{"specs/a.spec.md"}}}, "--specs needs --shard"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 )
 
@@ -15,13 +16,19 @@ type dispatcher interface {
 }
 
 // startCI asks GitHub to run delivery.ci_workflows on the branch ralph-ci
-// pushed, after its last push: a push made with the job's token starts no
-// workflow, so without this (or a push-token) the repository's required
-// checks never run on the head ralph-ci delivered. It says which runs it
-// started in the log and the job summary.
+// pushed, after its last push, when the mode starts CI after a push
+// (deliver.CIAfterPush) and a push of this run moved the branch: a push
+// made with the job's token starts no workflow, so without this (or a
+// push-token) the repository's required checks never run on the head
+// ralph-ci delivered; a run that pushed nothing new starts nothing. It
+// says which runs it started in the log and the job summary.
 func (d *delivery) startCI(ctx context.Context, j *job.Job) error {
 	s := d.session
-	if !s.Push || s.Head() == "" || len(d.ciWorkflows) == 0 || d.env.PR.Repository == "" {
+	if d.mode.CI != deliver.CIAfterPush || !s.Push || s.Head() == "" || len(d.ciWorkflows) == 0 || d.env.PR.Repository == "" {
+		return nil
+	}
+	if s.Head() == d.start {
+		j.Log.Info().Strs("workflows", d.ciWorkflows).Str("head", s.Head()).Msg("delivery.ci_workflows: not dispatched, this run moved no branch head (its CI ran on that head already)")
 		return nil
 	}
 	if d.env.PushToken != "" {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/usage"
 )
 
 // Scope is what a cap bounds.
@@ -105,7 +105,7 @@ type Meter struct {
 
 // Check takes the usage so far and tells whether the rotation must stop.
 // It is Invocation.Meter.
-func (m *Meter) Check(u agent.Usage) bool {
+func (m *Meter) Check(u usage.Usage) bool {
 	m.Last = m.Table.Of(u, m.Model)
 	if m.Hit != nil {
 		return true

@@ -3,7 +3,7 @@ package spend
 import (
 	"strings"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/usage"
 )
 
 // Price is what a model's tokens cost, in US dollars per million tokens.
@@ -16,7 +16,7 @@ type Price struct {
 }
 
 // Cost is the price of t, in US dollars.
-func (p Price) Cost(t agent.Tokens) float64 {
+func (p Price) Cost(t usage.Tokens) float64 {
 	cached, write := p.CachedInput, p.CacheWrite
 	if cached == 0 {
 		cached = p.Input
@@ -90,7 +90,7 @@ func (t Table) Lookup(model string) (Price, bool) {
 // did, else its tokens priced per model (fallback names the model of a
 // CLI that does not name it, the agent's configured model); unpriced
 // tokens make the dollars unknown.
-func (t Table) Of(u agent.Usage, fallback string) Amount {
+func (t Table) Of(u usage.Usage, fallback string) Amount {
 	a := Amount{Tokens: u.Tokens.Total()}
 	if u.CostKnown {
 		a.USD = u.CostUSD
@@ -102,7 +102,7 @@ func (t Table) Of(u agent.Usage, fallback string) Amount {
 	}
 	models := u.Models
 	if len(models) == 0 {
-		models = map[string]agent.Tokens{fallback: u.Tokens}
+		models = map[string]usage.Tokens{fallback: u.Tokens}
 	}
 	for m, tok := range models {
 		p, ok := t.Lookup(m)

@@ -95,7 +95,7 @@ func (d ledgerDoc) negative() bool {
 }
 
 // atLeast tells whether a spent no less than b, in dollars and tokens.
-func (a Amount) atLeast(b Amount) bool { return a.USD >= b.USD-1e-9 && a.Tokens >= b.Tokens }
+func atLeast(a, b Amount) bool { return a.USD >= b.USD-1e-9 && a.Tokens >= b.Tokens }
 
 // proven is the rule (see above): nil when tip, whose parent is parent,
 // may be used as day's ledger, given ralph-ci's statuses on anchor.
@@ -118,13 +118,13 @@ func proven(tip, parent record, statuses []string, anchor, day string) error {
 		}
 	}
 	_, bound := marked[tip.id]
-	if !bound && parent.ok && !parent.doc.negative() && tip.doc.Spent.atLeast(parent.doc.Spent) {
+	if !bound && parent.ok && !parent.doc.negative() && atLeast(tip.doc.Spent, parent.doc.Spent) {
 		_, bound = marked[parent.id]
 	}
 	if !bound {
 		return fmt.Errorf("%w: %.12s is neither named by ralph-ci's own %s status on the day's anchor %.12s nor an update of one", ErrUnproven, tip.id, ProofContext, anchor)
 	}
-	if !tip.doc.Spent.atLeast(high) {
+	if !atLeast(tip.doc.Spent, high) {
 		return fmt.Errorf("%w: %.12s records %s spent, less than the %s ralph-ci's own %s status records (the ref was deleted or rolled back)", ErrUnproven, tip.id, tip.doc.Spent, high, ProofContext)
 	}
 	return nil

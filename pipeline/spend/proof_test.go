@@ -10,7 +10,9 @@ import (
 // rolled back, of another day or of no known origin is not.
 func TestProven(t *testing.T) {
 	const day, anchor = "2026-11-28", "anchor"
-	doc := func(usd float64) ledgerDoc { return ledgerDoc{Date: day, Spent: Amount{USD: usd, Tokens: int64(usd * 1000)}} }
+	doc := func(usd float64) ledgerDoc {
+		return ledgerDoc{Date: day, Spent: Amount{USD: usd, Tokens: int64(usd * 1000)}}
+	}
 	rec := func(id string, d ledgerDoc) record { return record{id: id, doc: d, ok: true} }
 	marks := []string{markText("c2", doc(0.75).Spent), markText("c1", doc(0.25).Spent)}
 	type testCase struct {
@@ -54,5 +56,26 @@ func TestMarkText(t *testing.T) {
 	m, ok := parseMark(desc)
 	if !ok || m.id != id || m.spent.Tokens != 9999999999 || m.spent.USD != 123456.123456 || len(desc) > 140 {
 		t.Errorf("%q read back as %+v, %v", desc, m, ok)
+	}
+}
+
+// TestAbove: the pull request's spend at start is the more of its
+// state's and the record's, in each measure.
+func TestAbove(t *testing.T) {
+	for _, tc := range []struct {
+		spent, floor, want Amount
+		raised             bool
+	}{
+		{Amount{USD: 1.5, Tokens: 10}, Amount{USD: 1.5, Tokens: 10}, Amount{USD: 1.5, Tokens: 10}, false},
+		{Amount{}, Amount{USD: 1.5, Tokens: 10}, Amount{USD: 1.5, Tokens: 10}, true},
+		{Amount{USD: 0.75, Tokens: 20}, Amount{USD: 1.5, Tokens: 10}, Amount{USD: 1.5, Tokens: 20}, true},
+		{Amount{USD: 2}, Amount{USD: 1.5}, Amount{USD: 2}, false},
+	} {
+		if got, raised := Above(tc.spent, tc.floor); got != tc.want || raised != tc.raised {
+			t.Errorf("Above(%v, %v) = %v, %v; want %v, %v", tc.spent, tc.floor, got, raised, tc.want, tc.raised)
+		}
+	}
+	if got := highest([]string{spentText(Amount{USD: 0.75, Tokens: 5}), "spent $x 1t", spentText(Amount{USD: 1.5, Tokens: 3}), "someone's words"}); got != (Amount{USD: 1.5, Tokens: 5}) {
+		t.Errorf("highest: %v", got)
 	}
 }

@@ -3,7 +3,7 @@ package state
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/ralph-ci/ralph-ci/pipeline/spend"
+	"github.com/ralph-ci/ralph-ci/pipeline/usage"
 	"maps"
 	"reflect"
 	"slices"
@@ -126,7 +126,7 @@ func (e *encoder) encode(out State) ([]byte, error) {
 		b.WriteString(",\n  \"limited_agents\": ")
 		b.Write(raw)
 	}
-	if out.Spend != (spend.Amount{}) {
+	if out.Spend != (usage.Amount{}) {
 		raw, err := indented(out.Spend, "  ")
 		if err != nil {
 			return nil, err

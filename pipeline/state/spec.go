@@ -4,9 +4,9 @@ import (
 	"maps"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/counter"
-	"github.com/ralph-ci/ralph-ci/pipeline/spend"
 	"github.com/ralph-ci/ralph-ci/pipeline/status"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
+	"github.com/ralph-ci/ralph-ci/pipeline/usage"
 )
 
 // SpecState is the saved state of one spec. Its fields are grouped by the
@@ -34,7 +34,7 @@ type SpecState struct {
 // breaker's count of rejections for one reason.
 type Spending struct {
 	// Spend is the spec's spend (budgets.per_spec).
-	Spend spend.Amount `json:"spend,omitzero"`
+	Spend usage.Amount `json:"spend,omitzero"`
 	// RejectKey is the normalised reason of the last rejected claim (see
 	// pipeline/breaker); RejectRepeats counts the rejections in a row for
 	// it. StuckBy is "breaker" once loop.same_rejections of them stopped

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/spend"
+	"github.com/ralph-ci/ralph-ci/pipeline/usage"
 )
 
 // Version is the state.json format version this package reads and writes.
@@ -34,7 +34,7 @@ type State struct {
 	LimitedAgents map[string]time.Time `json:"limited_agents,omitempty"`
 	// Spend is what every run of this state spent: with delivery, one
 	// pull request's loop (budgets.per_pull_request).
-	Spend spend.Amount `json:"spend,omitzero"`
+	Spend usage.Amount `json:"spend,omitzero"`
 }
 
 // CorruptError reports a state file that cannot be parsed. It is never

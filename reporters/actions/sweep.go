@@ -4,34 +4,51 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 )
+
+// Swept is what check on a schedule found, as the job summary shows it:
+// plain values, so that the reporters need nothing of the gate.
+type Swept struct {
+	// Class, Code and Message are the sweep's exit and why.
+	Class   string
+	Code    int
+	Message string
+	// Rows are the checkpoints read, pull request by pull request.
+	Rows []SweptRow
+	// Approved are the pull requests whose checkpoints are all approved
+	// (nothing read); Left those left for the next run.
+	Approved, Left []int
+	// Limited is the rate limit's error that left them ("": the limit of
+	// pull requests per run).
+	Limited string
+}
+
+// SweptRow is one checkpoint read (Spec, Checkpoint: passed, pending,
+// rejected or escalated), or a pull request that could not be read (Err).
+type SweptRow struct {
+	PR                    int
+	Spec, Checkpoint, Err string
+}
+
+// checkpointWords are how the summary shows where a checkpoint stands.
+var checkpointWords = map[string]string{"passed": "✅ passed", "pending": "👀 pending", "rejected": "↩️ rejected, back to work", "escalated": "🛑 escalated"}
 
 // SweepSummary renders what check on a schedule found as the Markdown of
 // a job summary: the exit class and message, one row per checkpoint read
 // (pull request, spec, where it stands), the pull requests that could not
 // be read and why, those whose checkpoints are all approved, and those
 // left for the next run.
-func SweepSummary(s gate.Swept) string {
-	code, msg := s.Code()
+func SweepSummary(s Swept) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## ralph-ci check: the checkpoints of the open pull requests\n\n**%s** (exit %d): %s\n\n", code.Class(), code, mdText(msg))
-	if len(s.Judged) > 0 {
+	fmt.Fprintf(&b, "## ralph-ci check: the checkpoints of the open pull requests\n\n**%s** (exit %d): %s\n\n", s.Class, s.Code, mdText(s.Message))
+	if len(s.Rows) > 0 {
 		b.WriteString("| pull request | spec | checkpoint |\n|---|---|---|\n")
-		for _, j := range s.Judged {
-			if j.Err != nil {
-				fmt.Fprintf(&b, "| #%d | | ❌ could not be read: %s |\n", j.PR, mdText(j.Err.Error()))
+		for _, r := range s.Rows {
+			if r.Err != "" {
+				fmt.Fprintf(&b, "| #%d | | ❌ could not be read: %s |\n", r.PR, mdText(r.Err))
 				continue
 			}
-			for _, group := range []struct {
-				icon, name string
-				specs      []string
-			}{{"✅", "passed", j.Result.Passed}, {"👀", "pending", j.Result.Pending}, {"↩️", "rejected, back to work", j.Result.Rework}, {"🛑", "escalated", j.Result.Escalated}} {
-				for _, sp := range group.specs {
-					fmt.Fprintf(&b, "| #%d | %s | %s %s |\n", j.PR, mdText(sp), group.icon, group.name)
-				}
-			}
+			fmt.Fprintf(&b, "| #%d | %s | %s |\n", r.PR, mdText(r.Spec), checkpointWords[r.Checkpoint])
 		}
 		b.WriteString("\n")
 	}
@@ -40,8 +57,8 @@ func SweepSummary(s gate.Swept) string {
 	}
 	if len(s.Left) > 0 {
 		why := "the limit of pull requests per run (`github.max_pull_requests`)"
-		if s.Limited != nil {
-			why = "the GitHub API's rate limit: " + mdText(s.Limited.Error())
+		if s.Limited != "" {
+			why = "the GitHub API's rate limit: " + mdText(s.Limited)
 		}
 		fmt.Fprintf(&b, "Left for the next run, because of %s: %s\n", why, prList(s.Left))
 	}
