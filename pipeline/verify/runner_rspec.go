@@ -35,8 +35,10 @@ var rspec = Runner{
 
 	invoked: func(c Call) bool { return rspecAt.MatchString(c.Shell) },
 	preset: func(c Call) (Preset, bool) {
-		if slices.ContainsFunc(c.Words, func(w string) bool { return w == "-f" || w == "-o" || strings.HasPrefix(w, "--format") || strings.HasPrefix(w, "--out") }) ||
-			c.Words == nil && (strings.Contains(c.Shell, "--format") || strings.Contains(c.Shell, "--out")) {
+		own := func(w string) bool {
+			return w == "-f" || w == "-o" || strings.HasPrefix(w, "--format") || strings.HasPrefix(w, "--out")
+		}
+		if slices.ContainsFunc(c.Words, own) || c.Words == nil && (strings.Contains(c.Shell, "--format") || strings.Contains(c.Shell, "--out")) {
 			return Preset{}, false // its own formatters: name the report in test_report
 		}
 		file := filepath.Join(c.Tmp, "rspec.json")

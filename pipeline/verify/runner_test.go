@@ -2,10 +2,10 @@ package verify
 
 import (
 	"fmt"
-	"slices"
 	"path"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
