@@ -86,3 +86,21 @@ func TestMinitestLines(t *testing.T) {
 		t.Errorf("totals only: %+v", r)
 	}
 }
+
+// unittest's discover takes -v after it: before it, unittest exits 2.
+func TestUnittestDiscoverPreset(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"python3 -m unittest discover -s tests -t .": "python3 -m unittest discover -v -s tests -t .",
+		"python3 -m unittest tests.test_calc":         "python3 -m unittest -v tests.test_calc",
+		"cd x && python -m unittest discover":         "cd x && python -m unittest discover -v",
+	} {
+		p, ok := FindPreset(schema.Command{Shell: cmd}, t.TempDir(), "/tmp/r", nil)
+		if !ok || p.Command.Shell != want {
+			t.Errorf("%s: %q, want %q", cmd, p.Command.Shell, want)
+		}
+	}
+	p, _ := FindPreset(schema.Command{Argv: []string{"python3", "-m", "unittest", "discover", "-s", "tests"}}, t.TempDir(), "/tmp/r", nil)
+	if got := strings.Join(p.Command.Argv, " "); got != "python3 -m unittest discover -v -s tests" {
+		t.Errorf("argv: %q", got)
+	}
+}

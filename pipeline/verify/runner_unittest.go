@@ -39,6 +39,9 @@ var unittest = Runner{
 		if verboseFlag.MatchString(c.Shell) {
 			return Preset{Runner: "unittest", Command: c.cmd, Added: "nothing (reads its -v lines)", lines: &unittestLines{}}, true
 		}
+		if unittestDiscover.MatchString(c.Shell) { // discover takes its own options: -v after it
+			return Preset{Runner: "unittest", Command: c.rebuild(unittestDiscover.ReplaceAllString(c.Shell, "${1}${2} -v${3}"), insertAfter(c.Words, "discover", "-v")), Added: "-v", lines: &unittestLines{}}, true
+		}
 		return Preset{Runner: "unittest", Command: c.rebuild(unittestAt.ReplaceAllString(c.Shell, "${1}${2} -v${3}"), insertAfter(c.Words, "unittest", "-v")), Added: "-v", lines: &unittestLines{}}, true
 	},
 	inProject: func(p Project) bool {
@@ -56,6 +59,10 @@ var unittest = Runner{
 	},
 	lines: func(bool, string, string) lineReader { return &unittestLines{} },
 }
+
+// unittestDiscover finds python -m unittest discover at a command
+// position: `python -m unittest -v discover` is an error (exit 2).
+var unittestDiscover = atCommand(`(?:(?:uv|poetry|pipenv|hatch|pdm)\s+run\s+)?python3?(?:\.\d+)?\s+-m\s+unittest\s+discover`)
 
 // unittestAt finds python -m unittest at a command position.
 var unittestAt = atCommand(`(?:(?:uv|poetry|pipenv|hatch|pdm)\s+run\s+)?python3?(?:\.\d+)?\s+-m\s+unittest`)
