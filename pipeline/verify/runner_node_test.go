@@ -91,8 +91,8 @@ func TestMinitestLines(t *testing.T) {
 func TestUnittestDiscoverPreset(t *testing.T) {
 	for cmd, want := range map[string]string{
 		"python3 -m unittest discover -s tests -t .": "python3 -m unittest discover -v -s tests -t .",
-		"python3 -m unittest tests.test_calc":         "python3 -m unittest -v tests.test_calc",
-		"cd x && python -m unittest discover":         "cd x && python -m unittest discover -v",
+		"python3 -m unittest tests.test_calc":        "python3 -m unittest -v tests.test_calc",
+		"cd x && python -m unittest discover":        "cd x && python -m unittest discover -v",
 	} {
 		p, ok := FindPreset(schema.Command{Shell: cmd}, t.TempDir(), "/tmp/r", nil)
 		if !ok || p.Command.Shell != want {
