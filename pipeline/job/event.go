@@ -70,7 +70,7 @@ func (j *Job) Target(ctx context.Context, g deliver.Git, cfg *schema.Config, mod
 // forkPush delivers a fork's pull request to the fork's own branch when
 // its owner allows maintainers and the push-token can (deliver.ForkPush):
 // the push token goes to git push of the fork's URL alone
-// (igit.UsePushURL). Otherwise a log line says why the work goes to a
+// (igit.UsePushURL), and origin's commands go with the job's credential. Otherwise a log line says why the work goes to a
 // branch of the base repository.
 func (j *Job) forkPush(t deliver.Target, ev deliver.Event) (deliver.Target, error) {
 	t, why := deliver.ForkPush(t, ev, j.Env.PushToken != "", j.Env.ServerURL)
@@ -83,6 +83,9 @@ func (j *Job) forkPush(t deliver.Target, ev deliver.Event) (deliver.Target, erro
 	if err := igit.UsePushURL(t.ForkURL, gitauth.Credential(t.ForkURL, j.Env.PushToken).Header); err != nil {
 		return t, exitcode.New(exitcode.Failure, fmt.Errorf("pull request #%d: %w", ev.PR, err))
 	}
+	// The push-token goes to the fork's push alone: the base repository's
+	// fetches and state pushes go with the job's own credential.
+	igit.UseCredentials(OwnCredentials(j.hidden, j.Env.ServerURL, j.Env.PR.Token, "")...)
 	j.Log.Info().Str("fork", ev.HeadRepo).Str("branch", t.ForkBranch).Msg("delivery: the fork allows maintainers: the work goes to its branch, pushed with the push-token")
 	return t, nil
 }

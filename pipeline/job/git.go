@@ -47,6 +47,7 @@ func (j *Job) UseGitCredential(ctx context.Context, root string) (restore func()
 		j.Log.Warn().Err(err).Msg("could not hide the git credential actions/checkout persisted: the agent may read it (use persist-credentials: false)")
 	}
 	j.Host.AddSecrets(hidden.Values()...)
+	j.hidden = hidden.Credentials()
 	igit.UseCredentials(OwnCredentials(hidden.Credentials(), j.Env.ServerURL, j.Env.PR.Token, j.Env.PushToken)...)
 	return func() {
 		igit.UseCredentials()

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
-	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // ForkRunCommand and ForkRunLabel are how a person with write access asks
@@ -48,14 +47,4 @@ func forkAsked(ctx context.Context, j *job.Job) (fork, asked bool, why string, e
 		return true, ok, "", err
 	}
 	return true, false, fmt.Sprintf("@%s asked to run on pull request #%d from a fork, but may not write to the repository: only a person with write access can", who, ev.PR), nil
-}
-
-// agentFormats are the output formats of the configured agents (which
-// name the agent CLIs whose keys a fork's run passes on).
-func agentFormats(cfg *schema.Config) []string {
-	var out []string
-	for _, a := range cfg.Agents {
-		out = append(out, a.Format)
-	}
-	return out
 }

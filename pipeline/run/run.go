@@ -92,9 +92,14 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 		}
 	}
 	j.Host.Remove = p.Config.Environment.Remove
-	if fork { // the fork's code gets no secret beyond its agents' keys
-		j.Host.Only = agent.ForkAllowList(agentFormats(p.Config))
+	if fork { // the fork's code gets no secret of the job (its agents' keys stay with the proxy)
+		j.Host.Only = agent.ForkAllowList()
 	}
+	stopNetwork, err := j.StartNetwork(p.Config.Network)
+	if err != nil {
+		return err
+	}
+	defer stopNetwork()
 	j.DenyGitDirs()
 	eo := engineOptions(j, p, o)
 	eo.Shard, eo.Integration = m.Shard, m.Integrate

@@ -44,6 +44,7 @@ func TestFindPreset(t *testing.T) {
 		{schema.Command{Argv: []string{"sh", "-c", "go test ./..."}}, "go test", "", `["sh","-c","go test -json ./..."]`, ""},
 		{sh("cargo test"), "cargo test", "", "cargo test --no-fail-fast", ""},
 		{sh("python3 -m unittest discover -s tests"), "unittest", "", "python3 -m unittest discover -v -s tests", ""},
+		{schema.Command{Argv: []string{"python3", "-m", "unittest", "discover", "-s", "tests"}}, "unittest", "", `["python3","-m","unittest","discover","-v","-s","tests"]`, ""},
 		{sh("pip install -e . && python -m unittest"), "unittest", "", "pip install -e . && python -m unittest -v", ""},
 		{schema.Command{Argv: []string{"python3", "-m", "unittest"}}, "unittest", "", `["python3","-m","unittest","-v"]`, ""},
 		{sh("python -m unittest -v"), "unittest", "", "python -m unittest -v", ""},
