@@ -71,11 +71,11 @@ func (j *Job) DeniedGitDirs() []string {
 	switch {
 	case base == "":
 	case !j.Env.Landlock:
-		j.Log.Debug().Msg("landlock: off (RALPH_LANDLOCK=1 turns it on); ralph-ci rewrites its git directory's configuration before each git command")
+		j.Log.Debug().Msg("landlock: off (RALPH_LANDLOCK=1 turns it on); ralph-ci sweeps its git directory back to what its git left before each git command")
 	case shepherd.LandlockABI() == 0:
-		j.Log.Warn().Str("dir", base).Msg("landlock: not available on this kernel; agents are not denied writing ralph-ci's own git directory (ralph-ci still rewrites its configuration before each git command)")
+		j.Log.Warn().Str("dir", base).Msg("landlock: not available on this kernel; agents are not denied writing ralph-ci's own git directory (ralph-ci still sweeps it back to what its git left before each git command)")
 	case filepath.Dir(base) != "/var/tmp":
-		j.Log.Warn().Str("dir", base).Msg("landlock: ralph-ci's own git directory is not under /var/tmp, so agents are not denied writing it (ralph-ci still rewrites its configuration before each git command)")
+		j.Log.Warn().Str("dir", base).Msg("landlock: ralph-ci's own git directory is not under /var/tmp, so agents are not denied writing it (ralph-ci still sweeps it back to what its git left before each git command)")
 	default:
 		j.Log.Info().Str("dir", base).Int("abi", shepherd.LandlockABI()).Msg("landlock: agents and verification commands cannot write ralph-ci's own git directory")
 		return []string{base}
