@@ -27,7 +27,7 @@ import (
 )
 
 func main() {
-	only := flag.String("only", "", "comma-separated ecosystems (python, pytest, js, rust, unittest, vitest, go, go-script); all when empty")
+	only := flag.String("only", "", "comma-separated ecosystems (python, pytest, js, rust, unittest, vitest, node-test, go, go-script); all when empty")
 	parallel := flag.Int("parallel", 2, "cases run at a time")
 	verbose := flag.Bool("v", false, "print every case")
 	preset := flag.Bool("preset", false, "specs without test_report: ralph-ci's runner presets read the tests")

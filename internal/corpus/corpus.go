@@ -282,9 +282,9 @@ func Representative(cases []Case, n int) []Case {
 
 // All are the corpus's ecosystems: Python with pytest's JUnit XML
 // (PythonPreset: pytest's preset), jest, cargo, Python's unittest,
-// vitest, go test, and go test behind a check script.
+// vitest, node --test, go test, and go test behind a check script.
 func All() []Ecosystem {
-	return []Ecosystem{Python(), PythonPreset(), JS(), Rust(), Unittest(), Vitest(), Go(), GoScript()}
+	return []Ecosystem{Python(), PythonPreset(), JS(), Rust(), Unittest(), Vitest(), NodeTest(), Go(), GoScript()}
 }
 
 // PythonPreset is the pytest project with its spec as a user writes it
