@@ -22,6 +22,8 @@ type Config struct {
 	// Environment says what the processes ralph-ci starts do not inherit
 	// beyond the job's credentials and files, which they never do.
 	Environment Environment `json:"environment"`
+	// Network says what the processes ralph-ci starts may reach.
+	Network Network `json:"network"`
 	// Box says how the processes ralph-ci starts are boxed.
 	Box      Box       `json:"box"`
 	Workflow *Workflow `json:"workflow,omitempty"`
@@ -46,6 +48,26 @@ type Agent struct {
 	EnvRemove []string `json:"env_remove,omitempty"`
 	// Model prices the tokens of a CLI that does not name its model.
 	Model string `json:"model,omitempty"`
+	// ModelAPI is where a command agent reads its model API's key and
+	// base URL; nil for none (a format's own then).
+	ModelAPI *ModelAPI `json:"model_api,omitempty"`
+}
+
+// ModelAPI is an agent's model_api.
+type ModelAPI struct {
+	Keys     []string `json:"keys"`
+	BaseURL  string   `json:"base_url,omitempty"`
+	Upstream string   `json:"upstream,omitempty"`
+	Setting  string   `json:"setting,omitempty"`
+}
+
+// Network is the config's network section.
+type Network struct {
+	// Allow lists the hosts the proxy reaches besides the model APIs.
+	Allow []string `json:"allow"`
+	// Confinement is "box" (refuse without a network box) or
+	// "proxy-only".
+	Confinement string `json:"confinement"`
 }
 
 // Environment is the config's environment section.

@@ -1,8 +1,9 @@
 // Command corpus runs the labelled corpus of internal/corpus through the
 // ralph-ci binary, with the real test runners, and prints per ecosystem
-// the false completions caught and the honest ones rejected:
+// the false completions caught and the honest ones rejected, labelled by
+// the registry's runner that reads the tests:
 //
-//	go run ./bench/corpus [-only python,js,rust] [-parallel 2] [-preset] [-v]
+//	go run ./bench/corpus [-only python,js,rust,...] [-parallel 2] [-preset] [-v]
 //
 // With -preset each spec names no test_report and runs the plain runner
 // command (pytest -q, npm test, cargo test), as a user writes it when
@@ -26,7 +27,7 @@ import (
 )
 
 func main() {
-	only := flag.String("only", "", "comma-separated ecosystems (python, js, rust); all when empty")
+	only := flag.String("only", "", "comma-separated ecosystems (python, pytest, js, rust, unittest, vitest, go, go-script); all when empty")
 	parallel := flag.Int("parallel", 2, "cases run at a time")
 	verbose := flag.Bool("v", false, "print every case")
 	preset := flag.Bool("preset", false, "specs without test_report: ralph-ci's runner presets read the tests")
@@ -53,7 +54,7 @@ func main() {
 			fail(err)
 		}
 		s := corpus.Tally(eco.Name, results)
-		fmt.Println(s)
+		fmt.Printf("%-28s %s\n", eco.Reads, s)
 		if *verbose {
 			for _, r := range results {
 				fmt.Printf("  %-9s accepted=%-5v %s  %s\n", [...]string{"honest", "false", "judge"}[r.Case.Label], r.Accepted, r.Case.Name, firstLine(r.Reason))

@@ -59,6 +59,7 @@ type messagesServer struct {
 	toolOK     []string // tool_result texts of successful writes
 	toolErrors []string // tool_result texts flagged is_error
 	turns      int      // requests of the agent's conversations
+	apiKeys    []string // the x-api-key of every request
 	replies    int      // messages answered
 }
 
@@ -133,6 +134,9 @@ func (s *messagesServer) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	s.mu.Lock()
+	s.apiKeys = append(s.apiKeys, r.Header.Get("x-api-key"))
+	s.mu.Unlock()
 	switch {
 	case r.URL.Path == "/" && (r.Method == http.MethodHead || r.Method == http.MethodGet):
 		// The CLI probes the base URL (HEAD /) before its first call.

@@ -18,11 +18,16 @@ import (
 // Codex itself runs the shell command that writes hello.txt, in its
 // workspace-write sandbox.
 //
-// Pointing Codex at a local server (checked with 0.169.0): a custom model
-// provider in $CODEX_HOME/config.toml with base_url http://127.0.0.1:PORT/v1
-// and wire_api = "responses" (the only wire API current Codex speaks);
-// env_key names the variable holding the API key. The model is one Codex
-// has metadata for (gpt-5.5): an unknown one works too but adds an "error"
+// Pointing Codex at a local server (checked with 0.169.0): a custom
+// model provider in $CODEX_HOME/config.toml with wire_api = "responses"
+// (the only wire API current Codex speaks; a custom provider makes no
+// WebSocket attempt); env_key names the variable holding the API key.
+// Codex reads no base-URL variable, so the agent declares its model_api:
+// the key variable, the provider's base_url setting (ralph-ci gives the
+// proxy's route as `-c model_providers.ralph_test.base_url="..."`) and
+// the upstream the proxy forwards to (http://127.0.0.1:PORT/v1), which
+// gets the key set in the agent's env. The model is one Codex has
+// metadata for (gpt-5.5): an unknown one works too but adds an "error"
 // item ("Model metadata for … not found") to the JSONL. Codex reports
 // tokens but no cost, so no cost_usd is expected.
 
@@ -31,7 +36,7 @@ model_provider = "ralph_test"
 
 [model_providers.ralph_test]
 name = "ralph-ci test server"
-base_url = %q
+base_url = "http://127.0.0.1:9/unused-ralph-ci-sets-it"
 wire_api = "responses"
 env_key = "RALPH_TEST_CODEX_KEY"
 request_max_retries = 0
@@ -60,20 +65,24 @@ func TestCodexEndToEnd(t *testing.T) {
 	if err := os.MkdirAll(codexHome, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(fmt.Sprintf(codexConfig, srv.URL())), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
 	config := fmt.Sprintf(`agents:
   coder:
     preset: codex
-    timeout: 1m
+    timeout: 5m # a guard against a hang: a loaded machine slows the CLI
     env:
       CODEX_HOME: %q
       RALPH_TEST_CODEX_KEY: sk-test-not-a-real-key
+    model_api:
+      keys: [RALPH_TEST_CODEX_KEY]
+      setting: model_providers.ralph_test.base_url
+      upstream: %q
 stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
 specs: {default_tier: auto}
-`, codexHome)
+`, codexHome, srv.URL())
 	prompt := "# Hello\n\nCreate hello.txt at the repository root containing exactly \"hello from codex\".\n"
 	dir := writeRepoAt(t, repoDir, map[string]string{
 		"ralph.yaml": config, "PROMPT.md": prompt, ".gitignore": ".ralph/\n",

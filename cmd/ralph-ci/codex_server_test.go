@@ -57,11 +57,17 @@ func (s *responsesServer) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if r.URL.Path == "/v1/responses" && r.Method == http.MethodPost {
+	switch {
+	case r.URL.Path == "/v1/responses" && r.Method == http.MethodPost:
 		s.responses(w, r, body)
-		return
+	case r.URL.Path == "/v1/responses" && r.Method == http.MethodGet && strings.EqualFold(r.Header.Get("Upgrade"), "websocket"):
+		// The built-in provider tries a WebSocket first; refused, it
+		// falls back to plain requests.
+		s.note(r, "404 (no WebSocket: the CLI falls back to HTTP)", false)
+		http.NotFound(w, r)
+	default:
+		s.unknownRoute(w, r)
 	}
-	s.unknownRoute(w, r)
 }
 
 // responsesRequest holds what the script reads of a Responses API request.

@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -163,20 +167,73 @@ func TestRunPushesToAForkThatAllowsMaintainers(t *testing.T) {
 	contains(t, "run 3's log", stderr, "does not allow maintainers to push to its branch: the work goes to ralph-ci/pr-2 of the base repository")
 }
 
+// On a fork's run that pushes to the fork, the push-token goes to the
+// fork's push alone: every request to the base repository (its fetches,
+// the state's push), served over HTTP as GitHub does, carries the job's
+// token, and every request to the fork the push-token.
+func TestForkPushTokenGoesToTheForkPushAlone(t *testing.T) {
+	w := newCIWorld(t, ralphBinary(t), ciRepoFiles, httpOrigin)
+	fork := ghorigin.New(t, "master", "changes", 2, map[string]string{"README.md": "fork\n"}, nil)
+	ghorigin.Git(t, fork.Bare, "fetch", "--quiet", w.Bare, "+refs/heads/changes:refs/heads/changes")
+	fork.ServeHTTP("app-token")
+	w.srv.HeadRepo, w.srv.HeadCloneURL, w.srv.MaintainerCanModify = "someone/Hello-World", fork.URL, true
+	env := []string{"GITHUB_SERVER_URL=" + fork.ServerURL, "GITHUB_EVENT_NAME=pull_request_target"}
+	w.setEventJSON(fmt.Sprintf(`{"action":"labeled","number":2,"label":{"name":"ralph-ci run"},"sender":{"login":"alice"},"pull_request":{"number":2,"maintainer_can_modify":true,"head":{"sha":%q,"ref":"changes","repo":{"full_name":"someone/Hello-World","clone_url":%q}},"base":{"ref":"master","repo":{"full_name":"Codertocat/Hello-World"}}},"repository":{"full_name":"Codertocat/Hello-World","default_branch":"master"}}`,
+		fork.Rev("refs/heads/changes"), fork.URL))
+	w.job("", "")
+	start := len(w.Sent())
+	_, stderr := w.ralphPushToken(3, "app-token", env, "run", "--deliver", "pr", "--max-rotations", "1")
+	contains(t, "the log", stderr, "the fork allows maintainers: the work goes to its branch, pushed with the push-token")
+	base := w.Sent()[start:]
+	if len(base) == 0 || w.Refused != 0 {
+		t.Fatalf("requests to the base repository: %q, %d refused", base, w.Refused)
+	}
+	for _, tok := range base {
+		if tok != "test-token" {
+			t.Fatalf("the base repository got %q, want the job's token on every request", base)
+		}
+	}
+	if len(w.Pushes()) == 0 || w.Rev("refs/ralph-ci/state/ralph-ci/pr-2") == "" {
+		t.Fatal("the state was not pushed to the base repository")
+	}
+	sent := fork.Sent()
+	if len(fork.Pushes()) == 0 || fork.Refused != 0 {
+		t.Fatalf("pushes to the fork %q, %d refused", fork.Pushes(), fork.Refused)
+	}
+	for _, tok := range sent {
+		if tok != "app-token" {
+			t.Fatalf("the fork got %q, want the push-token on every request", sent)
+		}
+	}
+}
+
 // A run on a fork's pull request, asked by a maintainer, gives the fork's
-// agent and verification command the basics and the agent's own key
-// only: the job's other secrets (NPM_TOKEN, AWS_SECRET_ACCESS_KEY) never
-// reach them. The same run on the repository's own pull request keeps
-// the job's environment, as before.
-func TestForkRunGetsNoSecretBeyondTheAgentsKey(t *testing.T) {
+// agent and verification command the basics only: the job's other
+// secrets (NPM_TOKEN, AWS_SECRET_ACCESS_KEY) never reach them, and on no
+// run does the agent's key (the proxy holds it: the agent gets a
+// placeholder). Yet the agent reaches its model through the proxy,
+// fork or not, at the base URL the job's environment names: the model
+// server gets the job's key. The same run on the repository's own pull
+// request keeps the job's other variables, as before.
+func TestForkRunGetsNoSecretAndReachesItsModel(t *testing.T) {
 	bin := ralphBinary(t)
 	for _, fork := range []bool{true, false} {
 		t.Run(fmt.Sprintf("fork=%t", fork), func(t *testing.T) {
 			dump := t.TempDir()
+			var modelKeys []string
+			var mu sync.Mutex
+			model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				modelKeys = append(modelKeys, r.Header.Get("x-api-key"))
+				mu.Unlock()
+				io.WriteString(w, "model reached")
+			}))
+			defer model.Close()
 			files := map[string]string{
 				"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], format: claude, timeout: 1m}\n" +
 					"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
 				"agent.sh": "cat > /dev/null\nenv > " + dump + "/agent.env\necho finished > work.txt\n" +
+					"curl -s -X POST -H \"x-api-key: $ANTHROPIC_API_KEY\" \"$ANTHROPIC_BASE_URL/v1/messages\" > " + dump + "/model.txt\n" +
 					`printf '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"done\\n- [x] work.txt says finished\\n<promise>CHECKED</promise>\\nRALPH_STATUS: DONE","total_cost_usd":0.01}\n'` + "\n",
 				"specs/a.spec.md": "---\ncompletion:\n  outcome: the work is finished\n  acceptance_criteria: [work.txt says finished]\n" +
 					"  coder:\n    promise: CHECKED\n    description: finished\n    verification_method: external\n" +
@@ -184,7 +241,7 @@ func TestForkRunGetsNoSecretBeyondTheAgentsKey(t *testing.T) {
 				".gitignore": ".ralph/\n",
 			}
 			w := newCIWorld(t, bin, files)
-			w.extraEnv = append(w.extraEnv, "NPM_TOKEN=npm-secret-1234", "AWS_SECRET_ACCESS_KEY=aws-secret-5678", "ANTHROPIC_API_KEY=sk-ant-key-9999")
+			w.extraEnv = append(w.extraEnv, "NPM_TOKEN=npm-secret-1234", "AWS_SECRET_ACCESS_KEY=aws-secret-5678", "ANTHROPIC_API_KEY=sk-ant-key-9999", "ANTHROPIC_BASE_URL="+model.URL)
 			if fork {
 				w.srv.HeadRepo = "someone/Hello-World"
 				w.setEventJSON(`{"action":"created","issue":{"number":2,"pull_request":{"url":"x"}},"comment":{"id":1,"body":"/ralph-ci run","user":{"login":"alice"}},"repository":{"full_name":"Codertocat/Hello-World"},"sender":{"login":"alice"}}`)
@@ -206,11 +263,22 @@ func TestForkRunGetsNoSecretBeyondTheAgentsKey(t *testing.T) {
 						t.Errorf("%s: %s present %v on fork=%t\n%s", name, secret, got, fork, env)
 					}
 				}
-				for _, kept := range []string{"ANTHROPIC_API_KEY=sk-ant-key-9999", "PATH=", "HOME=", "RALPH_"} {
+				for _, kept := range []string{"PATH=", "HOME=", "RALPH_"} {
 					if !strings.Contains(env, kept) {
 						t.Errorf("%s: %s missing on fork=%t\n%s", name, kept, fork, env)
 					}
 				}
+				if strings.Contains(env, "sk-ant-key-9999") || strings.Contains(env, model.URL) {
+					t.Errorf("%s: the agent's key or its model's address reached a process on fork=%t\n%s", name, fork, env)
+				}
+			}
+			if b, err := os.ReadFile(filepath.Join(dump, "model.txt")); err != nil || string(b) != "model reached" {
+				t.Errorf("the agent did not reach its model on fork=%t: %q %v", fork, b, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(modelKeys) != 1 || modelKeys[0] != "sk-ant-key-9999" {
+				t.Errorf("the model server got the keys %q, want the job's once", modelKeys)
 			}
 		})
 	}

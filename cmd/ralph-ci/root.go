@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"io"
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -46,6 +48,7 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.
 	if err == nil {
 		opts.Env.PushToken, err = readFD(getenv, pushTokenFDVar)
 	}
+	opts.Host.Keys = modelKeys(sealed)
 	protectProcess(opts.Host, token)
 	opts.Host.AddSecrets(opts.Env.PushToken)
 	opts.Host.AddSecrets(sealedSecrets(sealed)...)
@@ -193,4 +196,20 @@ func withFlagSuggestion(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w; did you mean --%s?", err, sug)
 	}
 	return err
+}
+
+// session is the job session of the command that runs (job.Open): built
+// once, at the door, and handed to the command's one function.
+func (o *globalOptions) session() *job.Session { return job.Open(&o.Job) }
+
+// modelKeys are the model APIs' keys among the sealed entries, for the
+// proxy (agent.Host.Keys).
+func modelKeys(sealed map[string]string) []string {
+	var keys []string
+	for _, k := range slices.Sorted(maps.Keys(sealed)) {
+		if agent.ModelKey(k) {
+			keys = append(keys, k+"="+sealed[k])
+		}
+	}
+	return keys
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // seal starts ralph-ci again (exec, same process) without the job's
-// credentials and files in its environment: /proc/PID/environ shows a
+// credentials and files, and the model APIs' keys (the proxy holds them),
+// in its environment: /proc/PID/environ shows a
 // process's environment as it was started, to every process of the same
 // user (and to root), so unsetting the variables would not hide them. The
 // entries it removed reach the new image on a pipe, read once at the door
@@ -24,7 +25,7 @@ func seal(args []string) {
 	var keep, moved []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if agent.Removed(name, agent.EnvPolicy{}) {
+		if agent.Removed(name, agent.EnvPolicy{}) || agent.ModelKey(name) {
 			moved = append(moved, kv)
 		} else {
 			keep = append(keep, kv)

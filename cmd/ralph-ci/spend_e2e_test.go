@@ -96,6 +96,52 @@ budgets: {max_rotations: 1, per_rotation: %s}
 	}
 }
 
+// A model the price table does not know (here claude-unpriced-9, which
+// the scripted server answers as) still stops inside the rotation at a
+// dollar cap of the run: while the CLI streams, its tokens count at the
+// table's highest price ($4 per million input tokens, $0.40 a message),
+// so a $0.30 cap stops the first rotation after its first message, not a
+// rotation later when Claude Code reports its cost at the end.
+func TestClaudeRunCapStopsAnUnpricedModelInsideTheRotation(t *testing.T) {
+	if testing.Short() && os.Getenv("CI") != "true" {
+		t.Skip("runs ralph-ci and the real Claude Code CLI")
+	}
+	requireAgentCLI(t, "claude", "@anthropic-ai/claude-code")
+	bin := ralphBinary(t)
+	home, configDir := claudeHome(t)
+	repoDir := filepath.Join(t.TempDir(), "repo")
+	srv := newMessagesServer(t, filepath.Join(repoDir, "hello.txt"), "hello from claude\n", "IMPLEMENTATION_COMPLETE")
+	srv.usageIn, srv.endless = 100000, true
+	config := fmt.Sprintf(`agents:
+  coder:
+    preset: claude
+    args: [--model, claude-unpriced-9]
+    timeout: 2m
+%sstages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
+specs: {default_tier: auto}
+budgets: {cost_usd: 0.30}
+`, claudeEnvYAML(srv.URL(), configDir))
+	dir := writeRepoAt(t, repoDir, map[string]string{
+		"ralph.yaml": config, "PROMPT.md": "# Hello\n\nCreate hello.txt.\n", ".gitignore": ".ralph/\n",
+	})
+	code, stdout, stderr := runRalph(t, bin, dir, agentEnv(home, "ANTHROPIC_", "CLAUDE", "DISABLE_"), 3*time.Minute)
+	checkRoutes(t, &srv.requestLog, "claude_server_test.go")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3 (limits)\n%s\n%s", code, stdout, stderr)
+	}
+	rots := runReport(t, dir).Specs[0].Rotations
+	if len(rots) != 1 || rots[0].StoppedBy == nil || rots[0].StoppedBy.Key != "budgets.cost_usd/tokens" {
+		t.Fatalf("want one rotation, stopped by budgets.cost_usd/tokens: %+v\n%s", rots, stderr)
+	}
+	srv.mu.Lock()
+	turns := srv.turns
+	srv.mu.Unlock()
+	if turns > 2 {
+		t.Errorf("the CLI made %d calls, want it stopped after the first (one more may have been under way)", turns)
+	}
+	t.Logf("stopped after %d calls: %+v", turns, rots[0].StoppedBy)
+}
+
 // spendingAgent streams Claude Code's stream-json: three API messages of
 // 62,500 input tokens of claude-opus-5-5 each ($0.25 at $4 per million),
 // the third 2 seconds after the second (a model's latency: a rotation

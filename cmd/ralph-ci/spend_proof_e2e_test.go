@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -147,4 +148,66 @@ func TestPullRequestSpendSurvivesItsState(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDaySpendProofAcrossConcurrentJobs: on GitHub (the fake), two jobs
+// of one repository run at once under budgets.per_day ($1.00), each
+// wanting three rotations of $1.00: every ledger update is proven by
+// ralph-ci's own status, including those whose status is still on its
+// way when the other job reads the ledger, so neither job takes the
+// other's update for an attack; the day ends within the cap (but for the
+// messages each job streamed while it was being stopped), and every
+// ledger commit but the last holds a status of ralph-ci's naming it.
+func TestDaySpendProofAcrossConcurrentJobs(t *testing.T) {
+	files := dayCapFiles()
+	files["agent.sh"] = dayAgent
+	files["ralph.yaml"] = strings.Replace(files["ralph.yaml"], "budgets: {", "budgets: {max_rotations: 3, ", 1)
+	w := newCIWorld(t, ralphBinary(t), files)
+	var dirs []string
+	for range 2 {
+		w.job("", "")
+		dirs = append(dirs, w.dir)
+	}
+	type result struct {
+		code int
+		out  string
+	}
+	done := make(chan result, 2)
+	for _, dir := range dirs {
+		w.dir = dir
+		cmd, stdout, stderr := w.command(t.Context(), "--log-format", "json", "run")
+		go func() {
+			_ = cmd.Run()
+			done <- result{cmd.ProcessState.ExitCode(), stdout.String() + stderr.String()}
+		}()
+	}
+	for range dirs {
+		r := <-done
+		if r.code != 3 || !strings.Contains(r.out, "budgets.per_day") {
+			t.Errorf("a job ended %d, want 3 on budgets.per_day\n%s", r.code, r.out)
+		}
+		if strings.Contains(r.out, "counted as the cap reached") {
+			t.Errorf("a job took the other's ledger update for an attack:\n%s", r.out)
+		}
+	}
+	ref := "refs/ralph-ci/spend/" + time.Now().UTC().Format(time.DateOnly)
+	raw := ghorigin.Git(t, w.Bare, "show", ref+":ledger.json")
+	var ledger struct{ Spent struct{ USD float64 } }
+	if err := json.Unmarshal([]byte(raw), &ledger); err != nil || ledger.Spent.USD < 0.9 || ledger.Spent.USD > 1.0+2*2*0.05+1e-9 {
+		t.Errorf("the day's ledger: %s (%v); want $1.00 spent, at most two messages ($0.05 each) more per job", raw, err)
+	}
+	_, statuses := w.srv.Snapshot()
+	named := map[string]bool{}
+	for _, st := range statuses {
+		if st.Context == "ralph-ci/spend" {
+			named[strings.Fields(st.Description)[1]] = true
+		}
+	}
+	commits := strings.Fields(ghorigin.Git(t, w.Bare, "rev-list", "--first-parent", ref))
+	for _, c := range commits[:len(commits)-1] { // the last is the day's anchor
+		if !named[c] {
+			t.Errorf("ledger commit %.12s has no ralph-ci/spend status naming it", c)
+		}
+	}
+	t.Logf("the day's ledger: %s; %d commits, %d statuses", raw, len(commits), len(named))
 }

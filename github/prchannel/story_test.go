@@ -166,7 +166,15 @@ func TestApproveByReaction(t *testing.T) {
 	if res := w.sync(); len(res.Pending) != 1 || w.st.Spec("specs/a.spec.md").Checkpoint.SHA != sha2 {
 		t.Fatalf("not presented again for the new head: %+v", res)
 	}
-	w.checkpoint()
+	// alice's 👍 stays on the comment and GitHub keeps one per person: the
+	// comment says how to approve the new commit, and that way works.
+	if body := w.checkpoint().Body; !strings.Contains(body, "**After a new push** an earlier answer is stale and the checkpoint asks again for the new commit: reply `1` to approve it.") {
+		t.Fatalf("the comment does not say how to approve after a push:\n%s", body)
+	}
+	w.srv.AddComment(alice, "1")
+	if res := w.sync(); len(res.Passed) != 1 || w.st.Spec("specs/a.spec.md").Checkpoint.SHA != sha2 {
+		t.Fatalf("a reply after the push did not approve the new head: %+v\n%s", res, w.logs)
+	}
 }
 
 // TestRejectEscalateAndChoose: three rejections by reply escalate; an

@@ -1,5 +1,6 @@
 // Package corpus is a labelled corpus of rotations in several ecosystems
-// (Python with pytest, JavaScript with jest, Rust with cargo): false
+// (Python with pytest and with unittest, JavaScript with jest and vitest,
+// Rust with cargo, Go with go test, directly and behind a script): false
 // completions and honest ones, each run through the ralph-ci binary on a
 // small project with the configuration a user would write, with the real
 // test runner. It scores, per ecosystem, the false completions caught and
@@ -45,8 +46,11 @@ type Case struct {
 // Ecosystem is a small project, as a user sets it up, and its cases.
 type Ecosystem struct {
 	Name   string
-	Runner string            // the test runner that must be on PATH
-	Files  map[string]string // the project, ralph.yaml and the spec among them
+	Runner string // the test runner that must be on PATH
+	// Reads names the registry's runner (pipeline/verify) that reads
+	// the tests: how the score is labelled.
+	Reads string
+	Files map[string]string // the project, ralph.yaml and the spec among them
 	// FixWork is the correct fix of the spec's work (shell).
 	FixWork  string
 	Criteria []string
@@ -276,8 +280,20 @@ func Representative(cases []Case, n int) []Case {
 	return out
 }
 
-// All are the corpus's ecosystems.
-func All() []Ecosystem { return []Ecosystem{Python(), JS(), Rust()} }
+// All are the corpus's ecosystems: Python with pytest's JUnit XML
+// (PythonPreset: pytest's preset), jest, cargo, Python's unittest,
+// vitest, go test, and go test behind a check script.
+func All() []Ecosystem {
+	return []Ecosystem{Python(), PythonPreset(), JS(), Rust(), Unittest(), Vitest(), Go(), GoScript()}
+}
+
+// PythonPreset is the pytest project with its spec as a user writes it
+// when ralph-ci recognises pytest: the plain command, no test_report.
+func PythonPreset() Ecosystem {
+	e := Python().WithPresets()
+	e.Name, e.Reads = "pytest", "pytest"
+	return e
+}
 
 // divSpec is the spec every ecosystem's project shares: fix div, verified
 // by command, whose test report is report ("-": the command's output;

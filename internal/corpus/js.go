@@ -5,7 +5,7 @@ package corpus
 func JS() Ecosystem {
 	promise := "DIV_FIXED"
 	return Ecosystem{
-		Name: "js", Runner: "jest", Promise: promise,
+		Name: "js", Runner: "jest", Reads: "jest", Promise: promise,
 		PresetSpec: divSpec(`npm test --silent`, "", 120),
 		Criteria:   []string{"div divides", "all tests pass"},
 		Files: map[string]string{

@@ -5,7 +5,7 @@ package corpus
 func Python() Ecosystem {
 	promise := "DIV_FIXED"
 	return Ecosystem{
-		Name: "python", Runner: "pytest", Promise: promise,
+		Name: "python", Runner: "pytest", Reads: "junit xml", Promise: promise,
 		PresetSpec: divSpec(`pytest -q -p no:cacheprovider`, "", 120),
 		Criteria:   []string{"div divides", "all tests pass"},
 		Files: map[string]string{

@@ -7,7 +7,7 @@ package corpus
 func Rust() Ecosystem {
 	promise := "DIV_FIXED"
 	return Ecosystem{
-		Name: "rust", Runner: "cargo", Promise: promise,
+		Name: "rust", Runner: "cargo", Reads: "cargo test", Promise: promise,
 		PresetSpec: divSpec(`cargo test --offline`, "", 300),
 		Criteria:   []string{"div divides", "all tests pass"},
 		Env:        []string{"CARGO_TERM_COLOR=never"},

@@ -32,6 +32,7 @@ func (o *Origin) ServeHTTP(token string) {
 		user, pass, ok := r.BasicAuth()
 		o.mu.Lock()
 		o.Requests = append(o.Requests, r.Method+" "+r.URL.String())
+		o.SentWith = append(o.SentWith, pass)
 		if strings.HasSuffix(r.URL.Path, "/git-receive-pack") {
 			o.PushedWith = append(o.PushedWith, pass)
 		}
@@ -68,8 +69,16 @@ type httpState struct {
 	// Requests are the requests served, Refused how many lacked the token.
 	Requests []string
 	Refused  int
-	// PushedWith is the token each push (git-receive-pack) came with.
-	PushedWith []string
+	// PushedWith is the token each push (git-receive-pack) came with;
+	// SentWith the token of every request, fetches included.
+	PushedWith, SentWith []string
+}
+
+// Sent returns a copy of SentWith.
+func (o *Origin) Sent() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]string(nil), o.SentWith...)
 }
 
 // Pushes returns a copy of PushedWith.

@@ -76,3 +76,42 @@ func TestListed(t *testing.T) {
 		}
 	}
 }
+
+// TestEachPlantedFileIsSwept plants each of ReadByGit alone (a file
+// naming the planter's commit, or a folder holding one) between two of
+// ralph-ci's commands: the next commit has ralph-ci's parent and message,
+// and the plant is gone.
+func TestEachPlantedFileIsSwept(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t)
+	evil := person(t, dir, "commit-tree", "HEAD^{tree}", "-m", "the planter's")
+	c, _ := Find(dir)
+	p, err := privateFor(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	who := []string{"GIT_AUTHOR_NAME=R", "GIT_AUTHOR_EMAIL=r@example.com", "GIT_COMMITTER_NAME=R", "GIT_COMMITTER_EMAIL=r@example.com"}
+	for _, name := range ReadByGit {
+		t.Run(name, func(t *testing.T) {
+			head := person(t, dir, "rev-parse", "HEAD")
+			rel := strings.NewReplacer("*", "X", "<revision>", head).Replace(strings.TrimSuffix(name, "/"))
+			target := filepath.Join(p.dir, rel)
+			if strings.HasSuffix(name, "/") {
+				target = filepath.Join(target, "origin")
+			}
+			_ = os.MkdirAll(filepath.Dir(target), 0o700)
+			if err := os.WriteFile(target, []byte(evil+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := (Command{Dir: dir, Args: []string{"commit", "--quiet", "--allow-empty", "-m", "ralph-ci's own"}, Env: who}).Run(ctx); err != nil {
+				t.Fatalf("commit with %s planted: %v %s", name, err, out)
+			}
+			if got := person(t, dir, "log", "-1", "--format=%P %s"); got != head+" ralph-ci's own" {
+				t.Errorf("with %s planted, ralph-ci's commit: %q, want %q", name, got, head+" ralph-ci's own")
+			}
+			if _, err := os.Lstat(target); err == nil {
+				t.Errorf("%s is still there", rel)
+			}
+		})
+	}
+}

@@ -57,6 +57,32 @@ func Args(grace time.Duration, deny, argv []string) []string {
 	return append(append(args, "--"), argv...)
 }
 
+// WithConnect is the shepherd's command line args (from Args) with the
+// command and everything it starts allowed to connect, over TCP, to
+// port alone (decimal; see ConnectOnly): where ralph-ci has no network
+// box, the proxy's port.
+func WithConnect(args []string, port string) []string {
+	return append([]string{args[0], "-connect", port}, args[1:]...)
+}
+
+// cutConnect takes a leading "-connect PORT" off the shepherd's
+// arguments: the port, 0 for none, -1 for one that is not a port.
+func cutConnect(args []string) (port int, rest []string) {
+	if len(args) < 2 || args[0] != "-connect" {
+		return 0, args
+	}
+	for _, c := range []byte(args[1]) {
+		if c < '0' || c > '9' || port > 65535 {
+			return -1, args
+		}
+		port = port*10 + int(c-'0')
+	}
+	if port == 0 || port > 65535 {
+		return -1, args
+	}
+	return port, args[2:]
+}
+
 // parseArgs reads the shepherd's arguments (os.Args[1:]).
 func parseArgs(args []string) (grace time.Duration, deny, argv []string, err error) {
 	usage := errors.New("usage: " + Name + " -grace DURATION [-deny DIR]... -- COMMAND [ARG...]")

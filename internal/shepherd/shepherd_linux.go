@@ -24,14 +24,19 @@ const (
 // status: the command's, or 127 when it could not start. The command's
 // path is the one ralph-ci resolved: the shepherd does not search PATH.
 func Main(args []string) int {
+	port, args := cutConnect(args)
 	grace, deny, argv, err := parseArgs(args)
-	if err != nil {
-		say(err.Error())
+	if err != nil || port < 0 {
+		say("usage: " + Name + " [-connect PORT] -grace DURATION [-deny DIR]... -- COMMAND [ARG...]")
 		return 2
 	}
 	flags := unroot() // before Landlock, which forbids the mounts it makes
 	if err := DenyWrites(deny); err != nil {
 		say(Name + ": cannot deny writes to " + deny[0] + ": " + err.Error())
+		return 127
+	}
+	if err := ConnectOnly(port); err != nil {
+		say(Name + ": cannot limit the network to ralph-ci's proxy: " + err.Error())
 		return 127
 	}
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {

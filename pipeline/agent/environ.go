@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"io"
 	"slices"
 	"strings"
 )
@@ -107,9 +106,10 @@ func matchAny(name string, names []string) bool {
 	return false
 }
 
-// forkBasics are what a process on a fork's run inherits besides the
-// agents' keys: the system's basics, ralph-ci's RALPH_* and the runner's
-// non-secret basics, and the Go and Node toolchains' locations.
+// forkBasics are what a process on a fork's run inherits: the system's
+// basics, ralph-ci's RALPH_* and the runner's non-secret basics, and the
+// Go and Node toolchains' locations. The agents' keys are not among them:
+// no process inherits a key, the proxy holds it (see [Network]).
 var forkBasics = []string{
 	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TZ", "LANG", "LANGUAGE", "LC_*",
 	"TMPDIR", "TMP", "TEMP", "RALPH_*", "CI", "GITHUB_ACTIONS", "GITHUB_WORKSPACE",
@@ -117,39 +117,20 @@ var forkBasics = []string{
 	"GOROOT", "GOPATH", "GOCACHE", "GOMODCACHE", "GOTOOLCHAIN", "GOCOVERDIR", "NODE_PATH",
 }
 
-// keyHolder is the optional ability of a format whose CLI reads its own
-// key from the environment: the variables that carry it.
-type keyHolder interface{ keyVars() []string }
-
 // KeyVars are the environment variables the CLI of format reads its
 // model API key from (any one of them will do); none for a format that
 // does not say (text).
 func KeyVars(format string) []string {
-	f, err := NewFormat(format, io.Discard, io.Discard)
-	if kh, ok := f.(keyHolder); err == nil && ok {
-		return slices.Clone(kh.keyVars())
+	if api, ok := FormatAPI(format); ok {
+		return slices.Clone(api.Keys)
 	}
 	return nil
 }
 
 // ForkAllowList is the allow-list (EnvPolicy.Only) of a run on a fork's
-// pull request, whose code and config are the fork's: the basics and the
-// keys of the agent CLIs of formats (the configured agents' formats),
-// nothing else of the job's environment (no NPM_TOKEN, no cloud
-// credentials). The config's env_pass cannot add to it.
-func ForkAllowList(formats []string) []string {
-	list := slices.Clone(forkBasics)
-	for _, name := range formats {
-		f, err := NewFormat(name, io.Discard, io.Discard)
-		kh, ok := f.(keyHolder)
-		if err != nil || !ok {
-			continue
-		}
-		for _, k := range kh.keyVars() {
-			if !slices.Contains(list, k) {
-				list = append(list, k)
-			}
-		}
-	}
-	return list
-}
+// pull request, whose code and config are the fork's: the basics, nothing
+// else of the job's environment (no NPM_TOKEN, no cloud credentials). The
+// config's env_pass cannot add to it. The agents still reach their model
+// APIs: the proxy reads the keys and base URLs from ralph-ci's own
+// environment, whatever this list keeps.
+func ForkAllowList() []string { return slices.Clone(forkBasics) }

@@ -68,26 +68,17 @@ func TestMaskerAcrossChunks(t *testing.T) {
 	}
 }
 
-// On a fork's run only the allow-list is inherited: the basics and the
-// configured agent CLI's key, never another secret of the job, and the
-// fork's env_pass cannot widen it; the caller's RALPH_* are still set.
+// On a fork's run only the allow-list is inherited: the basics, never a
+// secret of the job, not even an agent's key (the proxy holds it), and
+// the fork's env_pass cannot widen it; the caller's RALPH_* are still set.
 func TestForkAllowList(t *testing.T) {
 	base := []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "RALPH_X=1", "ANTHROPIC_API_KEY=ak", "OPENAI_API_KEY=ok",
 		"NPM_TOKEN=npm", "AWS_SECRET_ACCESS_KEY=aws", "GITHUB_TOKEN=gh"}
-	p := EnvPolicy{Only: ForkAllowList([]string{"claude", "text"}), AgentPass: []string{"NPM_TOKEN"}}
+	p := EnvPolicy{Only: ForkAllowList(), AgentPass: []string{"NPM_TOKEN"}}
 	got := BuildEnv(base, p, []string{"RALPH_SPEC=a"})
-	want := []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "RALPH_X=1", "ANTHROPIC_API_KEY=ak", "RALPH_SPEC=a"}
+	want := []string{"PATH=/bin", "HOME=/h", "LC_ALL=C", "RALPH_X=1", "RALPH_SPEC=a"}
 	if !slices.Equal(got, want) {
 		t.Errorf("fork env = %q, want %q", got, want)
-	}
-	// Each format says where its CLI reads its key (keyHolder).
-	for format, key := range map[string]string{"claude": "CLAUDE_CODE_OAUTH_TOKEN", "codex": "CODEX_API_KEY", "gemini": "GOOGLE_API_KEY"} {
-		if list := ForkAllowList([]string{format}); !slices.Contains(list, key) {
-			t.Errorf("ForkAllowList(%s) = %q, missing %s", format, list, key)
-		}
-	}
-	if list := ForkAllowList([]string{"text", "unknown"}); slices.ContainsFunc(list, func(k string) bool { return strings.HasSuffix(k, "_KEY") }) {
-		t.Errorf("a text agent's allow-list holds a key: %q", list)
 	}
 	if got := BuildEnv(base, EnvPolicy{}, nil); !slices.Contains(got, "NPM_TOKEN=npm") {
 		t.Errorf("without an allow-list the job's environment is inherited: %q", got)

@@ -56,7 +56,7 @@ type claudeStream struct {
 var (
 	_ Format       = (*claudeFormat)(nil)
 	_ costReporter = (*claudeFormat)(nil)
-	_ keyHolder    = (*claudeFormat)(nil)
+	_ apiHolder    = (*claudeFormat)(nil)
 	_ judgeCLI     = (*claudeFormat)(nil)
 )
 
@@ -77,9 +77,10 @@ func (*claudeFormat) judgeArgs(argv []string, model string) []string {
 // reportsCost implements costReporter: Claude Code reports its cost.
 func (*claudeFormat) reportsCost() {}
 
-// keyVars implements keyHolder: where the CLI reads its key.
-func (*claudeFormat) keyVars() []string {
-	return []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}
+// modelAPI implements apiHolder: where the CLI reads its key and its
+// API's base URL.
+func (*claudeFormat) modelAPI() ModelAPI {
+	return ModelAPI{Keys: []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}, BaseURL: "ANTHROPIC_BASE_URL", Upstream: "https://api.anthropic.com"}
 }
 
 func newClaudeFormat(text, diag io.Writer) Format {

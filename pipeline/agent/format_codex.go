@@ -31,7 +31,7 @@ type codexFormat struct {
 var (
 	_ Format       = (*codexFormat)(nil)
 	_ costReporter = (*codexFormat)(nil)
-	_ keyHolder    = (*codexFormat)(nil)
+	_ apiHolder    = (*codexFormat)(nil)
 	_ judgeCLI     = (*codexFormat)(nil)
 	_ sandboxed    = (*codexFormat)(nil)
 )
@@ -69,9 +69,10 @@ func (*codexFormat) judgeArgs(argv []string, model string) []string {
 // reportsCost implements costReporter: its tokens are priced.
 func (*codexFormat) reportsCost() {}
 
-// keyVars implements keyHolder: where the CLI reads its key.
-func (*codexFormat) keyVars() []string {
-	return []string{"OPENAI_API_KEY", "CODEX_API_KEY"}
+// modelAPI implements apiHolder: where the CLI reads its key and its
+// API's base URL.
+func (*codexFormat) modelAPI() ModelAPI {
+	return ModelAPI{Keys: []string{"OPENAI_API_KEY", "CODEX_API_KEY"}, BaseURL: "OPENAI_BASE_URL", Upstream: "https://api.openai.com/v1", Setting: "openai_base_url"}
 }
 
 func newCodexFormat(text, diag io.Writer) Format {

@@ -32,7 +32,7 @@ type geminiFormat struct {
 var (
 	_ Format       = (*geminiFormat)(nil)
 	_ costReporter = (*geminiFormat)(nil)
-	_ keyHolder    = (*geminiFormat)(nil)
+	_ apiHolder    = (*geminiFormat)(nil)
 	_ judgeCLI     = (*geminiFormat)(nil)
 )
 
@@ -53,9 +53,10 @@ func (*geminiFormat) judgeArgs(argv []string, model string) []string {
 // reportsCost implements costReporter: its tokens are priced.
 func (*geminiFormat) reportsCost() {}
 
-// keyVars implements keyHolder: where the CLI reads its key.
-func (*geminiFormat) keyVars() []string {
-	return []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}
+// modelAPI implements apiHolder: where the CLI reads its key and its
+// API's base URL.
+func (*geminiFormat) modelAPI() ModelAPI {
+	return ModelAPI{Keys: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, BaseURL: "GOOGLE_GEMINI_BASE_URL", Upstream: "https://generativelanguage.googleapis.com"}
 }
 
 func newGeminiFormat(text, diag io.Writer) Format {

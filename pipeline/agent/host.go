@@ -3,6 +3,7 @@ package agent
 import (
 	"cmp"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 
@@ -33,6 +34,15 @@ type Host struct {
 	// Deny are folders no process started through the shepherd may write
 	// in (ralph-ci's own git directories; internal/shepherd.DenyWrites).
 	Deny []string
+	// Keys are the model APIs' keys (KEY=VALUE) ralph-ci took out of its
+	// own environment (ModelKey): part of the job's environment for
+	// NetworkEnv, and inherited as before where there is no Network.
+	Keys []string
+	// Network, when set, is how every process reaches the network: in
+	// its box, through ralph-ci's proxy, which holds the model APIs'
+	// keys (see NetworkEnv). Without it a process inherits the keys and
+	// connects where it likes (ralph-ci's own tests of other commands).
+	Network Network
 	// Boxes, when not nil, gives every process a box of its own that the
 	// kernel keeps (internal/box), emptied before Run returns.
 	Boxes *box.Boxes
@@ -78,6 +88,48 @@ func (h *Host) policy(pass, remove []string) EnvPolicy {
 		p.Remove, p.Only = h.Remove, h.Only
 	}
 	return p
+}
+
+// prepare is the argv and the environment of the process inv starts:
+// BuildEnv's, then, when the host has a Network, NetworkEnv's, with the
+// base-URL setting of a CLI that reads no variable for it
+// (WithSetting).
+func (h *Host) prepare(inv Invocation) (argv, env []string, err error) {
+	job := os.Environ()
+	if h != nil {
+		job = append(job, h.Keys...)
+	}
+	env = BuildEnv(job, h.policy(inv.Pass, inv.Remove), inv.Env)
+	if h == nil || h.Network == nil {
+		return inv.Argv, env, nil
+	}
+	api := inv.API
+	if api == nil {
+		if a, ok := FormatAPI(inv.Format); ok {
+			api = &a
+		}
+	}
+	env, base, err := NetworkEnv(env, inv.Env, job, api, h.Network)
+	if err != nil {
+		return nil, nil, err
+	}
+	return WithSetting(inv.Argv, inv.Format, api, base), env, nil
+}
+
+// connectOnly is the Network's ConnectOnly, 0 for none.
+func (h *Host) connectOnly() int {
+	if h == nil || h.Network == nil {
+		return 0
+	}
+	return h.Network.ConnectOnly()
+}
+
+// start starts cmd, in the network box when the host has a Network.
+func (h *Host) start(cmd *exec.Cmd) error {
+	if h == nil || h.Network == nil {
+		return cmd.Start()
+	}
+	return h.Network.Start(cmd)
 }
 
 // deny are the folders of Deny.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,7 +76,13 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 		inW.Close()
 		return nil, fmt.Errorf("creating output pipe: %w", err)
 	}
-	cmd, shepherded, err := command(inv, shepherd)
+	argv, env, err := inv.Host.prepare(inv)
+	var cmd *exec.Cmd
+	var shepherded bool
+	if err == nil {
+		inv.Argv = argv
+		cmd, shepherded, err = command(inv, shepherd)
+	}
 	if err != nil {
 		inR.Close()
 		inW.Close()
@@ -83,13 +90,13 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 		outW.Close()
 		return nil, err
 	}
-	cmd.Env = BuildEnv(os.Environ(), inv.Host.policy(inv.Pass, inv.Remove), inv.Env)
+	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
 	setGroup(cmd, shepherded)
 	bx, err := inv.Host.newBox()
 	if err == nil {
 		bx.Prepare(cmd.SysProcAttr)
-		err = cmd.Start()
+		err = inv.Host.start(cmd)
 	}
 	inR.Close() // the agent has its own copies
 	outW.Close()
@@ -124,6 +131,9 @@ func command(inv Invocation, exe string) (cmd *exec.Cmd, shepherded bool, err er
 			return nil, false, err
 		}
 		args := shepherd.Args(inv.Grace, inv.Host.deny(), append([]string{path}, inv.Argv[1:]...))
+		if port := inv.Host.connectOnly(); port != 0 {
+			args = shepherd.WithConnect(args, strconv.Itoa(port))
+		}
 		cmd = &exec.Cmd{Path: exe, Args: args}
 	}
 	cmd.Dir = inv.Dir

@@ -52,6 +52,9 @@ type Invocation struct {
 	// Result.Stopped is set. It runs on the goroutine reading the output:
 	// it must be quick, or the agent waits on its pipe meanwhile.
 	Meter func(Usage) (stop bool)
+	// API is the model API a `command` agent declares (model_api); nil
+	// takes the format's own (see FormatAPI).
+	API *ModelAPI
 	// Host masks the output's secrets, says what of the environment the
 	// process does not inherit, and names the shepherd; nil for none.
 	Host *Host

@@ -44,8 +44,12 @@ func Configured(ctx context.Context, s Start) (Result, error) {
 	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
 		env = append(env, k+"="+a.Env[k])
 	}
+	var api *ModelAPI
+	if m := a.ModelAPI; m != nil {
+		api = &ModelAPI{Keys: m.Keys, BaseURL: m.BaseURL, Upstream: m.Upstream, Setting: m.Setting, Declared: true}
+	}
 	return Run(ctx, Invocation{
-		Argv: a.Command, Dir: s.Dir, Env: env, Prompt: s.Prompt,
+		API: api, Argv: a.Command, Dir: s.Dir, Env: env, Prompt: s.Prompt,
 		Timeout: a.Timeout.Std(), Format: a.Format, Output: s.Output, Watch: s.Watch,
 		Pass: a.EnvPass, Remove: a.EnvRemove, Host: s.Host, Meter: s.Meter,
 	})

@@ -129,6 +129,13 @@
 // excludes outside the repository (the global core.excludesFile or
 // ~/.gitconfig). Where agents work like that, turn the fast path off.
 //
+// A caller that changed the repository itself, knowing what Take would see
+// (ralph-ci's commit of a rotation's work: Snapshot.AfterCommit), hands the
+// Watcher that snapshot (Watcher.Adopt), so that the next rotation's
+// baseline runs no git. A Subtree follows one folder through the same
+// events: ralph-ci lists its spec folders again only when something
+// happened under them.
+//
 // # Limits
 //
 // Files under a git clean filter (such as text=auto line-ending conversion or

@@ -26,16 +26,13 @@ const racyWindow = 2 * time.Second
 // Finder discovers specs again and again (between rotations) at the cost
 // of what changed: a file is read and hashed only when its size or
 // modification time differ from the last time it was hashed, or when that
-// hash was taken too soon after the file was written to be trusted. The
-// directories are listed every time, so an added or removed spec is always
-// seen. A Finder is not safe for concurrent use.
-//
-// An inotify watch of the spec folders once spared that walk while
-// nothing happened: 0.4 ms a rotation at 100 specs and 4.3 ms at 1,000
-// (go test -bench Reload ./pipeline/project/), far under 1% of a real
-// agent's rotation, and the scale target holds without it (bench/scale.sh,
-// SECTION=rotation: 1,000 specs cost 1.47x and 1.72x one spec, at most 2x
-// allowed), so the walk is all there is.
+// hash was taken too soon after the file was written to be trusted. A
+// folder is listed again at every Find, so an added or removed spec is
+// always seen, unless Unchanged says nothing happened under it since the
+// last one (ralph-ci's run asks its work tree's watcher): at 10,000 specs
+// that walk made a rotation cost 4.25x what it costs at one spec, and
+// 1.94x without it (bench/scale.sh 3 10000, SECTION=rotation). A Finder is
+// not safe for concurrent use.
 type Finder struct {
 	Root    string
 	Options Options

@@ -49,9 +49,8 @@ func (e *engine) startSpending(ctx context.Context) {
 	}
 	e.spend.table = spend.WithOverrides(prices)
 	if d := b.PerDay; d != nil {
-		day := time.Now().UTC().Format(time.DateOnly)
 		e.spend.ledger = &spend.Ledger{
-			Store: &spend.GitRef{Git: deliver.Git{Dir: e.root}, Remote: d.Remote, Ref: spend.DayRefPrefix + day, Proof: e.opts.SpendProof},
+			Store: &spend.GitRef{Git: deliver.Git{Dir: e.root}, Remote: d.Remote, Now: time.Now, Proof: e.opts.SpendProof},
 			Cap:   capOf(spend.Day, "budgets.per_day", &d.Cap),
 			Owner: e.runID, TTL: 2 * time.Hour, Now: time.Now,
 		}

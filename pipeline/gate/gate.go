@@ -24,6 +24,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/rs/zerolog"
 
@@ -292,9 +293,11 @@ func header(sp plan.Spec, r tiers.Record) string {
 	return fmt.Sprintf("ALL TESTS PASSING -- Slice %s: %s", sp.ID, sp.Title)
 }
 
-// SliceOf is what the checkpoint of sp shows.
+// SliceOf is what the checkpoint of sp shows: its completion's
+// acceptance criteria and its contracts', wherever the checkpoint is (the
+// pull request, the job summary, a laptop).
 func SliceOf(sp plan.Spec) tiers.Slice {
-	return tiers.Slice{ID: sp.ID, Name: sp.Title, Criteria: sp.AcceptanceCriteria, Steps: sp.Steps}
+	return tiers.Slice{ID: sp.ID, Name: sp.Title, Criteria: slices.Compact(sp.AllAcceptanceCriteria()), Steps: sp.Steps}
 }
 
 func clone(r tiers.Record) tiers.Record {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -38,6 +39,11 @@ type Job struct {
 	Host *agent.Host
 	// Version is ralph-ci's version, recorded in the state's lock.
 	Version string
+
+	// hidden is the credential actions/checkout persisted, as
+	// UseGitCredential took it (a fork push gives it back to origin's
+	// commands).
+	hidden []igit.Credential
 }
 
 // DeliveryMode is the mode the --deliver flag names, else the config's

@@ -212,16 +212,16 @@ func reviewLayer(v *Verdict, f *Facts) bool {
 	if !r.Enabled {
 		return true
 	}
+	if r.Reviewer == "" { // no review ever comes: "next at task N" would promise one
+		v.note(NoteDebug, "artifact review skipped: no reviewer agent (set layers.review.agent or define agents.reviewer)", nil)
+		v.Pass("review", "skipped: no reviewer agent configured")
+		return true
+	}
 	if r.Pending == 0 && !ReviewDue(r.Task, r.PrevStage, f.Stage.Name, r.Stages, r.Every) {
 		msg := SkipMessage(r.Task, r.Stages, r.Every)
 		v.note(NoteInfo, msg, nil)
 		v.Progress = append(v.Progress, msg+"\n")
 		v.Pass("review", msg)
-		return true
-	}
-	if r.Reviewer == "" {
-		v.note(NoteDebug, "artifact review skipped: no reviewer agent (set layers.review.agent or define agents.reviewer)", nil)
-		v.Pass("review", "skipped: no reviewer agent configured")
 		return true
 	}
 	it := ReviewIteration(r.Pending, r.MaxIterations)

@@ -174,6 +174,14 @@ func TestJudge(t *testing.T) {
 					t.Errorf("progress %q", v.Progress)
 				}
 			}},
+		{name: "without a reviewer no review is announced", facts: with(reviewing(nil), func(f *Facts) {
+			f.Review.Task, f.Review.PrevStage, f.Review.Stages, f.Review.Reviewer = 1, "coder", 1, ""
+		}), accepted: true, status: status.Done, layers: claimOK + " external:pass review:pass",
+			check: func(t *testing.T, v Verdict) {
+				if len(v.Progress) != 0 {
+					t.Errorf("progress %q: a review that never comes announced", v.Progress)
+				}
+			}},
 		{name: "a failed review fix is retried once", facts: with(reviewing(nil), func(f *Facts) {
 			f.Status, f.Output.Status, f.Output.PromiseFound, f.Review.Pending = status.Stuck, status.Stuck, false, 2
 		}), status: status.Stuck, reason: "the review fix failed, retrying once (review iteration 2)",

@@ -93,7 +93,8 @@ func RunnerItems(files, commands []string) []string {
 }
 
 // viewed are the files guarded by a view of their test keys.
-var viewed = map[string]bool{"pyproject.toml": true, "setup.cfg": true, "tox.ini": true, "package.json": true, "Cargo.toml": true, "pom.xml": true, "build.gradle": true, "build.gradle.kts": true}
+var viewed = map[string]bool{"pyproject.toml": true, "setup.cfg": true, "tox.ini": true, "package.json": true, "Cargo.toml": true, "pom.xml": true, "build.gradle": true, "build.gradle.kts": true,
+	"vite.config.js": true, "vite.config.ts": true, "vite.config.mjs": true, "vite.config.mts": true, "vite.config.cjs": true}
 
 func isJSRunnerConfig(base string) bool {
 	for _, p := range []string{"jest.config.", "vitest.config.", ".mocharc", "vitest.workspace."} {
@@ -155,6 +156,9 @@ func View(item string, content []byte) []byte {
 		return pomView(content)
 	case "build.gradle", "build.gradle.kts":
 		return gradleView(content)
+	}
+	if isViteConfig(path.Base(p)) {
+		return viteView(content)
 	}
 	return content
 }
@@ -417,3 +421,31 @@ func Commands(crit schema.Criteria) (commands []string, allowChanges bool) {
 	}
 	return commands, allowChanges
 }
+
+// viteView keeps what in vite's configuration is vitest's: its test block
+// (from a line holding "test:" to the end of that block, by
+// indentation) and the resolve block (aliases change what tests import),
+// trimmed, without comments and blank lines; build options may change.
+func viteView(content []byte) []byte {
+	var b strings.Builder
+	in := -1
+	for _, line := range strings.Split(string(content), "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "//") {
+			continue
+		}
+		d := len(line) - len(strings.TrimLeft(line, " \t"))
+		if in >= 0 && d <= in && !strings.HasPrefix(t, "}") && !strings.HasPrefix(t, "]") {
+			in = -1
+		}
+		if in < 0 && viteKey.MatchString(t) {
+			in = d
+		}
+		if in >= 0 {
+			b.WriteString(t + "\n")
+		}
+	}
+	return []byte(b.String())
+}
+
+var viteKey = regexp.MustCompile(`^(test|resolve)\s*:`)

@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -117,14 +118,49 @@ func StopsTests(rel, content string) string {
 		}
 		return ""
 	case viewed[base]:
-		if narrows.Match(View(rel+ViewSuffix, []byte(content))) {
+		view := View(rel+ViewSuffix, []byte(content))
+		if narrows.Match(view) {
 			return "a new test runner configuration skips or narrows the existing tests"
+		}
+		if isViteConfig(base) && len(view) > 0 {
+			if line := changesAt(content); line > 0 {
+				return fmt.Sprintf("a new test runner configuration changes how the existing tests run (line %d: %s)", line, changeKey(content, line))
+			}
 		}
 	case runner && narrows.MatchString(stripComments(content)):
 		return "a new test runner configuration skips or narrows the existing tests"
+	case runner:
+		if line := changesAt(content); line > 0 {
+			return fmt.Sprintf("a new test runner configuration changes how the existing tests run (line %d: %s)", line, changeKey(content, line))
+		}
 	}
 	return ""
 }
+
+// changes are the keys of a runner configuration that change what the
+// tests load or run against: setup files and modules, aliases and module
+// mappers, environments, transforms, plugins and the Python path (what
+// is selected, the test inventory judges).
+var changes = regexp.MustCompile(`\b(setupFiles\w*|globalSetup|globalTeardown|setup|require|alias|moduleNameMapper|moduleDirectories|modulePaths|resolve|testEnvironment|environment|transform\w*|plugins|deps|server|mock\w*|restoreMocks|pythonpath|addopts|usefixtures)\b`)
+
+// changesAt is the number of the first line of a configuration (comments
+// aside) that holds a key of [changes], 0 for none.
+func changesAt(content string) int {
+	for i, l := range strings.Split(content, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "//") && !strings.HasPrefix(t, ";") && changes.MatchString(l) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func changeKey(content string, line int) string {
+	return changes.FindString(strings.Split(content, "\n")[line-1])
+}
+
+// isViteConfig tells vite's configuration, which holds vitest's under
+// its test key.
+func isViteConfig(base string) bool { return strings.HasPrefix(base, "vite.config.") }
 
 // conftestHooks are what makes a conftest.py more than fixtures.
 var conftestHooks = regexp.MustCompile(`(?m)^(async\s+)?def\s+pytest_|autouse\s*=\s*True|sys\.modules|setattr\(|^[\w.]+\.\w+\s*=|^(collect_ignore|collect_ignore_glob|pytest_plugins|pytestmark)\b`)

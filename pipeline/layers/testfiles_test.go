@@ -43,8 +43,18 @@ func TestStopsTests(t *testing.T) {
 		{"pytest.ini", "[pytest]\naddopts = -k 'not div'\n", true},
 		{"sub/pyproject.toml", "[project]\nname = \"sub\"\n[tool.pytest.ini_options]\naddopts = \"--deselect tests/test_a.py::test_b\"\n", true},
 		{"sub/pyproject.toml", "[project]\nname = \"skipper\"\n", false},
+		{"vitest.config.js", "import { defineConfig } from 'vitest/config';\n\nexport default defineConfig({\n  test: { setupFiles: ['./test/setup.js'] },\n});\n", true},
+		{"vitest.config.mjs", "export default {\n  resolve: {\n    alias: { './calc': './fake.js' },\n  },\n};\n", true},
+		{"vite.config.js", "export default {\n  build: { outDir: 'dist' },\n  test: {\n    setupFiles: ['./mock.js'],\n  },\n};\n", true},
+		{"vite.config.js", "export default {\n  build: { outDir: 'dist' },\n};\n", false},
+		{"jest.config.js", "module.exports = {\n  moduleNameMapper: { '^./calc$': '<rootDir>/fake.js' },\n};\n", true},
+		{".mocharc.json", "{\"require\": [\"./test/patch.js\"]}\n", true},
 	} {
-		if got := StopsTests(tc.rel, tc.content); (got != "") != tc.stops {
+		got := StopsTests(tc.rel, tc.content)
+		if tc.stops && strings.Contains(got, "changes how") && !strings.Contains(got, "(line ") {
+			t.Errorf("StopsTests(%s) = %q: name the line", tc.rel, got)
+		}
+		if (got != "") != tc.stops {
 			t.Errorf("StopsTests(%s) = %q, want stops %v", tc.rel, got, tc.stops)
 		}
 	}

@@ -97,8 +97,9 @@ type Meter struct {
 	Table  Table
 	// Model is the agent's configured model, for a CLI that names none.
 	Model string
-	// Last is the rotation's spend at the last check; Hit the cap it
-	// reached, if any.
+	// Last is the rotation's spend at the last check, an upper bound
+	// where a model has no price (Table.Bound); Hit the cap it reached,
+	// if any.
 	Last Amount
 	Hit  *Stop
 }
@@ -106,7 +107,7 @@ type Meter struct {
 // Check takes the usage so far and tells whether the rotation must stop.
 // It is Invocation.Meter.
 func (m *Meter) Check(u usage.Usage) bool {
-	m.Last = m.Table.Of(u, m.Model)
+	m.Last = m.Table.Bound(u, m.Model)
 	if m.Hit != nil {
 		return true
 	}

@@ -29,35 +29,49 @@ const DayRefPrefix = "refs/ralph-ci/spend/"
 type GitRef struct {
 	Git    Git
 	Remote string // "origin"
-	Ref    string // refs/ralph-ci/spend/2026-11-25
+	// Ref is the ledger's ref (refs/ralph-ci/spend/2026-11-25); "" is
+	// today's by Now, so that a run that outlasts a UTC day goes on in
+	// the next day's ledger.
+	Ref string
+	Now func() time.Time
 	// Proof, when set (on GitHub), proves the ledger (see ProofContext).
 	Proof Proof
 
-	anchor string // the day's anchor commit, once made
+	loaded  string            // the ref Load read last, which Store writes
+	anchors map[string]string // the days' anchor commits, once made
 }
 
 var _ Store = (*GitRef)(nil)
 
-// day is the date the ref is of.
-func (g *GitRef) day() string { return strings.TrimPrefix(g.Ref, DayRefPrefix) }
-
-// local is where the fetched ledger is kept in the local repository.
-func (g *GitRef) local() string {
-	return "refs/ralph-ci/fetched/" + strings.TrimPrefix(g.Ref, "refs/ralph-ci/")
+// current is the ledger's ref now: Ref, or today's.
+func (g *GitRef) current() string {
+	if g.Ref != "" {
+		return g.Ref
+	}
+	return DayRefPrefix + g.Now().UTC().Format(time.DateOnly)
 }
 
-// Anchor makes, in the local object store, the day's anchor: the commit
-// of an empty ledger of the day, by ralph-ci, dated the day's start, with
-// no parent: the same commit in every job, computed, never fetched.
-func (g *GitRef) Anchor(ctx context.Context) (string, error) {
-	if g.anchor != "" {
-		return g.anchor, nil
+// dayOf is the date ref is the ledger of.
+func dayOf(ref string) string { return strings.TrimPrefix(ref, DayRefPrefix) }
+
+// local is where the fetched ledger of ref is kept in the local repository.
+func local(ref string) string {
+	return "refs/ralph-ci/fetched/" + strings.TrimPrefix(ref, "refs/ralph-ci/")
+}
+
+// Anchor makes, in the local object store, the anchor of the day of the
+// ledger ref: the commit of an empty ledger of the day, by ralph-ci,
+// dated the day's start, with no parent: the same commit in every job,
+// computed, never fetched.
+func (g *GitRef) Anchor(ctx context.Context, ref string) (string, error) {
+	if id := g.anchors[ref]; id != "" {
+		return id, nil
 	}
-	day, err := time.Parse(time.DateOnly, g.day())
+	day, err := time.Parse(time.DateOnly, dayOf(ref))
 	if err != nil {
-		return "", fmt.Errorf("%s: not a day's ledger ref", g.Ref)
+		return "", fmt.Errorf("%s: not a day's ledger ref", ref)
 	}
-	blob, err := g.Git.RunInput(ctx, anchorDoc(g.day()), "hash-object", "-w", "--stdin")
+	blob, err := g.Git.RunInput(ctx, anchorDoc(dayOf(ref)), "hash-object", "-w", "--stdin")
 	if err != nil {
 		return "", err
 	}
@@ -66,20 +80,25 @@ func (g *GitRef) Anchor(ctx context.Context) (string, error) {
 		return "", err
 	}
 	who := fmt.Sprintf("ralph-ci <ralph-ci@users.noreply.github.com> %d +0000", day.Unix())
-	commit := fmt.Sprintf("tree %s\nauthor %s\ncommitter %s\n\nralph-ci: spend ledger of %s\n", strings.TrimSpace(string(tree)), who, who, g.day())
+	commit := fmt.Sprintf("tree %s\nauthor %s\ncommitter %s\n\nralph-ci: spend ledger of %s\n", strings.TrimSpace(string(tree)), who, who, dayOf(ref))
 	id, err := g.Git.RunInput(ctx, []byte(commit), "hash-object", "-t", "commit", "-w", "--stdin")
 	if err != nil {
 		return "", err
 	}
-	g.anchor = strings.TrimSpace(string(id))
-	return g.anchor, nil
+	if g.anchors == nil {
+		g.anchors = map[string]string{}
+	}
+	g.anchors[ref] = strings.TrimSpace(string(id))
+	return g.anchors[ref], nil
 }
 
 // Load fetches the ref; an absent ref is an empty ledger (with a Proof,
 // the anchor pushed there first: see Proof). With a Proof, a ledger its
 // rule refuses is ErrUnproven.
 func (g *GitRef) Load(ctx context.Context) ([]byte, string, error) {
-	out, err := g.Git.Run(ctx, "ls-remote", "--refs", g.Remote, g.Ref)
+	ref := g.current()
+	g.loaded = ref
+	out, err := g.Git.Run(ctx, "ls-remote", "--refs", g.Remote, ref)
 	if err != nil {
 		return nil, "", err
 	}
@@ -87,24 +106,24 @@ func (g *GitRef) Load(ctx context.Context) ([]byte, string, error) {
 		if g.Proof == nil {
 			return nil, "", nil
 		}
-		anchor, err := g.Anchor(ctx)
+		anchor, err := g.Anchor(ctx, ref)
 		if err != nil {
 			return nil, "", err
 		}
-		if _, err := g.Git.Run(ctx, "push", "--quiet", "--force-with-lease="+g.Ref+":", g.Remote, anchor+":"+g.Ref); err != nil && !stale(err) {
-			return nil, "", fmt.Errorf("start the day's ledger at %s: %w", g.Ref, err)
+		if _, err := g.Git.Run(ctx, "push", "--quiet", "--force-with-lease="+ref+":", g.Remote, anchor+":"+ref); err != nil && !stale(err) {
+			return nil, "", fmt.Errorf("start the day's ledger at %s: %w", ref, err)
 		}
 	}
-	if _, err := g.Git.Run(ctx, "fetch", "--no-tags", "--quiet", g.Remote, "+"+g.Ref+":"+g.local()); err != nil {
+	if _, err := g.Git.Run(ctx, "fetch", "--no-tags", "--quiet", g.Remote, "+"+ref+":"+local(ref)); err != nil {
 		return nil, "", err
 	}
-	line, err := g.Git.Run(ctx, "rev-list", "--parents", "-n", "1", g.local())
+	line, err := g.Git.Run(ctx, "rev-list", "--parents", "-n", "1", local(ref))
 	if err != nil {
 		return nil, "", err
 	}
 	ids := strings.Fields(line)
 	if len(ids) == 0 {
-		return nil, "", fmt.Errorf("%s: no commit", g.Ref)
+		return nil, "", fmt.Errorf("%s: no commit", ref)
 	}
 	var batch strings.Builder
 	for _, id := range ids[:min(len(ids), 2)] {
@@ -118,13 +137,13 @@ func (g *GitRef) Load(ctx context.Context) ([]byte, string, error) {
 	tip := record{id: ids[0]}
 	if len(docs) > 0 && docs[0] != nil {
 		if len(docs[0]) > 1<<20 {
-			return nil, "", fmt.Errorf("%s: ledger.json is %d bytes, more than a ledger can be", g.Ref, len(docs[0]))
+			return nil, "", fmt.Errorf("%s: ledger.json is %d bytes, more than a ledger can be", ref, len(docs[0]))
 		}
 		tip.ok = json.Unmarshal(docs[0], &tip.doc) == nil
 	}
 	if g.Proof == nil {
 		if docs == nil || docs[0] == nil {
-			return nil, "", fmt.Errorf("%s: no ledger.json in %.12s", g.Ref, ids[0])
+			return nil, "", fmt.Errorf("%s: no ledger.json in %.12s", ref, ids[0])
 		}
 		return docs[0], ids[0], nil
 	}
@@ -133,7 +152,7 @@ func (g *GitRef) Load(ctx context.Context) ([]byte, string, error) {
 		parent = record{id: ids[1]}
 		parent.ok = json.Unmarshal(docs[1], &parent.doc) == nil
 	}
-	anchor, err := g.Anchor(ctx)
+	anchor, err := g.Anchor(ctx, ref)
 	if err != nil {
 		return nil, "", err
 	}
@@ -141,7 +160,7 @@ func (g *GitRef) Load(ctx context.Context) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("read ralph-ci's own %s statuses on the day's anchor %.12s: %w", ProofContext, anchor, err)
 	}
-	if err := proven(tip, parent, statuses, anchor, g.day()); err != nil {
+	if err := proven(tip, parent, statuses, anchor, dayOf(ref)); err != nil {
 		return nil, "", err
 	}
 	return docs[0], ids[0], nil
@@ -181,6 +200,10 @@ func stale(err error) bool {
 // pushes it if the ref is still version on the remote; with a Proof, it
 // then records the update with ralph-ci's own status on the anchor.
 func (g *GitRef) Store(ctx context.Context, doc []byte, version string) error {
+	ref := g.loaded
+	if ref == "" {
+		ref = g.current()
+	}
 	blob, err := g.Git.RunInput(ctx, doc, "hash-object", "-w", "--stdin")
 	if err != nil {
 		return err
@@ -191,7 +214,7 @@ func (g *GitRef) Store(ctx context.Context, doc []byte, version string) error {
 	}
 	parent := version
 	if parent == "" {
-		if parent, err = g.Anchor(ctx); err != nil {
+		if parent, err = g.Anchor(ctx, ref); err != nil {
 			return err
 		}
 	}
@@ -201,7 +224,7 @@ func (g *GitRef) Store(ctx context.Context, doc []byte, version string) error {
 	if err != nil {
 		return err
 	}
-	_, err = g.Git.Run(ctx, "push", "--quiet", "--force-with-lease="+g.Ref+":"+version, g.Remote, commit+":"+g.Ref)
+	_, err = g.Git.Run(ctx, "push", "--quiet", "--force-with-lease="+ref+":"+version, g.Remote, commit+":"+ref)
 	if err != nil && stale(err) {
 		return fmt.Errorf("%w (%v)", ErrStale, err)
 	}
@@ -212,7 +235,7 @@ func (g *GitRef) Store(ctx context.Context, doc []byte, version string) error {
 	if err := json.Unmarshal(doc, &d); err != nil {
 		return err
 	}
-	anchor, err := g.Anchor(ctx)
+	anchor, err := g.Anchor(ctx, ref)
 	if err != nil {
 		return err
 	}

@@ -114,3 +114,57 @@ func (t Table) Of(u usage.Usage, fallback string) Amount {
 	}
 	return a
 }
+
+// Bound is Of while the agent runs: what a spend cap is checked against.
+// Tokens of a model the table does not price count at the table's
+// highest price (see Highest) instead of making the dollars unknown, so
+// that a dollar cap still stops the rotation while it runs (a CLI
+// reports its own cost only at its end, and a model without a price
+// would otherwise run past the cap until then). It is an upper bound;
+// the rotation's spend, once it ends, is Of's.
+func (t Table) Bound(u usage.Usage, fallback string) Amount {
+	a := t.Of(u, fallback)
+	if u.CostKnown || a.Unpriced == 0 || a.Tokens == 0 {
+		return a
+	}
+	models := u.Models
+	if len(models) == 0 {
+		models = map[string]usage.Tokens{fallback: u.Tokens}
+	}
+	high := t.Highest()
+	for m, tok := range models {
+		if _, ok := t.Lookup(m); !ok || m == "" {
+			a.USD += high.Cost(tok)
+		}
+	}
+	a.Unpriced = 0
+	return a
+}
+
+// Highest is the highest price of the table, each part on its own (the
+// dearest input, the dearest output, ...).
+func (t Table) Highest() Price {
+	var h Price
+	for _, p := range t {
+		h.Input = max(h.Input, p.Input)
+		h.Output = max(h.Output, p.Output)
+		h.CachedInput = max(h.CachedInput, cachedOf(p))
+		h.CacheWrite = max(h.CacheWrite, writeOf(p))
+	}
+	return h
+}
+
+// cachedOf and writeOf are p's cache prices with their defaults.
+func cachedOf(p Price) float64 {
+	if p.CachedInput == 0 {
+		return p.Input
+	}
+	return p.CachedInput
+}
+
+func writeOf(p Price) float64 {
+	if p.CacheWrite == 0 {
+		return p.Input
+	}
+	return p.CacheWrite
+}

@@ -88,3 +88,28 @@ func TestUnknownSpend(t *testing.T) {
 		t.Errorf("a priced and an unpriced run: %q", got)
 	}
 }
+
+// While the agent runs, a model without a price counts at the table's
+// highest price, so that a dollar cap stops the rotation before the CLI
+// reports its cost; a priced model and a reported cost are as Of says.
+func TestBoundPricesUnknownModelsAtTheHighest(t *testing.T) {
+	table := Table{"cheap": {Input: 1, Output: 2}, "dear": {Input: 4, CachedInput: 0.4, Output: 20}}
+	if h := table.Highest(); h != (Price{Input: 4, CachedInput: 1, CacheWrite: 4, Output: 20}) {
+		t.Errorf("Highest = %+v", h)
+	}
+	unknown := agent.Usage{Tokens: agent.Tokens{Input: 100000}, Models: map[string]agent.Tokens{"claude-unpriced": {Input: 100000}}}
+	if a := table.Of(unknown, ""); a.Unpriced == 0 || a.USD != 0 {
+		t.Errorf("Of = %+v, want the dollars unknown", a)
+	}
+	if a := table.Bound(unknown, ""); a.Unpriced != 0 || math.Abs(a.USD-0.4) > 1e-12 {
+		t.Errorf("Bound = %+v, want $0.40 (100k tokens at $4 per million)", a)
+	}
+	priced := agent.Usage{Tokens: agent.Tokens{Input: 100000}, Models: map[string]agent.Tokens{"cheap": {Input: 100000}}}
+	if a, b := table.Of(priced, ""), table.Bound(priced, ""); a != b {
+		t.Errorf("a priced model: Bound %+v, Of %+v", b, a)
+	}
+	m := Meter{Table: table, Limits: []Limit{{Cap: Cap{Scope: Run, Key: "budgets.cost_usd/tokens", USD: 0.30}}}}
+	if !m.Check(unknown) || m.Hit == nil || m.Hit.Key != "budgets.cost_usd/tokens" {
+		t.Errorf("a $0.30 run cap did not stop $0.40 of an unpriced model: %+v", m.Hit)
+	}
+}

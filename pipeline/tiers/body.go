@@ -49,7 +49,7 @@ func CommentBody(spec string, s Slice, r Record) string {
 	shown := Shown(s, r)
 	var body string
 	for _, b := range bodyBudgets {
-		if body = commentBody(spec, shown, r, b); len(body) <= MaxCommentChars {
+		if body = commentBody(spec, s, shown, r, b); len(body) <= MaxCommentChars {
 			return body
 		}
 	}
@@ -76,22 +76,85 @@ var bodyBudgets = []budget{
 	{text: 0, feedback: 0, entries: 0},
 }
 
-func commentBody(spec, shown string, r Record, b budget) string {
+func commentBody(spec string, s Slice, shown string, r Record, b budget) string {
 	if len(shown) > b.text {
 		shown = strings.ToValidUTF8(shown[:b.text], "") + "\n[... cut: the full text is in the ralph-ci report]\n"
 	}
 	fence := text.CodeFence(shown)
 	var w strings.Builder
 	w.WriteString(FormatMarker(Marker{Spec: spec, Record: trimmed(r, b.feedback, b.entries)}))
-	fmt.Fprintf(&w, "\n**ralph-ci checkpoint** · `%s`\n\n%stext\n%s%s\n\n%s\n", spec, fence, shown, fence, Note(spec, r))
+	fmt.Fprintf(&w, "\n**ralph-ci checkpoint** · `%s`\n\n", spec)
+	if r.Status == StatusEscalated { // the decision asked for is the text itself
+		fmt.Fprintf(&w, "%stext\n%s%s\n\n%s\n", fence, shown, fence, Note(spec, r))
+	} else {
+		// What the person checks, readable, then the exact text of the
+		// checkpoint (the spec's words) folded.
+		w.WriteString(toCheck(s, b.text))
+		fmt.Fprintf(&w, "%s\n\n<details><summary>The checkpoint text</summary>\n\n%stext\n%s%s\n\n</details>\n", Note(spec, r), fence, shown, fence)
+	}
 	if r.Open() || r.Status == StatusPending {
 		w.WriteString(howTo(spec))
 	}
 	return w.String()
 }
 
+// toCheck is what the person is asked to check, as Markdown: the tests
+// pass (ralph-ci verified the spec 3/3), and these criteria and steps are
+// for a person to judge, listed as such, not as unchecked boxes under a
+// pass. Each item is one line of literal text (no HTML, so no hidden
+// marker), within limit bytes in all.
+func toCheck(s Slice, limit int) string {
+	var b strings.Builder
+	b.WriteString("ralph-ci verified this spec 3/3: its checks pass. **Your part: does the work match your intent?**")
+	item := func(prefix, v string) {
+		line := prefix + literal(v) + "\n"
+		if b.Len()+len(line) <= limit {
+			b.WriteString(line)
+		}
+	}
+	if len(s.Criteria) > 0 {
+		b.WriteString(" Check each of its acceptance criteria:\n\n")
+		for _, c := range s.Criteria {
+			item("- ", c)
+		}
+	} else {
+		b.WriteString("\n")
+	}
+	if len(s.Steps) > 0 {
+		b.WriteString("\nSteps to verify:\n\n")
+		for i, st := range s.Steps {
+			item(fmt.Sprintf("%d. ", i+1), st)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// literal is v as one line of literal Markdown text: HTML and Markdown's
+// own characters escaped.
+func literal(v string) string {
+	v = strings.Join(strings.Fields(v), " ")
+	var b strings.Builder
+	for _, r := range v {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '`', '*', '_', '[', ']', '|', '#', '~':
+			b.WriteRune('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 func howTo(spec string) string {
-	return fmt.Sprintf("\n<sub>Answer with a reply: `1` or `yes` approves; `2 …` (revise the contract) or `3 …` (more detail for the implementation) rejects with your feedback, any other text rejects too (tighten the tests); or react 👍 (yes) / 👎 (no). Only collaborators with the required permission and the configured approvers count. With several checkpoints open, quote this comment or start your reply with `%s:`.</sub>\n", spec)
+	return fmt.Sprintf("\n**How to answer:** reply `1` or `yes` to approve; reply `2 …` (revise the contract) or `3 …` (more detail for the implementation) to reject with your feedback (any other text rejects too: tighten the tests); or react 👍 (yes) / 👎 (no). Only collaborators with the required permission and the configured approvers count. With several checkpoints open, quote this comment or start your reply with `%s:`.\n\n**After a new push** an earlier answer is stale and the checkpoint asks again for the new commit: reply `1` to approve it. A 👍 given before the push stays on this comment but no longer counts, and GitHub keeps only one per person, so a reply is the way to approve again.\n", spec)
 }
 
 // trimmed caps the feedback kept in the marker, and keeps only the latest

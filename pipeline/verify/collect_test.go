@@ -35,6 +35,8 @@ func TestResultLines(t *testing.T) {
 		{"pytest -q", &pytestLines{}, "..s.\n3 passed, 1 skipped in 0.01s\n", "", "", ""},
 		{"jest", &jestLines{prefix: "web"}, "PASS test/a.test.js\nFAIL test/b.test.js\n  ● x\n\nTest Suites: 1 failed, 1 passed, 2 total\n", "web/test/a.test.js", "", "web/test/b.test.js"},
 		{"jest --listTests", &jestLines{list: true, root: "/r"}, "/r/test/a.test.js\n/r/web/b.test.js\n", "test/a.test.js web/b.test.js", "", ""},
+		{"vitest", &vitestLines{prefix: "web"}, "\n RUN  v3.2.4 /r/web\n\n ✓ test/a.test.js (2 tests) 8ms\n ❯ test/b.test.js (2 tests | 1 failed | 1 skipped) 8ms\n   × x 7ms\n ↓ test/c.test.js (1 test | 1 skipped)\n FAIL  test/b.test.js > x\n", "web/test/a.test.js", "web/test/c.test.js", "web/test/b.test.js"},
+		{"vitest list --filesOnly", &vitestLines{list: true}, "test/a.test.js\nsrc/b.spec.ts\n", "src/b.spec.ts test/a.test.js", "", ""},
 	} {
 		run := feed(tc.r, tc.out)
 		got := [3]string{strings.Join(run.Passed, " "), strings.Join(run.Skipped, " "), strings.Join(run.Failed, " ")}
@@ -80,8 +82,8 @@ func TestCollectors(t *testing.T) {
 		t.Errorf("a project without a known runner: %q", got)
 	}
 	write("package.json", `{"scripts": {"test": "vitest run"}, "devDependencies": {"eslint-plugin-jest": "1"}}`)
-	if got := names(wrapper); got != nil {
-		t.Errorf("a vitest project with a jest lint plugin: %q", got)
+	if got := names(wrapper); !slices.Equal(got, []string{"vitest"}) {
+		t.Errorf("a vitest project with a jest lint plugin: %q, want vitest alone", got)
 	}
 	for _, pkg := range []string{`{"jest": {}}`, `{"scripts": {"test": "tsc && jest --ci"}}`} {
 		write("package.json", pkg)
@@ -126,6 +128,12 @@ func TestUnittestLines(t *testing.T) {
 	run = feed(&unittestLines{}, "F.\n=====\nFAIL: test_div (tests.test_calc.CalcTest.test_div)\n-----\nRan 2 tests in 0.001s\n\nFAILED (failures=1)\n")
 	if !slices.Equal(run.Failed, []string{"tests.test_calc.CalcTest/test_div"}) || len(run.WholeFailed) != 0 {
 		t.Errorf("unittest failure without -v: %+v", run)
+	}
+	if run := feed(&unittestLines{}, "\n------\nRan 0 tests in 0.000s\n\nOK\n"); run.Ran() != 0 {
+		t.Errorf("no test ran: %+v", run)
+	}
+	if run := feed(&unittestLines{verbose: true}, "Ran 4 tests in 0.001s\n\nOK\n"); run.Ran() != 0 {
+		t.Errorf("-v asked for, no test line: nothing is judged by the totals: %+v", run)
 	}
 	if run := feed(&unittestLines{}, "hello\n"); run.Found {
 		t.Errorf("no unittest output: %+v", run)

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -37,9 +38,13 @@ var unittest = Runner{
 	invoked: func(c Call) bool { return unittestAt.MatchString(c.Shell) },
 	preset: func(c Call) (Preset, bool) {
 		if verboseFlag.MatchString(c.Shell) {
-			return Preset{Runner: "unittest", Command: c.cmd, Added: "nothing (reads its -v lines)", lines: &unittestLines{}}, true
+			return Preset{Runner: "unittest", Command: c.cmd, Added: "nothing (reads its -v lines)", lines: &unittestLines{verbose: true}}, true
 		}
-		return Preset{Runner: "unittest", Command: c.rebuild(unittestAt.ReplaceAllString(c.Shell, "${1}${2} -v${3}"), insertAfter(c.Words, "unittest", "-v")), Added: "-v", lines: &unittestLines{}}, true
+		after := "unittest" // -v goes after discover, which must come first
+		if m := unittestAt.FindStringSubmatch(c.Shell); m != nil && strings.HasSuffix(m[2], "discover") {
+			after = "discover"
+		}
+		return Preset{Runner: "unittest", Command: c.rebuild(unittestAt.ReplaceAllString(c.Shell, "${1}${2} -v${3}"), insertAfter(c.Words, after, "-v")), Added: "-v", lines: &unittestLines{verbose: true}}, true
 	},
 	inProject: func(p Project) bool {
 		if pytest.inProject(p) {
@@ -58,7 +63,7 @@ var unittest = Runner{
 }
 
 // unittestAt finds python -m unittest at a command position.
-var unittestAt = atCommand(`(?:(?:uv|poetry|pipenv|hatch|pdm)\s+run\s+)?python3?(?:\.\d+)?\s+-m\s+unittest`)
+var unittestAt = atCommand(`(?:(?:uv|poetry|pipenv|hatch|pdm)\s+run\s+)?python3?(?:\.\d+)?\s+-m\s+unittest(?:\s+discover)?`)
 
 var (
 	verboseFlag     = regexp.MustCompile(`(^|\s)(-v|--verbose)(\s|$)`)
@@ -75,8 +80,12 @@ var (
 // named "pkg.mod.Class/test_x".
 type unittestLines struct {
 	lineFeed
+	// verbose tells that ralph-ci asked for -v: the run is never judged
+	// by its totals (a test that printed no line did not run).
+	verbose bool
 	pending string // a test whose result is on a later line
 	ran     bool
+	count   int // what "Ran N tests" said
 	verdict map[string]string
 	total   string
 }
@@ -104,8 +113,9 @@ func (u *unittestLines) line(b []byte, long bool) {
 		u.pending = ""
 		return
 	}
-	if unittestRan.MatchString(s) {
+	if m := unittestRan.FindStringSubmatch(s); m != nil {
 		u.ran = true
+		u.count, _ = strconv.Atoi(m[1])
 		return
 	}
 	if m := unittestTotal.FindStringSubmatch(s); m != nil && u.ran {
@@ -124,7 +134,7 @@ func unittestName(method, id string) string {
 func (u *unittestLines) run() TestRun {
 	u.lines.End(u.line)
 	r := runOf(len(u.verdict) > 0 || u.total != "", u.verdict, "pass", "skip")
-	if len(u.verdict) == 0 { // totals only: the run is judged as a whole
+	if len(u.verdict) == 0 && !u.verbose && u.count > 0 { // totals only: the run is judged as a whole
 		switch u.total {
 		case "pass":
 			r.WholePassed = []string{AllTests}

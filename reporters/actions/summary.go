@@ -84,6 +84,7 @@ func summary(r *report.Report, rows int, details bool) string {
 		}
 		b.WriteString("\n")
 	}
+	writeStuck(&b, r.Specs[:rows])
 	if rows < len(r.Specs) {
 		fmt.Fprintf(&b, "\n%d more specs not shown (the summary is limited to 1 MiB); see the JSON report.\n", len(r.Specs)-rows)
 	}
@@ -109,6 +110,19 @@ func tierState(s report.Spec) string {
 		return "verify: approved"
 	}
 	return "verify"
+}
+
+// writeStuck writes, under the table and outside the collapsed details,
+// why each stuck spec was taken out of the loop and how to bring it back:
+// the first thing to read after a red run.
+func writeStuck(b *strings.Builder, specs []report.Spec) {
+	for _, s := range specs {
+		if s.Outcome != report.SpecStuck {
+			continue
+		}
+		fmt.Fprintf(b, "\n🧱 **%s is stuck:** %s  \nTo bring it back: edit the spec (a change of mind), or run `ralph-ci reset %s`.\n",
+			mdText(s.Path), mdText(text.OneLine(s.Reason, 2000)), mdText(s.Path))
+	}
 }
 
 // writeDetails writes the collapsible rotation log of one spec.
@@ -163,7 +177,7 @@ func writeSpend(b *strings.Builder, s *report.Spend) {
 		return
 	}
 	amount := func(a report.Amount) string { return fmt.Sprintf("%s, %d tokens", mdText(a.Text), a.Tokens) }
-	fmt.Fprintf(b, "  \n**Spend:** this run %s · the pull request's loop %s", amount(s.Run), amount(s.PullRequest))
+	fmt.Fprintf(b, "  \n**Spend:** this run %s · all runs of the loop %s", amount(s.Run), amount(s.PullRequest))
 	if s.Day != nil {
 		fmt.Fprintf(b, " · the repository today %s", amount(*s.Day))
 	}

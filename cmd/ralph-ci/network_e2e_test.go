@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/box"
+	"github.com/ralph-ci/ralph-ci/internal/modelproxy"
+	"github.com/ralph-ci/ralph-ci/internal/shepherd"
+)
+
+// The real Claude Code CLI, with the key and base URL in the job's
+// environment (as the Action's step env gives them), reaches the
+// scripted Messages API only through ralph-ci's proxy: the server gets
+// the job's key on every request, while the CLI's own environment
+// (dumped by the process that then execs the CLI) holds a placeholder
+// and the proxy's URL, never the key nor the server's address. The loop
+// is verified as with the key in the agent's hands.
+func TestClaudeCodeReachesItsModelThroughTheProxy(t *testing.T) {
+	if testing.Short() && os.Getenv("CI") != "true" {
+		t.Skip("runs ralph-ci and the real Claude Code CLI")
+	}
+	requireAgentCLI(t, "claude", "@anthropic-ai/claude-code")
+	requireNetworkBox(t)
+	bin := ralphBinary(t)
+	home, configDir := claudeHome(t)
+	const content, key = "hello from claude\n", "sk-ant-job-key-7f3a9c2e51d04b88"
+	repoDir := filepath.Join(t.TempDir(), "repo")
+	hello := filepath.Join(repoDir, "hello.txt")
+	srv := newMessagesServer(t, hello, content, "IMPLEMENTATION_COMPLETE")
+	dump := t.TempDir()
+	config := fmt.Sprintf(`agents:
+  coder:
+    command: [sh, -c, 'env > "$0/claude.env.$$"; exec claude -p --output-format stream-json --verbose --permission-mode acceptEdits', %q]
+    format: claude
+    timeout: 1m
+    env:
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1"
+      DISABLE_AUTOUPDATER: "1"
+      CLAUDE_CONFIG_DIR: %q
+stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
+specs: {default_tier: auto}
+`, dump, configDir)
+	dir := writeRepoAt(t, repoDir, map[string]string{
+		"ralph.yaml": config, ".gitignore": ".ralph/\n",
+		"PROMPT.md": "# Hello\n\nCreate hello.txt at the repository root containing exactly \"hello from claude\".\n",
+	})
+	env := append(agentEnv(home, "ANTHROPIC_", "CLAUDE", "DISABLE_"), "ANTHROPIC_API_KEY="+key, "ANTHROPIC_BASE_URL="+srv.URL())
+	code, stdout, stderr := runRalph(t, bin, dir, env, 90*time.Second)
+	checkRoutes(t, &srv.requestLog, "claude_server_test.go")
+	checkVerifiedLoop(t, loopRun{
+		code: code, stdout: stdout, stderr: stderr, dir: dir,
+		file: hello, content: content, agent: "Claude Code", wantCost: true,
+		history: []string{`"type":"result"`, `<promise>IMPLEMENTATION_COMPLETE</promise>`},
+	})
+	srv.mu.Lock()
+	keys := append([]string(nil), srv.apiKeys...)
+	srv.mu.Unlock()
+	withKey := 0
+	for _, k := range keys {
+		switch k {
+		case key:
+			withKey++
+		case "":
+		default:
+			t.Errorf("the server got the key %q, want the job's", k)
+		}
+	}
+	if withKey == 0 {
+		t.Errorf("no request reached the server with the job's key: %q", keys)
+	}
+	dumps, _ := filepath.Glob(filepath.Join(dump, "claude.env.*"))
+	if len(dumps) != 3 {
+		t.Fatalf("%d environment dumps, want one per rotation (3)", len(dumps))
+	}
+	for _, f := range dumps {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := string(b)
+		if strings.Contains(e, key) || strings.Contains(e, srv.URL()) {
+			t.Errorf("the CLI's environment holds the key or the server's address:\n%s", e)
+		}
+		for _, want := range []string{"ANTHROPIC_API_KEY=" + modelproxy.Placeholder("ANTHROPIC_API_KEY"), "ANTHROPIC_BASE_URL=http://127.0.0.1:", "HTTPS_PROXY=http://127.0.0.1:"} {
+			if !strings.Contains(e, want) {
+				t.Errorf("the CLI's environment lacks %s:\n%s", want, e)
+			}
+		}
+	}
+}
+
+// A boxed process (here the agent; verification commands start the same
+// way) reaches nothing but the proxy: a direct connection to a listener
+// on the machine's 127.0.0.1 fails and the listener never sees it; a
+// request for a host network.allow does not list is refused by the
+// proxy, and the log names the host; a host it lists is reached. A text
+// agent gets no key at all.
+func TestBoxedProcessesReachOnlyTheProxy(t *testing.T) {
+	requireNetworkBox(t)
+	bin := ralphBinary(t)
+	outside, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outside.Close()
+	var reached atomic.Int32
+	go func() {
+		for {
+			c, err := outside.Accept()
+			if err != nil {
+				return
+			}
+			reached.Add(1)
+			c.Close()
+		}
+	}()
+	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "allowed-body") }))
+	defer allowed.Close()
+	allowedHost := strings.TrimPrefix(allowed.URL, "http://")
+	port := strconv.Itoa(outside.Addr().(*net.TCPAddr).Port)
+	named := "ralph-ci-test.invalid:" + port
+	dump := t.TempDir()
+	agent := fmt.Sprintf(`cat > /dev/null
+if bash -c 'exec 3<>/dev/tcp/127.0.0.1/%[2]s' 2>/dev/null; then echo direct=reached; else echo direct=failed; fi > %[1]s/net.txt
+curl -s -o /dev/null -w 'named=%%{http_code}\n' http://%[3]s/ >> %[1]s/net.txt
+curl -s --noproxy '' -w ' allowed=%%{http_code}\n' http://%[4]s/ >> %[1]s/net.txt
+env > %[1]s/agent.env
+echo '<promise>IMPLEMENTATION_COMPLETE</promise>'
+echo 'RALPH_STATUS: DONE'
+`, dump, port, named, allowedHost)
+	dir := writeRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
+		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], format: text, timeout: 1m}\n" +
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
+			"network: {allow: [\"" + allowedHost + "\"]}\n",
+		"agent.sh": agent, "PROMPT.md": "# Net\n\nTry the network.\n", ".gitignore": ".ralph/\n",
+	})
+	const key = "sk-ant-job-key-0c1d2e3f4a5b6c7d"
+	env := append(agentEnv(t.TempDir()), "ANTHROPIC_API_KEY="+key)
+	_, stdout, stderr := runRalphArgs(t, bin, dir, env, 60*time.Second, "--log-format", "json", "run", "--max-rotations", "1")
+	got, err := os.ReadFile(filepath.Join(dump, "net.txt"))
+	if err != nil {
+		t.Fatalf("the agent left no net.txt: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+	want := "direct=failed\nnamed=403\nallowed-body allowed=200\n"
+	if string(got) != want {
+		t.Errorf("the agent's connections: %q, want %q\nstderr:\n%s", got, want, stderr)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the listener on the machine's 127.0.0.1 got %d connections from the box", n)
+	}
+	contains(t, "the log", string(stderr), `"host":"`+named+`"`, "network: refused a connection to a host network.allow does not list")
+	b, err := os.ReadFile(filepath.Join(dump, "agent.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), key) || strings.Contains(string(b), "ANTHROPIC_API_KEY") {
+		t.Errorf("a text agent got a key:\n%s", b)
+	}
+}
+
+// requireNetworkBox skips the test where the kernel gives no network box
+// (not root), except in CI, which runs as root: there it fails.
+func requireNetworkBox(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("the network box needs root; CI runs as root")
+	}
+	t.Skip("the network box needs root")
+}
+
+// Without root there is no network box: ralph-ci, run as a user of its
+// own (with a cgroup delegated to it, as box's test does), leaves the
+// boxed processes Landlock's TCP connect to the proxy's port alone. The
+// agent's direct connection to a listener on 127.0.0.1 fails and the
+// listener never sees it; through the proxy it reaches a host
+// network.allow lists, and a host it does not list is refused and named
+// in the log.
+func TestNonRootRunReachesOnlyTheProxyByLandlock(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("creates a user: needs root")
+	}
+	if abi := shepherd.LandlockABI(); abi < 4 {
+		t.Skipf("Landlock ABI %d has no network rules (4, Linux 6.7)", abi)
+	}
+	own, err := box.OwnCgroup()
+	if err != nil {
+		t.Skip(err)
+	}
+	base, err := os.MkdirTemp("", "ralph-ci-netlock-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	u := newSudoUser(t, filepath.Join(base, "home"))
+	deleg := delegateCgroup(t, own, u)
+	bin := filepath.Join(base, "bin", "ralph-ci")
+	copyFile(t, ralphBinary(t), bin, 0o755)
+	out := filepath.Join(base, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	outside, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outside.Close()
+	var reached atomic.Int32
+	go func() {
+		for {
+			c, err := outside.Accept()
+			if err != nil {
+				return
+			}
+			reached.Add(1)
+			c.Close()
+		}
+	}()
+	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "allowed-body") }))
+	defer allowed.Close()
+	allowedHost := strings.TrimPrefix(allowed.URL, "http://")
+	port := strconv.Itoa(outside.Addr().(*net.TCPAddr).Port)
+	named := "ralph-ci-test.invalid:" + port
+	agent := fmt.Sprintf(`cat > /dev/null
+if bash -c 'exec 3<>/dev/tcp/127.0.0.1/%[2]s' 2>/dev/null; then echo direct=reached; else echo direct=failed; fi > %[1]s/net.txt
+curl -s -o /dev/null -w 'named=%%{http_code}\n' http://%[3]s/ >> %[1]s/net.txt
+curl -s --noproxy '' -w ' allowed=%%{http_code}\n' http://%[4]s/ >> %[1]s/net.txt
+echo "RALPH_STATUS: CONTINUE"
+`, out, port, named, allowedHost)
+	dir := writeRepoAt(t, filepath.Join(base, "repo"), map[string]string{
+		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 1m}\n" +
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
+			"network: {allow: [\"" + allowedHost + "\"]}\n",
+		"agent.sh": agent, "PROMPT.md": "# A\n", ".gitignore": ".ralph/\n",
+	})
+	for _, p := range []string{dir, out, u.home} {
+		chownTree(t, p, u)
+	}
+	t.Cleanup(func() { os.RemoveAll("/var/tmp/ralph-ci-" + strconv.Itoa(u.uid)) })
+	fd, err := syscall.Open(deleg, syscall.O_DIRECTORY|syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME=" + u.home, "GIT_CONFIG_NOSYSTEM=1"}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := asUser(u, fd, dir, env, bin, "--log-format", "json", "run", "--max-rotations", "1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd = withContext(ctx, cmd)
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("ralph-ci did not end: %v\n%s", err, stderr.String())
+	}
+	t.Logf("ralph-ci ended: %v", err)
+	got, _ := os.ReadFile(filepath.Join(out, "net.txt"))
+	if want := "direct=failed\nnamed=403\nallowed-body allowed=200\n"; string(got) != want {
+		t.Errorf("the agent's connections: %q, want %q\n%s", got, want, stderr.String())
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the listener on 127.0.0.1 got %d connections from the agent", n)
+	}
+	contains(t, "the log", stderr.String(), "Landlock lets agents and verification commands connect over TCP to ralph-ci's proxy's port alone", `"host":"`+named+`"`)
+}
+
+// withContext is cmd, killed when ctx is done.
+func withContext(ctx context.Context, cmd *exec.Cmd) *exec.Cmd {
+	go func() {
+		<-ctx.Done()
+		if cmd.Process != nil {
+			_ = cmd.Process.Kill()
+		}
+	}()
+	return cmd
+}

@@ -1,0 +1,94 @@
+package job
+
+import (
+	"fmt"
+	"net"
+	"os/exec"
+
+	"github.com/ralph-ci/ralph-ci/internal/modelproxy"
+	"github.com/ralph-ci/ralph-ci/internal/netns"
+	"github.com/ralph-ci/ralph-ci/internal/shepherd"
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// noProxy is what the processes reach without the proxy: their own
+// loopback (in the box, that is the box's: a test's local server works,
+// the machine's services do not).
+const noProxy = "localhost,127.0.0.1,::1"
+
+// network is the run's agent.Network: the proxy, and the box it listens
+// in; where there is none, the proxy's port that Landlock leaves the
+// processes (connect), or nothing (network.confinement: proxy-only).
+type network struct {
+	box     *netns.Box
+	proxy   *modelproxy.Proxy
+	connect int
+}
+
+var _ agent.Network = (*network)(nil)
+
+// Route implements agent.Network.
+func (n *network) Route(upstream string, keys map[string]string) (string, map[string]string, error) {
+	return n.proxy.Route(upstream, keys)
+}
+
+// Environ implements agent.Network.
+func (n *network) Environ() []string {
+	u := n.proxy.URL()
+	return []string{"HTTP_PROXY=" + u, "HTTPS_PROXY=" + u, "http_proxy=" + u, "https_proxy=" + u,
+		"NO_PROXY=" + noProxy, "no_proxy=" + noProxy}
+}
+
+// Start implements agent.Network.
+func (n *network) Start(cmd *exec.Cmd) error { return n.box.Start(cmd) }
+
+// ConnectOnly implements agent.Network.
+func (n *network) ConnectOnly() int { return n.connect }
+
+// landlockNet is the Landlock ABI that has network rules (Linux 6.7).
+const landlockNet = 4
+
+// StartNetwork gives every process the run starts its network (see
+// docs/security.md): a box of its own with ralph-ci's proxy as the only
+// way out, the proxy holding the model APIs' keys. Without root there is
+// no box: Landlock (ABI 4) then lets the processes connect over TCP to
+// the proxy's port alone; where the kernel has neither, run refuses
+// unless cfg.Confinement is proxy-only. stop ends the proxy and lets the
+// box go.
+func (j *Job) StartNetwork(cfg schema.Network) (stop func(), err error) {
+	n := &network{}
+	box, ln, err := netns.New()
+	if err != nil {
+		abi, landlock := shepherd.LandlockABI(), false
+		switch {
+		case cfg.Confinement == "proxy-only":
+			j.Log.Warn().Err(err).Msg("network: no network box (network.confinement: proxy-only): the keys stay with ralph-ci's proxy, but agents and verification commands can connect to any host directly")
+		case abi >= landlockNet && j.Host.Shepherd != "" && shepherd.Works:
+			landlock = true
+			j.Log.Info().Err(err).Int("abi", abi).Msg("network: no network box (it needs root): Landlock lets agents and verification commands connect over TCP to ralph-ci's proxy's port alone (not UDP, and not a test's own server on another port)")
+		default:
+			return nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: no network box for the agents here (%w) and no Landlock network rules (Linux 6.7): the box needs root (GitHub's hosted runners with sudo, a container job); network.confinement: proxy-only runs without one, where the keys still stay with ralph-ci's proxy but every process can connect to any host directly", err))
+		}
+		box = nil
+		if ln, err = net.Listen("tcp4", "127.0.0.1:0"); err != nil {
+			return nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: starting the proxy: %w", err))
+		}
+		if landlock {
+			n.connect = ln.Addr().(*net.TCPAddr).Port
+		}
+	}
+	log := j.Log
+	p := modelproxy.New(ln, cfg.Allow, func(host string) {
+		log.Warn().Str("host", host).Msg("network: refused a connection to a host network.allow does not list; add it there to let the agents and verification commands reach it")
+	})
+	n.box, n.proxy = box, p
+	j.Host.Network = n
+	j.Log.Debug().Str("proxy", p.URL()).Bool("box", box != nil).Int("landlock_port", n.connect).Strs("allow", cfg.Allow).Msg("network: the processes reach their model APIs and the allowed hosts through ralph-ci's proxy")
+	return func() {
+		j.Host.Network = nil
+		_ = p.Close()
+		_ = box.Close()
+	}, nil
+}
