@@ -95,6 +95,14 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 	if fork { // the fork's code gets no secret of the job (its agents' keys stay with the proxy)
 		j.Host.Only = agent.ForkAllowList()
 	}
+	for _, a := range p.Config.Agents {
+		if m := a.ModelAPI; m != nil {
+			j.Host.Declared = append(j.Host.Declared, m.Keys...)
+			if m.BaseURL != "" {
+				j.Host.Declared = append(j.Host.Declared, m.BaseURL)
+			}
+		}
+	}
 	stopNetwork, err := j.StartNetwork(p.Config.Network)
 	if err != nil {
 		return err
