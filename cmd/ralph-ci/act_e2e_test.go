@@ -158,8 +158,12 @@ func TestForkExampleWorkflowInAct(t *testing.T) {
 		t.Fatal("the loop ran on a fork's pull request nobody asked for")
 	}
 
+	// The asker's permission is checked before the agent CLI is installed.
 	out = r.run("ralph-ci.yml", "issue_comment", r.comment("mallory", "/ralph-ci run"), r.defaultBranch())
-	contains(t, "act issue_comment by mallory", out, "@mallory asked to run on pull request #2 from a fork, but may not write")
+	contains(t, "act issue_comment by mallory", out, "@mallory asked to run ralph-ci on a fork's pull request but may not write to the repository (read): nothing is installed or run")
+	if strings.Contains(out, "Main Install Claude Code") || strings.Contains(out, "Main Ralph loop on the fork's pull request") {
+		t.Fatalf("the agent CLI was installed, or the loop started, for someone who may not write:\n%s", out)
+	}
 	if w.Rev("refs/heads/ralph-ci/pr-2") != "" {
 		t.Fatal("the loop ran at the request of someone who may not write")
 	}

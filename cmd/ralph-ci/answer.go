@@ -20,7 +20,7 @@ rejections the checkpoint escalates and 1, 2 or 3 chooses: re-scope, pair
   ralph-ci answer specs/auth.spec.md 3 expired tokens must return 401, not 500`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return check.Answer(cmd.Context(), &opts.Job, args[0], args[1:])
+			return check.Answer(cmd.Context(), opts.session(), args[0], args[1:])
 		}),
 	}
 }

@@ -49,7 +49,7 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
   ralph-ci check --json | jq .warnings`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			return check.Run(cmd.Context(), &opts.Job, o)
+			return check.Run(cmd.Context(), opts.session(), o)
 		}),
 	}
 	cmd.Flags().DurationVar(&o.Wait, "wait", 0, "poll for checkpoint answers for at most `DURATION` (e.g. 10m) while any waits for one")

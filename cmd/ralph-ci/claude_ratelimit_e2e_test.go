@@ -49,7 +49,7 @@ func TestClaudeCodeRateLimited(t *testing.T) {
 	defer srv.Close()
 
 	home, configDir := claudeHome(t)
-	limited := "  limited:\n    preset: claude\n    timeout: 1m\n" + claudeEnvYAML(srv.URL, configDir, `CLAUDE_CODE_MAX_RETRIES: "1"`)
+	limited := "  limited:\n    preset: claude\n    timeout: 5m\n" + claudeEnvYAML(srv.URL, configDir, `CLAUDE_CODE_MAX_RETRIES: "1"`)
 	spare := `  spare: {command: [sh, -c, 'cat >/dev/null; echo done > spare.txt; echo "<promise>IMPLEMENTATION_COMPLETE</promise>"; echo "RALPH_STATUS: DONE"']}
 `
 	config := func(pool string) string {

@@ -72,7 +72,7 @@ func TestCodexEndToEnd(t *testing.T) {
 	config := fmt.Sprintf(`agents:
   coder:
     preset: codex
-    timeout: 1m
+    timeout: 5m # a guard against a hang: a loaded machine slows the CLI
     env:
       CODEX_HOME: %q
       RALPH_TEST_CODEX_KEY: sk-test-not-a-real-key

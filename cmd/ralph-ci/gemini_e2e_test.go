@@ -75,7 +75,7 @@ func TestGeminiCLIEndToEnd(t *testing.T) {
 			config := fmt.Sprintf(`agents:
   coder:
     %s
-    timeout: 1m
+    timeout: 5m # a guard against a hang: a loaded machine slows the CLI
     env:
       GOOGLE_GEMINI_BASE_URL: %q
       GEMINI_API_KEY: test-not-a-real-key

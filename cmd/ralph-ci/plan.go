@@ -30,7 +30,7 @@ the matrix is also the step output "matrix".`,
 			if !cmd.Flags().Changed("shards") {
 				return &exitcode.UsageError{Err: errors.New("plan needs --shards N: how many jobs of the CI matrix to split the specs into (ralph-ci plan --shards 4)")}
 			}
-			return matrix.Plan(cmd.Context(), &opts.Job, o)
+			return matrix.Plan(cmd.Context(), opts.session(), o)
 		}),
 	}
 	cmd.Flags().IntVar(&o.Shards, "shards", 0, "split the specs into at most `N` shards")

@@ -24,7 +24,7 @@ kept.`,
   ralph-ci reset specs/api.spec.md`,
 		Args: cobra.ArbitraryArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return run.Reset(&opts.Job, args)
+			return run.Reset(opts.session(), args)
 		}),
 	}
 }

@@ -198,6 +198,10 @@ func withFlagSuggestion(c *cobra.Command, err error) error {
 	return err
 }
 
+// session is the job session of the command that runs (job.Open): built
+// once, at the door, and handed to the command's one function.
+func (o *globalOptions) session() *job.Session { return job.Open(&o.Job) }
+
 // modelKeys are the model APIs' keys among the sealed entries, for the
 // proxy (agent.Host.Keys).
 func modelKeys(sealed map[string]string) []string {

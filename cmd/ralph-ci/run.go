@@ -53,7 +53,7 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) {
 				o.Progress = f
 			}
-			return run.Run(cmd.Context(), &opts.Job, o)
+			return run.Run(cmd.Context(), opts.session(), o)
 		}),
 	}
 	cmd.Flags().IntVar(&o.MaxRotations, "max-rotations", 0, "stop after `N` rotations (state saved); 0 uses budgets.max_rotations")

@@ -17,7 +17,7 @@ current stage and tier. It reads .ralph/state.json and changes nothing.`,
   ralph-ci status --json | jq '.[] | select(.verified | not) | .path'`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			return run.Status(&opts.Job, asJSON)
+			return run.Status(opts.session(), asJSON)
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the matrix as JSON")

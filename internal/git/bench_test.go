@@ -29,3 +29,32 @@ func BenchmarkDoorway(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSweep: what the sweep adds to one git command, in a git
+// directory as a delivery run leaves it (HEAD, config, info/exclude, a
+// branch, origin's branch, the state ref, FETCH_HEAD): the walk that
+// checks it before the command and the one that records it after.
+func BenchmarkSweep(b *testing.B) {
+	dir := repo(b)
+	ctx := context.Background()
+	head := person(b, dir, "rev-parse", "HEAD")
+	for _, ref := range []string{"refs/remotes/origin/main", "refs/ralph-ci/state/main", "refs/ralph-ci/fetched/spend/2026-11-28"} {
+		if _, err := Run(ctx, dir, "update-ref", ref, head); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c, _ := Find(dir)
+	p, err := privateFor(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if err := p.left.sweep(p.dir); err != nil {
+			b.Fatal(err)
+		}
+		if p.left, err = record(p.dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

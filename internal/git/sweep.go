@@ -97,7 +97,11 @@ func record(dir string) (left, error) {
 // written back, a folder that is gone is made again. It runs before each
 // git command, when no process of the agent's lives (see the package
 // documentation): what the agent or anyone else put in the folder since
-// ralph-ci's last command is gone before git reads it.
+// ralph-ci's last command is gone before git reads it. It reads every
+// file each time, with no cache of their stat: with record after the
+// command it costs about 0.3 ms a git command (BenchmarkSweep, 2 cores
+// under load), some 2.4 ms for a delivery rotation's 8 commands, 0.05%
+// of a rotation of a real agent CLI (about 5 s).
 func (l left) sweep(dir string) error {
 	var errs []error
 	var extra []string

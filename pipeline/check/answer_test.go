@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"errors"
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ func TestAnswerRefuses(t *testing.T) {
 			if tc.event != "" {
 				j.Env.PR.EventName, j.Env.PR.EventPath, j.Env.PR.Repository = "pull_request", tc.event, "o/r"
 			}
-			err := Answer(context.Background(), j, tc.spec, []string{"1"})
+			err := Answer(context.Background(), job.Open(j), tc.spec, []string{"1"})
 			var ue *exitcode.UsageError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Answer: %v, want a usage error saying %q", err, tc.want)

@@ -44,7 +44,7 @@ const giveToken = "give the job's token (the Action passes its token input; the 
 
 // Run is the check command: validate, list, warn, then the merge gate
 // the event asks for. The error carries the exit code.
-func Run(ctx context.Context, j *job.Job, o Options) error {
+func Run(ctx context.Context, j *job.Session, o Options) error {
 	if o.JSON {
 		return runJSON(ctx, j, o)
 	}
@@ -53,7 +53,7 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 
 // run is Run; with rep set, the specs and the warnings go into it
 // instead of onto stdout.
-func run(ctx context.Context, j *job.Job, o Options, rep *Report) error {
+func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 	// On pull_request_target the checkout is the base: the pull
 	// request (a fork's, maybe) is judged through the API, as a
 	// sweep judges each one.
@@ -109,7 +109,7 @@ func run(ctx context.Context, j *job.Job, o Options, rep *Report) error {
 // pr, delivered's rule), else ralph-ci's own earlier gate status on the
 // head (job.VerifiedEarlier). The exit code is the checkpoints', then
 // delivery pr's rule.
-func Gate(ctx context.Context, j *job.Job, p *project.Project, o Options) (err error) {
+func Gate(ctx context.Context, j *job.Session, p *project.Project, o Options) (err error) {
 	if o.Every <= 0 {
 		return exitcode.Usagef("--poll-interval %v: want a positive duration", o.Every)
 	}

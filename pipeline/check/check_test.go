@@ -39,7 +39,7 @@ func TestRunListsSpecsAndWarns(t *testing.T) {
 		"specs/a.spec.md": "# A\n",
 	})
 	j, stdout := newJob(dir)
-	if err := Run(context.Background(), j, Options{Every: DefaultPollInterval}); err != nil {
+	if err := Run(context.Background(), job.Open(j), Options{Every: DefaultPollInterval}); err != nil {
 		t.Fatalf("check: %v\n%s", err, stdout)
 	}
 	out := stdout.String()
@@ -55,7 +55,7 @@ func TestRunListsSpecsAndWarns(t *testing.T) {
 func TestRunConfigProblem(t *testing.T) {
 	dir := write(t, map[string]string{"ralph.yaml": "agents: [\n", "specs/a.spec.md": "# A\n"})
 	j, stdout := newJob(dir)
-	err := Run(context.Background(), j, Options{Every: DefaultPollInterval})
+	err := Run(context.Background(), job.Open(j), Options{Every: DefaultPollInterval})
 	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(stdout.String(), "ralph.yaml") {
 		t.Fatalf("check: %v (exit %d), stdout %q: want exit 2 naming ralph.yaml", err, exitcode.Of(err), stdout)
 	}
@@ -66,7 +66,7 @@ func TestGateRefusesNoInterval(t *testing.T) {
 	j, _ := newJob(t.TempDir())
 	p := &project.Project{Root: j.Dir, Config: &schema.Config{}}
 	var ue *exitcode.UsageError
-	if err := Gate(context.Background(), j, p, Options{}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--poll-interval") {
+	if err := Gate(context.Background(), job.Open(j), p, Options{}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--poll-interval") {
 		t.Fatalf("Gate: %v, want a usage error about --poll-interval", err)
 	}
 }

@@ -16,15 +16,15 @@ import (
 // head, and the loop's state saved in git for its head branch. It
 // returns the head and why the rule does not hold (nothing when it does,
 // or under a mode whose gate asks for another rule).
-func delivered(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode) (string, []string, error) {
+func delivered(ctx context.Context, j *job.Session, p *project.Project, mode deliver.Mode) (string, []string, error) {
 	if mode.Gate != deliver.GateDeliveredState {
 		return "", nil, nil
 	}
-	ev, err := j.Env.ReadEvent(ctx)
+	ev, err := j.Event(ctx)
 	if err != nil || ev.PR == 0 {
 		return "", nil, err
 	}
-	c, err := j.Env.Pulls()
+	c, err := j.Forge()
 	if err != nil {
 		return "", nil, err
 	}

@@ -17,7 +17,7 @@ import (
 
 // doctorWarnings are what check finds valid but that will not work as
 // expected, each with what to do. They never change the exit code.
-func doctorWarnings(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode) []string {
+func doctorWarnings(ctx context.Context, j *job.Session, p *project.Project, mode deliver.Mode) []string {
 	cfg := p.Config
 	facts := doctor.Facts{
 		Agents:      map[string]doctor.Agent{},

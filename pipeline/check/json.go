@@ -67,12 +67,10 @@ func (r *Report) fill(p *project.Project, warnings []string) {
 
 // runJSON is check --json: check run with what it prints kept, then one
 // JSON document on stdout. The exit code is the same as without --json.
-func runJSON(ctx context.Context, j *job.Job, o Options) error {
+func runJSON(ctx context.Context, j *job.Session, o Options) error {
 	rep := &Report{Specs: []Spec{}, Problems: []Problem{}, Warnings: []string{}}
 	var printed bytes.Buffer
-	jj := *j
-	jj.Stdout = &printed
-	err := run(ctx, &jj, o, rep)
+	err := run(ctx, j.WithStdout(&printed), o, rep)
 	var problems schema.Problems
 	if errors.As(err, &problems) {
 		for _, p := range problems {

@@ -40,7 +40,7 @@ func olderIn(ctx context.Context, c *prchannel.Client, pr gate.Pull, group strin
 // after), each judged by ralph-ci's own `ralph-ci` status on that head.
 // No agent runs, no checkpoint is posted. Exit 0 when the group passes,
 // else 1 with the reason.
-func mergeGroup(ctx context.Context, j *job.Job, p *project.Project, mg prchannel.MergeGroup) error {
+func mergeGroup(ctx context.Context, j *job.Session, p *project.Project, mg prchannel.MergeGroup) error {
 	sw, err := prchannel.NewSweeper(j.PROptions(p), p.Config, gate.RepoPrefix(p.Root))
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,12 +32,12 @@ func TestRunOnAPullRequest(t *testing.T) {
 	}
 	j, _ := newJob(dir)
 	j.Env.PR = prchannel.Env{APIURL: gh.URL, Repository: "octo/repo", EventName: "pull_request", EventPath: event}
-	err := Run(context.Background(), j, Options{Every: DefaultPollInterval})
+	err := Run(context.Background(), job.Open(j), Options{Every: DefaultPollInterval})
 	if exitcode.Of(err) != exitcode.Failure || !strings.Contains(err.Error(), "RALPH_TOKEN_FD") {
 		t.Fatalf("no token: %v, want exit 1 saying how to give the token", err)
 	}
 	j.Env.PR.Token = "test-token"
-	if err := Run(context.Background(), j, Options{Every: DefaultPollInterval}); err != nil {
+	if err := Run(context.Background(), job.Open(j), Options{Every: DefaultPollInterval}); err != nil {
 		t.Fatalf("check: %v", err)
 	}
 	_, statuses := gh.Snapshot()

@@ -24,7 +24,7 @@ import (
 // request alone: its specs at its head through the API, its tiers and
 // approvers from the base, so that a fork's pull request is judged
 // without checking out or running anything of the fork's.
-func sweepPulls(ctx context.Context, j *job.Job, p *project.Project, wait time.Duration) error {
+func sweepPulls(ctx context.Context, j *job.Session, p *project.Project, wait time.Duration) error {
 	if wait > 0 {
 		j.Log.Warn().Dur("wait", wait).Msg("--wait is ignored on a schedule: each pull request is read once, the next scheduled run reads again")
 	}
@@ -98,7 +98,7 @@ func judged(out gate.Swept, n int) bool {
 // is approved. It is pending while no run verified every spec at its
 // head (job.VerifiedEarlier), saying why, and how a fork's gets a run;
 // the merge stays blocked on a status that says so, not on a missing one.
-func unjudgedGate(ctx context.Context, j *job.Job, p *project.Project, n int) {
+func unjudgedGate(ctx context.Context, j *job.Session, p *project.Project, n int) {
 	o := j.PROptions(p)
 	o.PR = n
 	c, err := prchannel.New(o)
@@ -111,7 +111,7 @@ func unjudgedGate(ctx context.Context, j *job.Job, p *project.Project, n int) {
 	}
 	s := gate.Standing{Head: c.Head()}
 	s.Unverified, s.Failed = job.VerifiedEarlier(ctx, c, s.Head, job.GateContext(p.Config))
-	if ev, err := j.Env.ReadEvent(ctx); len(s.Unverified) > 0 && err == nil && ev.Fork() {
+	if ev, err := j.Payload(); len(s.Unverified) > 0 && err == nil && ev.Fork() {
 		s.Unverified = append(s.Unverified, fmt.Sprintf("a fork's: a maintainer comments %q", deliver.ForkRunCommand))
 	}
 	j.SetGate(ctx, p.Config, c, s)

@@ -34,7 +34,7 @@ type Env struct {
 	// host): where delivery's git authenticates with the token.
 	ServerURL string
 	// Landlock is RALPH_LANDLOCK=1: deny agents writing ralph-ci's own
-	// git directory (see DenyGitDirs).
+	// git directory (see DeniedGitDirs).
 	Landlock bool
 	// RunID is GITHUB_RUN_ID: the workflow run the statuses point at.
 	RunID string

@@ -2,12 +2,9 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
-	"github.com/rs/zerolog"
-
-	"github.com/ralph-ci/ralph-ci/github/pulls"
-	"github.com/ralph-ci/ralph-ci/internal/ghevent"
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/gitauth"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
@@ -15,43 +12,14 @@ import (
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// Pulls is the client of the repository's pull requests.
-func (e Env) Pulls() (*pulls.Client, error) {
-	r, err := e.PR.Repo(zerolog.Nop())
-	if err != nil {
-		return nil, err
-	}
-	return pulls.New(r), nil
-}
-
-// ReadEvent reads the event payload; a comment's payload names no head
-// branch, the API does.
-func (e Env) ReadEvent(ctx context.Context) (deliver.Event, error) {
-	ev, err := ghevent.Read(e.PR.EventName, e.PR.EventPath)
-	if err != nil || ev.PR == 0 || ev.HeadRef != "" {
-		return ev, err
-	}
-	c, err := e.Pulls()
-	if err != nil {
-		return ev, err
-	}
-	h, err := c.Head(ctx, ev.PR)
-	if err != nil {
-		return ev, err
-	}
-	ev.HeadRef, ev.HeadSHA, ev.HeadRepo, ev.BaseRepo = h.Ref, h.SHA, h.HeadRepo, h.BaseRepo
-	ev.HeadCloneURL, ev.MaintainerCanModify = h.HeadCloneURL, h.MaintainerCanModify
-	if ev.DefaultBranch == "" {
-		ev.DefaultBranch = h.DefaultBranch
-	}
-	return ev, nil
-}
+// errNoRepository is Forge's error off GitHub.
+var errNoRepository = errors.New("no GitHub repository (GITHUB_REPOSITORY is not set): the pull requests' API is out of reach")
 
 // Target is the branch the loop works on in mode (one that pushes), from
 // the event, and the event.
-func (j *Job) Target(ctx context.Context, g deliver.Git, cfg *schema.Config, mode deliver.Mode) (deliver.Target, deliver.Event, error) {
+func (j *Session) Target(ctx context.Context, g deliver.Git, cfg *schema.Config, mode deliver.Mode) (deliver.Target, deliver.Event, error) {
 	e := j.Env
-	ev, err := e.ReadEvent(ctx)
+	ev, err := j.Event(ctx)
 	if err != nil {
 		return deliver.Target{}, ev, exitcode.New(exitcode.Failure, err)
 	}
@@ -88,18 +56,4 @@ func (j *Job) forkPush(t deliver.Target, ev deliver.Event) (deliver.Target, erro
 	igit.UseCredentials(OwnCredentials(j.hidden, j.Env.ServerURL, j.Env.PR.Token, "")...)
 	j.Log.Info().Str("fork", ev.HeadRepo).Str("branch", t.ForkBranch).Msg("delivery: the fork allows maintainers: the work goes to its branch, pushed with the push-token")
 	return t, nil
-}
-
-// StateBinder binds the loop's state to the commits it describes with
-// ralph-ci's own commit statuses, on GitHub (GITHUB_REPOSITORY set); nil
-// elsewhere: on a laptop the state refs are trusted as they are.
-func (e Env) StateBinder() (deliver.Binder, error) {
-	if e.PR.Repository == "" {
-		return nil, nil
-	}
-	r, err := e.PR.Repo(zerolog.Nop())
-	if err != nil {
-		return nil, err
-	}
-	return pulls.New(r).WithLogin(e.PR.Login), nil
 }

@@ -214,10 +214,12 @@ func matcherOverride(f string, lines []string, where Where) []Finding {
 	return out
 }
 
-// detector is a pattern by which code finds out that a runner runs it.
+// detector is a pattern by which code finds out that a runner runs it,
+// in files of the extensions of the runner's test files.
 type detector struct {
 	runner string
 	re     *regexp.Regexp
+	exts   map[string]bool // nil: any code file
 }
 
 // detectors are the registry's Detect patterns (verify.Runners).
@@ -227,9 +229,16 @@ func detectors() []detector {
 		if verify.IsNone(r.Detect) {
 			continue
 		}
+		var exts map[string]bool
+		if !verify.IsNone(r.TestFiles) {
+			exts = map[string]bool{}
+			for _, f := range r.TestFiles {
+				exts[path.Ext(f)] = true
+			}
+		}
 		for _, p := range r.Detect {
 			if re, err := regexp.Compile(p); err == nil {
-				out = append(out, detector{runner: r.Name, re: re})
+				out = append(out, detector{runner: r.Name, re: re, exts: exts})
 			}
 		}
 	}
@@ -247,6 +256,9 @@ func detects(f string, lines []string, where Where, ds []detector) []Finding {
 			continue
 		}
 		for _, d := range ds {
+			if d.exts != nil && !d.exts[path.Ext(f)] {
+				continue
+			}
 			if m := d.re.FindString(l); m != "" {
 				out = append(out, Finding{File: f, Line: where.Line(f, i), Why: fmt.Sprintf("library code reads whether %s runs it (%s): it can behave one way under the tests and another in use", d.runner, m)})
 				break

@@ -56,6 +56,7 @@ func TestTampering(t *testing.T) {
 			"src/calc.js:2: library code reads whether vitest runs it (process.env.VITEST)"},
 		{"pytest in sys.modules in library code", "calc/core.py", []string{"import sys", "def div(a, b):", "    if 'pytest' in sys.modules:", "        return 2"}, nil,
 			"calc/core.py:3: library code reads whether pytest runs it"},
+		{"another language's runner", "calc/core.py", []string{"JEST_WORKER_ID = 'a name our protocol uses'"}, nil, ""},
 		{"a comment that names it", "src/calc.js", []string{"// process.env.VITEST is set by vitest", "export const div = (a, b) => a / b"}, nil, ""},
 		{"tests may read it", "src/calc.test.js", []string{"if (process.env.VITEST) console.log('in vitest')"}, nil, ""},
 	} {

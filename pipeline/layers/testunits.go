@@ -331,16 +331,14 @@ func AddedUnits(was string, units []Unit) []Unit {
 // unitName is a unit's name as a UnitSet holds it.
 func unitName(name string) string { return strings.NewReplacer(",", " ", "\n", " ").Replace(name) }
 
-// MarkedTests lists the tests among units that a marker of syn keeps from
-// counting as passed, each as "LINE: NAME is WHAT (MARKER)". A marker
-// under a condition (skipif, skipIf, a line under an if) may not apply
-// here and is left to the test report.
+// MarkedTests lists the units that a marker of syn keeps from counting as
+// passed (a test, or what holds tests: a describe.skip, a module's
+// pytestmark), each as "LINE: NAME is WHAT (MARKER)". A marker under a
+// condition (skipif, skipIf, a line under an if) may not apply here and
+// is left to the test report.
 func MarkedTests(units []Unit, syn verify.Syntax) []string {
 	var out []string
 	for _, u := range units {
-		if !u.Test {
-			continue
-		}
 		text := strings.Split(strings.TrimSuffix(u.Text, "\n"), "\n")
 		for i, l := range text {
 			for _, m := range syn.Markers {

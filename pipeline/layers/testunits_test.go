@@ -45,6 +45,8 @@ func TestGuardPerTest(t *testing.T) {
 		{"tests may change: an assertion changed", "tests/test_calc.py", strings.Replace(py, "div(6, 3) == 2", "div(6, 3) >= 0", 1), "", "", true},
 		{"tests may change: a new skipped test still does not pass", "tests/test_calc.py", py + "\n\n@pytest.mark.skip\ndef test_mul():\n    pass\n", "", "tests/test_calc.py:14", true},
 		{"a new test file with a skipped test", "tests/test_more.py", "import pytest\n\n@pytest.mark.skip\ndef test_more():\n    assert False\n", "", "tests/test_more.py:3", false},
+		{"a new describe.skip around a new test", "test/calc.test.js", js + "\ndescribe.skip('more', () => {\n  it('multiplies', () => {\n    expect(1).toBe(1);\n  });\n});\n", "", "test/calc.test.js:9", false},
+		{"a new test module skipped whole", "tests/test_more.py", "import pytest\n\npytestmark = pytest.mark.skip\n\n\ndef test_more():\n    assert False\n", "", "tests/test_more.py:3", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := crit

@@ -84,7 +84,7 @@ func TestPlan(t *testing.T) {
 	var stdout bytes.Buffer
 	j := &job.Job{Dir: dir, Stdout: &stdout, Log: zerolog.Nop()}
 	j.Env.Actions.Output = filepath.Join(t.TempDir(), "output")
-	if err := Plan(context.Background(), j, PlanOptions{Shards: 2}); err != nil {
+	if err := Plan(context.Background(), job.Open(j), PlanOptions{Shards: 2}); err != nil {
 		t.Fatal(err)
 	}
 	var m struct{ Include []Entry }
@@ -107,7 +107,7 @@ func TestPlan(t *testing.T) {
 		t.Errorf("step outputs %q (%v): want matrix and shards", out, err)
 	}
 	var ue *exitcode.UsageError
-	if err := Plan(context.Background(), j, PlanOptions{Shards: 0}); !errors.As(err, &ue) {
+	if err := Plan(context.Background(), job.Open(j), PlanOptions{Shards: 0}); !errors.As(err, &ue) {
 		t.Errorf("--shards 0: %v, want a usage error", err)
 	}
 }

@@ -50,7 +50,7 @@ func (m *Part) Check(mode deliver.Mode) error {
 // Prepare sets up the run after the checkout is on the delivery branch:
 // a shard keeps only its specs and pushes its state to its own ref; the
 // integration folds the shards' states into the project's .ralph.
-func (m *Part) Prepare(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode, s *deliver.Session) error {
+func (m *Part) Prepare(ctx context.Context, j *job.Session, p *project.Project, mode deliver.Mode, s *deliver.Session) error {
 	switch {
 	case m.Shard != "":
 		specs := m.Specs
@@ -85,7 +85,7 @@ func (m *Part) Prepare(ctx context.Context, j *job.Job, p *project.Project, mode
 // fold reads, through git, the branch's integrated state and every
 // shard's, and has shards.Integrate merge them (the multi-spec rule across
 // shards) into the project's .ralph, adopted by the session.
-func (m *Part) fold(ctx context.Context, j *job.Job, p *project.Project, s *deliver.Session) error {
+func (m *Part) fold(ctx context.Context, j *job.Session, p *project.Project, s *deliver.Session) error {
 	var err error
 	if m.tmp, err = os.MkdirTemp("", "ralph-ci-integrate-"); err != nil {
 		return err

@@ -31,7 +31,7 @@ type PlanOptions struct {
 // Plan is the plan command: it loads the project, splits its specs into
 // at most o.Shards shards and prints the matrix as JSON (also the step
 // outputs matrix and shards in GitHub Actions).
-func Plan(ctx context.Context, j *job.Job, o PlanOptions) error {
+func Plan(ctx context.Context, j *job.Session, o PlanOptions) error {
 	if o.Shards < 1 {
 		return exitcode.Usagef("--shards %d: want 1 or more", o.Shards)
 	}
@@ -63,7 +63,7 @@ func Plan(ctx context.Context, j *job.Job, o PlanOptions) error {
 
 // plan plans the project's specs over n shards from the state (the
 // branch's integrated state in pr mode).
-func plan(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode, n int) ([]shards.Shard, error) {
+func plan(ctx context.Context, j *job.Session, p *project.Project, mode deliver.Mode, n int) ([]shards.Shard, error) {
 	st, err := planState(ctx, j, p, mode)
 	if err != nil {
 		return nil, exitcode.New(exitcode.Failure, err)
@@ -90,7 +90,7 @@ func loads(p *project.Project, st state.State) []shards.Load {
 
 // planState is the state plan reads: the branch's, from git, in a mode
 // whose state travels there.
-func planState(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode) (state.State, error) {
+func planState(ctx context.Context, j *job.Session, p *project.Project, mode deliver.Mode) (state.State, error) {
 	if mode.State != deliver.StateInGit {
 		return state.Load(state.At(p.Root))
 	}
@@ -105,7 +105,7 @@ func planState(ctx context.Context, j *job.Job, p *project.Project, mode deliver
 	}
 	defer os.RemoveAll(tmp)
 	defer j.UseGitCredential(ctx, p.Root)()
-	bd, err := j.Env.StateBinder()
+	bd, err := j.StateBinder()
 	if err != nil {
 		return state.State{}, err
 	}

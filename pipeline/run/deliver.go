@@ -21,7 +21,6 @@ import (
 type delivery struct {
 	session *deliver.Session
 	mode    deliver.Mode
-	env     job.Env
 	event   deliver.Event
 	// start is the commit the loop started from: CI is started only when
 	// a push of this run moved the branch past it.
@@ -44,7 +43,7 @@ func (d *delivery) git() deliver.Git {
 // reloads the project from it (pr mode: the pull request's head, not the
 // merge ref actions/checkout leaves). It returns nil for a mode that
 // leaves the work in the work tree.
-func setupDelivery(ctx context.Context, j *job.Job, p *project.Project, mode deliver.Mode) (*project.Project, *delivery, error) {
+func setupDelivery(ctx context.Context, j *job.Session, p *project.Project, mode deliver.Mode) (*project.Project, *delivery, error) {
 	if !mode.Delivers() {
 		return p, nil, nil
 	}
@@ -69,8 +68,8 @@ func setupDelivery(ctx context.Context, j *job.Job, p *project.Project, mode del
 	if a := p.Config.Delivery.Author; a != nil {
 		id = deliver.Identity{Name: a.Name, Email: a.Email}
 	}
-	d := &delivery{mode: mode, env: j.Env, ciWorkflows: p.Config.Delivery.CIWorkflows}
-	bd, err := j.Env.StateBinder()
+	d := &delivery{mode: mode, ciWorkflows: p.Config.Delivery.CIWorkflows}
+	bd, err := j.StateBinder()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -103,7 +102,7 @@ func setupDelivery(ctx context.Context, j *job.Job, p *project.Project, mode del
 // finish opens or updates the pull request of ralph-ci's own branch (a
 // mode that opens one, off a pull request), starts the CI the mode
 // starts, and writes the step outputs branch, head-sha and pull-request.
-func (d *delivery) finish(ctx context.Context, j *job.Job, summary string) error {
+func (d *delivery) finish(ctx context.Context, j *job.Session, summary string) error {
 	if d == nil {
 		return nil
 	}
@@ -113,9 +112,9 @@ func (d *delivery) finish(ctx context.Context, j *job.Job, summary string) error
 		pr = strconv.Itoa(s.Target.PR)
 	}
 	var err error
-	if d.mode.PullRequest == deliver.OpensForOwnBranch && s.Push && s.Target.Own && s.Head() != "" && d.event.DefaultBranch != "" && d.env.PR.Repository != "" {
+	if d.mode.PullRequest == deliver.OpensForOwnBranch && s.Push && s.Target.Own && s.Head() != "" && d.event.DefaultBranch != "" && j.Env.PR.Repository != "" {
 		var c *pulls.Client
-		if c, err = d.env.Pulls(); err == nil {
+		if c, err = j.Forge(); err == nil {
 			var opened pulls.PR
 			opened, err = c.Ensure(ctx, s.Target.Branch, d.event.DefaultBranch, "ralph-ci: the loop's work on "+s.Target.Branch,
 				"Work of the ralph-ci loop: each commit is one rotation (see its Ralph-* trailers).\n\n"+summary)
@@ -128,7 +127,7 @@ func (d *delivery) finish(ctx context.Context, j *job.Job, summary string) error
 	if derr := d.startCI(ctx, j); err == nil {
 		err = derr
 	}
-	if out := d.env.Actions.Output; out != "" {
+	if out := j.Env.Actions.Output; out != "" {
 		branch := s.Target.Branch
 		if s.Target.ForkURL != "" { // the fork's own branch (deliver.ForkPush)
 			branch = s.Target.ForkBranch

@@ -9,7 +9,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
-	"github.com/ralph-ci/ralph-ci/pipeline/matrix"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
@@ -20,7 +19,17 @@ import (
 // matrix of specs on stdout, the reports (written even for an interrupted
 // run) and the exit code, which exitcode.RunEnd decides from what each
 // step returned.
-func end(ctx context.Context, j *job.Job, p *project.Project, dl *delivery, m *matrix.Part, sig *job.Caught, out engine.Outcome, err error, o Options) error {
+func (r *ran) end(ctx context.Context, oc outcome) error {
+	code := r.finish(ctx, oc)
+	r.progress.update(ctx, oc.Rotations, oc.CostUSD, oc.Specs, &oc.State, exitcode.Of(code).Class())
+	endGate(ctx, r.s, r.p, r.ch, r.dl, exitcode.Of(code), oc.err, oc.Message, &oc.State)
+	return code
+}
+
+// finish is the end's first part: the deliveries, the matrix, the reports
+// and the exit code.
+func (r *ran) finish(ctx context.Context, oc outcome) error {
+	j, p, dl, m, sig, o, out, err := r.s, r.p, r.dl, r.m, r.sig, r.o, oc.Outcome, oc.err
 	ctx = context.WithoutCancel(ctx)
 	derr := dl.finish(ctx, j, out.Message)
 	// Interrupted, the integrated state may not have been pushed:
@@ -56,9 +65,9 @@ func end(ctx context.Context, j *job.Job, p *project.Project, dl *delivery, m *m
 // engineOptions are the engine's options of one run: the agents' output
 // echoed in folded groups on GitHub Actions, a progress line on a
 // terminal (never on a runner, whatever it says: ::group:: blocks only).
-func engineOptions(j *job.Job, p *project.Project, o Options) engine.Options {
+func engineOptions(j *job.Session, p *project.Project, o Options) engine.Options {
 	eo := engine.Options{Project: p, MaxRotations: o.MaxRotations, Log: j.Log, Version: j.Version, Host: j.Host}
-	if bd, err := j.Env.StateBinder(); err == nil && bd != nil {
+	if bd, err := j.StateBinder(); err == nil && bd != nil {
 		eo.SpendProof = bd // the day's ledger proven by ralph-ci's own statuses
 	}
 	if j.Env.Actions.Actions {
@@ -72,7 +81,7 @@ func engineOptions(j *job.Job, p *project.Project, o Options) engine.Options {
 // writeReports writes the run's report, with the exit code the process
 // ends with, to the configured files (the flags win) and GitHub Actions'
 // places. A failure is logged and returned.
-func writeReports(ctx context.Context, j *job.Job, p *project.Project, r *report.Report, code exitcode.Code, junitPath, jsonPath string) error {
+func writeReports(ctx context.Context, j *job.Session, p *project.Project, r *report.Report, code exitcode.Code, junitPath, jsonPath string) error {
 	if r == nil {
 		return nil
 	}

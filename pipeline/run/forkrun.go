@@ -23,9 +23,8 @@ const (
 // ralph-ci run added on pull_request_target), checked with the
 // collaborator API. fork is false for a pull request of the repository
 // itself (nothing to ask); why says why not when it was not asked.
-func forkAsked(ctx context.Context, j *job.Job) (fork, asked bool, why string, err error) {
-	e := j.Env
-	ev, err := e.ReadEvent(ctx)
+func forkAsked(ctx context.Context, j *job.Session) (fork, asked bool, why string, err error) {
+	ev, err := j.Event(ctx)
 	if err != nil || ev.PR == 0 || !ev.Fork() {
 		return false, false, "", err
 	}
@@ -38,7 +37,7 @@ func forkAsked(ctx context.Context, j *job.Job) (fork, asked bool, why string, e
 	default:
 		return true, false, fmt.Sprintf("pull request #%d comes from a fork (%s): run works on it only when a person with write access asks (a %q comment, or the label %q)", ev.PR, ev.HeadRepo, ForkRunCommand, ForkRunLabel), nil
 	}
-	c, err := e.Pulls()
+	c, err := j.Forge()
 	if err != nil {
 		return true, false, "", err
 	}

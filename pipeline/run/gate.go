@@ -20,7 +20,7 @@ import (
 // head is the one delivery pushed (pr mode), else the pull request's; the
 // specs count as verified there only when the loop's work was delivered
 // to it (pr mode) or the loop changed nothing the head lacks.
-func endGate(ctx context.Context, j *job.Job, p *project.Project, ch gate.Channel, dl *delivery, code exitcode.Code, runErr error, message string, st *state.State) {
+func endGate(ctx context.Context, j *job.Session, p *project.Project, ch gate.Channel, dl *delivery, code exitcode.Code, runErr error, message string, st *state.State) {
 	g, ok := ch.(job.GateKeeper)
 	if !ok || code.Class() == "interrupted" {
 		return

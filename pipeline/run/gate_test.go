@@ -127,7 +127,7 @@ func TestEndGate(t *testing.T) {
 				defer removeFile(t, root, "new.txt")
 			}
 			k := &keeper{head: "0123456789"}
-			endGate(context.Background(), j, p, gated{keeper: k}, nil, tc.code, nil, "stopped", st)
+			endGate(context.Background(), job.Open(j), p, gated{keeper: k}, nil, tc.code, nil, "stopped", st)
 			switch {
 			case tc.want == "" && len(k.set) > 0:
 				t.Fatalf("status set: %+v, want none", k.set)

@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 
-	"github.com/ralph-ci/ralph-ci/internal/ghevent"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 )
@@ -16,16 +15,16 @@ import (
 // names is one of the loop's commits (a Ralph-Spec: trailer, read
 // through the API: the checkout may not hold it). The example workflow's
 // concurrency rule (one run per pull request at a time) does the rest.
-func ownPush(ctx context.Context, j *job.Job) (bool, string, error) {
+func ownPush(ctx context.Context, j *job.Session) (bool, string, error) {
 	e := j.Env
 	if e.PushToken == "" || (e.PR.EventName != "pull_request" && e.PR.EventName != "pull_request_target") || e.PR.EventPath == "" {
 		return false, "", nil
 	}
-	ev, err := ghevent.Read(e.PR.EventName, e.PR.EventPath)
+	ev, err := j.Payload()
 	if err != nil || ev.Action != "synchronize" || ev.HeadSHA == "" {
 		return false, "", err
 	}
-	c, err := e.Pulls()
+	c, err := j.Forge()
 	if err != nil {
 		return false, "", err
 	}

@@ -22,7 +22,7 @@ const DefaultProgressInterval = 10 * time.Second
 // progressComment is run's progress comment on its pull request.
 type progressComment struct {
 	keeper       *prchannel.Progress
-	j            *job.Job
+	j            *job.Session
 	maxRotations int
 	budgetUSD    float64
 	prCap        spend.Cap // budgets.per_pull_request
@@ -31,7 +31,7 @@ type progressComment struct {
 // newProgressComment is the progress comment of a run on a pull request
 // (ch a prchannel.Client), nil when github.progress_comment is off or
 // there is no pull request.
-func newProgressComment(j *job.Job, p *project.Project, ch gate.Channel, maxRotations int, every time.Duration) *progressComment {
+func newProgressComment(j *job.Session, p *project.Project, ch gate.Channel, maxRotations int, every time.Duration) *progressComment {
 	c, ok := ch.(*prchannel.Client)
 	if !ok || !p.Config.GitHub.ProgressComment {
 		return nil

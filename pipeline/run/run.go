@@ -17,9 +17,11 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/matrix"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
@@ -46,7 +48,7 @@ type Options struct {
 
 // Run runs the loop over the project of j with o, from the guards to the
 // merge-gate status. The error carries the exit code (nil: 0).
-func Run(ctx context.Context, j *job.Job, o Options) error {
+func Run(ctx context.Context, j *job.Session, o Options) error {
 	if o.MaxRotations < 0 {
 		return exitcode.Usagef("--max-rotations %d: want 0 (the config's budget) or more", o.MaxRotations)
 	}
@@ -91,25 +93,13 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 			return err
 		}
 	}
-	j.Host.Remove = p.Config.Environment.Remove
-	if fork { // the fork's code gets no secret of the job (its agents' keys stay with the proxy)
-		j.Host.Only = agent.ForkAllowList()
-	}
-	for _, a := range p.Config.Agents {
-		if m := a.ModelAPI; m != nil {
-			j.Host.Declared = append(j.Host.Declared, m.Keys...)
-			if m.BaseURL != "" {
-				j.Host.Declared = append(j.Host.Declared, m.BaseURL)
-			}
-		}
-	}
 	stopNetwork, err := j.StartNetwork(p.Config.Network)
 	if err != nil {
 		return err
 	}
 	defer stopNetwork()
-	j.DenyGitDirs()
 	eo := engineOptions(j, p, o)
+	eo.Host = runHost(j, p, fork)
 	eo.Shard, eo.Integration = m.Shard, m.Integrate
 	if dl == nil { // a delivered state comes from its own ref, never from the checkout
 		eo.UntrustedState = state.Committed(ctx, p.Root)
@@ -127,18 +117,59 @@ func Run(ctx context.Context, j *job.Job, o Options) error {
 			progress.update(ctx, rotations, cost, specs, st, "")
 		}
 	}
+	r := &ran{s: j, p: p, dl: dl, m: m, sig: sig, o: o, ch: eo.Checkpoints, progress: progress}
 	out, err := engine.Run(ctx, eo)
-	code := end(ctx, j, p, dl, m, sig, out, err, o)
-	progress.update(ctx, out.Rotations, out.CostUSD, out.Specs, &out.State, exitcode.Of(code).Class())
-	endGate(ctx, j, p, eo.Checkpoints, dl, exitcode.Of(code), err, out.Message, &out.State)
-	return code
+	return r.end(ctx, outcome{out, err})
+}
+
+// ran is one run as its end takes it: the job session, the project, the
+// delivery, the matrix's part, the signal caught, the options, the
+// checkpoint channel and the progress comment.
+type ran struct {
+	s        *job.Session
+	p        *project.Project
+	dl       *delivery
+	m        *matrix.Part
+	sig      *job.Caught
+	o        Options
+	ch       gate.Channel
+	progress *progressComment
+}
+
+// outcome is how the engine ended: what it returns.
+type outcome struct {
+	engine.Outcome
+	err error
+}
+
+// runHost is the host every process of the run starts through, built
+// once with its final policy: the shared host (its secrets, box and
+// shepherd, its network) with the config's environment.remove, a fork's
+// allow-list and the git folders denied to the agents.
+func runHost(j *job.Session, p *project.Project, fork bool) *agent.Host {
+	h := *j.Host
+	h.Remove = p.Config.Environment.Remove
+	if fork { // the fork's code gets no secret of the job (its agents' keys stay with the proxy)
+		h.Only = agent.ForkAllowList()
+	}
+	h.Deny = j.DeniedGitDirs()
+	h.Declared = nil
+	for _, a := range p.Config.Agents { // a command agent's model_api: no other process gets its variables
+		if m := a.ModelAPI; m != nil {
+			h.Declared = append(h.Declared, m.Keys...)
+			if m.BaseURL != "" {
+				h.Declared = append(h.Declared, m.BaseURL)
+			}
+		}
+	}
+	return &h
 }
 
 // guard tells whether run must not start a loop: it was started by
 // ralph-ci's own push, or by a fork's pull request no person with write
 // access asked to run on. A notice says why. fork tells that the loop is
 // for a fork's pull request.
-func guard(ctx context.Context, j *job.Job) (stop, fork bool, err error) {
+func guard(ctx context.Context, j *job.Session) (stop, fork bool, err error) {
 	if own, head, err := ownPush(ctx, j); err != nil || own {
 		if own {
 			_ = actions.WriteAnnotation(j.Stdout, actions.Annotation{Level: actions.LevelNotice, Title: "ralph-ci",

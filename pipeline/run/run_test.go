@@ -101,7 +101,7 @@ func TestRunVerifiedEndsZero(t *testing.T) {
 	dir := repo(t, doneInFour)
 	j, stdout, log := newJob(dir)
 	report := filepath.Join(t.TempDir(), "report.json")
-	if err := Run(context.Background(), j, Options{JSON: report}); err != nil {
+	if err := Run(context.Background(), job.Open(j), Options{JSON: report}); err != nil {
 		t.Fatalf("run: %v\n%s", err, log)
 	}
 	if !strings.Contains(stdout.String(), "specs/a.spec.md") || !strings.Contains(stdout.String(), "3/3") {
@@ -119,7 +119,7 @@ func TestRunLimitsDecidesTheExitOnce(t *testing.T) {
 	dir := repo(t, "status CONTINUE\nstatus CONTINUE\nstatus CONTINUE\n")
 	j, _, log := newJob(dir)
 	report := filepath.Join(t.TempDir(), "report.json")
-	err := Run(context.Background(), j, Options{MaxRotations: 2, JSON: report})
+	err := Run(context.Background(), job.Open(j), Options{MaxRotations: 2, JSON: report})
 	var ce *exitcode.Error
 	if !errors.As(err, &ce) || ce.Code != exitcode.Limits || !ce.Printed {
 		t.Fatalf("run: %#v, want exit 3, printed", err)
@@ -141,7 +141,7 @@ func TestRunReportFailureFailsADoneRun(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := Run(context.Background(), j, Options{JSON: filepath.Join(blocker, "report.json")})
+	err := Run(context.Background(), job.Open(j), Options{JSON: filepath.Join(blocker, "report.json")})
 	if exitcode.Of(err) != exitcode.Failure {
 		t.Fatalf("run: %v (exit %d), want exit 1", err, exitcode.Of(err))
 	}
@@ -152,7 +152,7 @@ func TestRunReportFailureFailsADoneRun(t *testing.T) {
 func TestRunDeliverCommit(t *testing.T) {
 	dir := repo(t, doneInFour)
 	j, _, log := newJob(dir)
-	if err := Run(context.Background(), j, Options{Deliver: "commit", JSON: filepath.Join(t.TempDir(), "r.json")}); err != nil {
+	if err := Run(context.Background(), job.Open(j), Options{Deliver: "commit", JSON: filepath.Join(t.TempDir(), "r.json")}); err != nil {
 		t.Fatalf("run: %v\n%s", err, log)
 	}
 	got := git(t, dir, "log", "--format=%an|%(trailers:key=Ralph-Spec,valueonly)")
@@ -176,7 +176,7 @@ func TestRunRefusesBadCommandLines(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := repo(t, "status CONTINUE\n")
 			j, _, _ := newJob(dir)
-			err := Run(context.Background(), j, tc.o)
+			err := Run(context.Background(), job.Open(j), tc.o)
 			var ue *exitcode.UsageError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("run: %v, want a usage error saying %q", err, tc.want)
@@ -199,7 +199,7 @@ func TestRunNotOnAForkNobodyAsked(t *testing.T) {
 	}
 	j, stdout, _ := newJob(t.TempDir()) // no config: loading would fail
 	j.Env.PR.EventName, j.Env.PR.EventPath = "pull_request", event
-	if err := Run(context.Background(), j, Options{}); err != nil {
+	if err := Run(context.Background(), job.Open(j), Options{}); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	if want := "::notice title=ralph-ci::pull request #7 comes from a fork (someone/fork)"; !strings.Contains(stdout.String(), want) {

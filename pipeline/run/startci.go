@@ -22,20 +22,20 @@ type dispatcher interface {
 // push-token) the repository's required checks never run on the head
 // ralph-ci delivered; a run that pushed nothing new starts nothing. It
 // says which runs it started in the log and the job summary.
-func (d *delivery) startCI(ctx context.Context, j *job.Job) error {
+func (d *delivery) startCI(ctx context.Context, j *job.Session) error {
 	s := d.session
-	if d.mode.CI != deliver.CIAfterPush || !s.Push || s.Head() == "" || len(d.ciWorkflows) == 0 || d.env.PR.Repository == "" {
+	if d.mode.CI != deliver.CIAfterPush || !s.Push || s.Head() == "" || len(d.ciWorkflows) == 0 || j.Env.PR.Repository == "" {
 		return nil
 	}
 	if s.Head() == d.start {
 		j.Log.Info().Strs("workflows", d.ciWorkflows).Str("head", s.Head()).Msg("delivery.ci_workflows: not dispatched, this run moved no branch head (its CI ran on that head already)")
 		return nil
 	}
-	if d.env.PushToken != "" {
+	if j.Env.PushToken != "" {
 		j.Log.Info().Strs("workflows", d.ciWorkflows).Msg("delivery.ci_workflows: not dispatched, the push-token's push starts the repository's workflows itself")
 		return nil
 	}
-	c, err := d.env.Pulls()
+	c, err := j.Forge()
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (d *delivery) startCI(ctx context.Context, j *job.Job) error {
 	}
 	if len(started) > 0 {
 		text := fmt.Sprintf("\n### ralph-ci started CI on `%s`\n\nworkflow_dispatch on the pushed branch (head `%.7s`): %s\n", s.Target.Branch, s.Head(), "`"+strings.Join(started, "`, `")+"`")
-		if err := d.env.Actions.AppendSummary(text); err != nil {
+		if err := j.Env.Actions.AppendSummary(text); err != nil {
 			j.Log.Warn().Err(err).Msg("cannot write the job summary")
 		}
 	}

@@ -13,7 +13,7 @@ import (
 
 // Status is the status command: the matrix of the loop's specs as the
 // state holds them (columns, or JSON), changing nothing.
-func Status(j *job.Job, asJSON bool) error {
+func Status(j *job.Session, asJSON bool) error {
 	p, err := j.Load()
 	if err != nil {
 		return err
@@ -37,7 +37,7 @@ func Status(j *job.Job, asJSON bool) error {
 // the specs' states kept, under the state's lock. With specs (paths
 // relative to the repository root), only those specs are reset, and the
 // iteration is kept.
-func Reset(j *job.Job, specs []string) error {
+func Reset(j *job.Session, specs []string) error {
 	dir := state.At(j.Dir)
 	lock, st, err := state.Open(dir, state.LockInfo{Command: "reset", Version: j.Version})
 	if err != nil {

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"path/filepath"
 	"testing"
 )
@@ -12,13 +13,13 @@ import (
 func TestStatusAndReset(t *testing.T) {
 	dir := repo(t, doneInFour)
 	j, stdout, _ := newJob(dir)
-	if err := Run(context.Background(), j, Options{JSON: filepath.Join(t.TempDir(), "r.json")}); err != nil {
+	if err := Run(context.Background(), job.Open(j), Options{JSON: filepath.Join(t.TempDir(), "r.json")}); err != nil {
 		t.Fatal(err)
 	}
 	rows := func() []map[string]any {
 		t.Helper()
 		stdout.Reset()
-		if err := Status(j, true); err != nil {
+		if err := Status(job.Open(j), true); err != nil {
 			t.Fatal(err)
 		}
 		var rows []map[string]any
@@ -30,7 +31,7 @@ func TestStatusAndReset(t *testing.T) {
 	if r := rows()[0]; r["counter"] != "3/3" || r["last_status"] != "DONE" {
 		t.Errorf("after the run: %v, want 3/3 DONE", r)
 	}
-	if err := Reset(j, nil); err != nil {
+	if err := Reset(job.Open(j), nil); err != nil {
 		t.Fatal(err)
 	}
 	if r := rows()[0]; r["counter"] != "0/3" || r["last_status"] != "DONE" {

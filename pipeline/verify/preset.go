@@ -151,7 +151,7 @@ func jsRunner(words []string, dir string) (runner, sep string) {
 	return jsRunnerWords(words), ""
 }
 
-// jsRunnerWords recognises a direct jest or vitest invocation.
+// jsRunnerWords recognises a direct jest, vitest or mocha invocation.
 func jsRunnerWords(words []string) string {
 	words = withoutAssignments(words)
 	for len(words) > 1 && (words[0] == "npx" || words[0] == "yarn" || words[0] == "pnpm" || words[0] == "bunx" || words[0] == "exec" || strings.HasPrefix(words[0], "--")) {
@@ -163,6 +163,8 @@ func jsRunnerWords(words []string) string {
 	switch filepath.Base(words[0]) {
 	case "jest":
 		return "jest"
+	case "mocha", "_mocha":
+		return "mocha"
 	case "vitest":
 		if len(words) == 1 || words[1] == "run" || strings.HasPrefix(words[1], "-") {
 			return "vitest"

@@ -68,7 +68,13 @@ func readCapped(path string) ([]byte, error) {
 
 func parseReport(data []byte, root string) (TestRun, error) {
 	t := bytes.TrimSpace(data)
+	if IsTAP(t) {
+		return ParseTAP(t), nil
+	}
 	if len(t) > 0 && t[0] == '{' {
+		if bytes.Contains(t, []byte(`"examples"`)) && !bytes.Contains(t, []byte(`"testResults"`)) {
+			return ParseRSpecJSON(t)
+		}
 		return ParseJestJSON(t, root)
 	}
 	return ParseJUnit(data)

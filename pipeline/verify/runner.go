@@ -107,7 +107,11 @@ func IsNone(answer []string) bool {
 
 // runners is the registry, in the order a command is matched against
 // them: the first that recognises it gives its preset.
-var runners = []*Runner{&goTest, &cargoTest, &pytest, &unittest, &jest, &vitest, &maven, &gradle, &junitXML}
+var runners = []*Runner{&goTest, &cargoTest, &pytest, &unittest, &jest, &vitest, &mocha, &nodeTest, &rspec, &minitest, &maven, &gradle, &junitXML, &tapReport}
+
+// reportReaders are the runners that read a report test_report names,
+// whatever wrote it: they have no preset and no result lines.
+var reportReaders = []*Runner{&junitXML, &tapReport}
 
 // Runners returns the registry, in matching order.
 func Runners() []*Runner { return runners }

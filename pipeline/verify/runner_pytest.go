@@ -26,8 +26,8 @@ var pytest = Runner{
 		{".coveragerc", []string{"whole file"}},
 	},
 	Markers: Markers{
-		Skip:       []string{`@pytest\.mark\.skip(if)?\b`, `\bpytest\.skip\(`, `@unittest\.skip`, `\bpytest\.importorskip\(`},
-		ExpectFail: []string{`@pytest\.mark\.xfail\b`, `\bpytest\.xfail\(`},
+		Skip:       []string{`@pytest\.mark\.skip(if)?\b`, `\bpytestmark\s*=.*\bpytest\.mark\.skip(if)?\b`, `\bpytest\.skip\(`, `@unittest\.skip`, `\bpytest\.importorskip\(`},
+		ExpectFail: []string{`@pytest\.mark\.xfail\b`, `\bpytestmark\s*=.*\bpytest\.mark\.xfail\b`, `\bpytest\.xfail\(`},
 		Focus:      None("pytest selects tests from the command line or the configuration, which the guard holds"),
 		Invert:     None("pytest has no marker that passes a failing test other than xfail"),
 		Todo:       None("pytest has no todo marker; a skip stands for it"),
