@@ -76,11 +76,33 @@ var escapes = []struct{ name, where, script string }{
 		`for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do setsid sh "$OUT/chase.sh" < /dev/null > /dev/null 2>&1 & done
 until [ -f "$OUT/chased" ] && [ "$(wc -l < "$OUT/chased")" -gt 64 ]; do sleep 0.01; done
 ` + killShepherd},
+	{"a process that moves itself out of the box, then kill -9 of the shepherd", "agent",
+		moveOut + waitSteal + killShepherd},
 	{"a double fork that re-parents itself, then kills the shepherd", "agent",
 		`( setsid sh -c 'sh "$OUT/steal.sh" & ` + strings.ReplaceAll(waitSteal+killShepherd, "'", `'"'"'`) + `wait' < /dev/null > /dev/null 2>&1 & )
 until grep -q "killed shepherd" "$OUT/log" 2>/dev/null; do sleep 0.01; done
 `},
 }
+
+// moveOut is a process that tries to leave the box: it writes its pid
+// into cgroup.procs of the cgroup2 mount's root and of every cgroup
+// between (as root, ralph-ci's user here, it owns those files), and reads
+// ralph-ci's memory map (the shepherd's parent), then reads environments.
+const moveOut = `setsid sh -c '
+M=$(grep " - cgroup2 " /proc/self/mountinfo | head -n 1 | cut -d" " -f5)
+C=$(sed -n "s/^0:://p" /proc/self/cgroup)
+for c in "$M" "$M/$(echo "$C" | cut -d/ -f2)"; do
+  if echo $$ > "$c/cgroup.procs" 2>> "$OUT/log"; then echo "moved to $c" >> "$OUT/log"; fi
+done
+p=$$
+while [ "$p" -gt 1 ]; do
+  if [ "$(tr "\0" "\n" < /proc/$p/cmdline | head -n 1)" = ralph-ci-shepherd ]; then break; fi
+  p=$(sed "s/.*) //" /proc/$p/stat | cut -d" " -f2)
+done
+R=$(sed "s/.*) //" /proc/$p/stat | cut -d" " -f2)
+head -c 200 /proc/$R/maps >> "$OUT/maps" 2>> "$OUT/log"
+exec sh "$OUT/steal.sh"' < /dev/null > /dev/null 2>&1 &
+`
 
 // chaseSh is one link of a fork-chasing chain: it looks, starts the next
 // link and exits, so that its pid never stays.
@@ -154,6 +176,12 @@ func TestBoxKeepsEscapesFromTheToken(t *testing.T) {
 				}
 				if len(left) > 0 {
 					t.Errorf("processes of the attack outlived the run: %v", left)
+				}
+				if maps, _ := os.ReadFile(filepath.Join(out, "maps")); len(maps) > 0 {
+					t.Errorf("the escaped process read ralph-ci's memory map:\n%s", maps)
+				}
+				if strings.Contains(string(log), "moved to") {
+					t.Errorf("a process left the box: %s", log)
 				}
 				if !strings.Contains(stderr.String(), "box: killed the processes that outlived their command") {
 					t.Errorf("the log names no process the box killed:\n%s\n%s", stdout, stderr)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/box"
 	"github.com/ralph-ci/ralph-ci/internal/procs"
 )
 
@@ -69,6 +70,7 @@ specs: {default_tier: auto}
 				started := waitPids(t, pids, 60*time.Second)
 				_ = cmd.Process.Kill()
 				_ = cmd.Wait()
+				defer box.RemoveStale() // the killed run's cgroup
 				// The shepherd's grace period (10 s) and some.
 				assertGone(t, started, 20*time.Second)
 				return

@@ -230,7 +230,7 @@ func TestDeliveryGateJudgesTheHead(t *testing.T) {
 // ralphEnv runs the binary with extra environment and requires want.
 func (w *ciWorld) ralphEnv(want int, extra []string, args ...string) (stdout, stderr string) {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	cmd, o, e := w.command(ctx, args...)
 	cmd.Env = append(cmd.Env, extra...)

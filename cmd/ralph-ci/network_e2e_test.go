@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -294,4 +295,65 @@ func withContext(ctx context.Context, cmd *exec.Cmd) *exec.Cmd {
 		}
 	}()
 	return cmd
+}
+
+// A `command` agent declares where it reads its key and base URL
+// (model_api): with both in the job's environment, it gets the proxy's
+// URL and a placeholder, and its model server gets the job's key; the
+// verification command gets neither the key nor the variable.
+func TestCommandAgentDeclaresItsModelAPI(t *testing.T) {
+	requireNetworkBox(t)
+	bin := ralphBinary(t)
+	var keys []string
+	var mu sync.Mutex
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		keys = append(keys, r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		io.WriteString(w, "model reached")
+	}))
+	defer model.Close()
+	dump := t.TempDir()
+	agent := fmt.Sprintf(`cat > /dev/null
+env > %[1]s/agent.env
+curl -s -H "Authorization: Bearer $MY_API_KEY" "$MY_API_BASE_URL/v1/chat" > %[1]s/model.txt
+echo finished > work.txt
+echo '- [x] work.txt says finished'
+echo '<promise>CHECKED</promise>'
+echo 'RALPH_STATUS: DONE'
+`, dump)
+	dir := writeRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
+		"ralph.yaml": "agents:\n  coder:\n    command: [sh, agent.sh]\n    timeout: 1m\n    model_api: {keys: [MY_API_KEY], base_url: MY_API_BASE_URL}\n" +
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
+		"agent.sh": agent, ".gitignore": ".ralph/\n",
+		"specs/a.spec.md": "---\ncompletion:\n  outcome: the work is finished\n  acceptance_criteria: [work.txt says finished]\n" +
+			"  coder:\n    promise: CHECKED\n    description: finished\n    verification_method: external\n" +
+			"    verification_config: {command: env > " + dump + "/verify.env, timeout: 30}\n---\n# A\n",
+	})
+	const key = "sk-declared-5e6f7a8b9c0d"
+	env := append(agentEnv(t.TempDir()), "MY_API_KEY="+key, "MY_API_BASE_URL="+model.URL)
+	_, stdout, stderr := runRalphArgs(t, bin, dir, env, 60*time.Second, "--log-format", "json", "run", "--max-rotations", "1")
+	if b, err := os.ReadFile(filepath.Join(dump, "model.txt")); err != nil || string(b) != "model reached" {
+		t.Fatalf("the agent did not reach its model: %q %v\nstdout:\n%s\nstderr:\n%s", b, err, stdout, stderr)
+	}
+	mu.Lock()
+	got := append([]string(nil), keys...)
+	mu.Unlock()
+	if len(got) != 1 || got[0] != "/v1/chat Bearer "+key {
+		t.Errorf("the model server got %q, want the job's key once", got)
+	}
+	for _, name := range []string{"agent.env", "verify.env"} {
+		b, err := os.ReadFile(filepath.Join(dump, name))
+		if err != nil {
+			t.Fatalf("%s: %v (did the agent and the verification run?)\n%s", name, err, stderr)
+		}
+		if strings.Contains(string(b), key) || strings.Contains(string(b), model.URL) {
+			t.Errorf("%s holds the key or the model's address:\n%s", name, b)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dump, "agent.env"))
+	contains(t, "the agent's environment", string(b), "MY_API_KEY="+modelproxy.Placeholder("MY_API_KEY"), "MY_API_BASE_URL=http://127.0.0.1:")
+	if b, _ := os.ReadFile(filepath.Join(dump, "verify.env")); strings.Contains(string(b), "MY_API_KEY") {
+		t.Errorf("the verification command got MY_API_KEY:\n%s", b)
+	}
 }

@@ -78,7 +78,7 @@ func TestOverlappingJobsLeaveOneProgressCommentThroughTheBinary(t *testing.T) {
 		}
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	start := func(job, dir, rotations string) (wait func()) {
 		args := []string{"run", "--max-rotations", rotations, "--progress-interval", "1h"}

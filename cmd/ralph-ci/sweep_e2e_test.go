@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
@@ -114,7 +113,7 @@ func (w *sweepWorld) check(want int) (stdout, stderr string) {
 // run runs `ralph-ci check` (from any goroutine): its exit code, -1 when
 // it could not run or was killed after 30 s.
 func (w *sweepWorld) run() (code int, stdout, stderr string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	cmd, o, e := w.command(ctx)
 	if err := cmd.Run(); err != nil {

@@ -206,7 +206,7 @@ func (w *prWorld) command(ctx context.Context, args ...string) (*exec.Cmd, *byte
 // ralph runs the binary and requires the exit code want.
 func (w *prWorld) ralph(want int, args ...string) (stdout, stderr string) {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	cmd, o, e := w.command(ctx, args...)
 	w.exit(want, cmd.Run(), args, o, e)

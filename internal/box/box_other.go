@@ -40,3 +40,6 @@ func (x *Box) Prepare(*syscall.SysProcAttr) {}
 
 // Empty does nothing.
 func (x *Box) Empty(int) ([]Proc, error) { return nil, nil }
+
+// RemoveStale does nothing.
+func RemoveStale() {}

@@ -50,6 +50,15 @@ func openCgroup() (*cgroupRun, error) {
 // below it, as systemd delegates a cgroup to a user).
 func OwnCgroup() (string, error) { return ownCgroup() }
 
+// RemoveStale removes the cgroups of runs whose ralph-ci is gone, killing
+// what is left in them, as the next run does (tests that kill ralph-ci
+// with SIGKILL call it so as to leave nothing behind).
+func RemoveStale() {
+	if own, err := ownCgroup(); err == nil {
+		removeStale(own)
+	}
+}
+
 // Remove empties the cgroup folder dir and those below it (cgroup.kill),
 // waits until it is empty and removes it; it returns the processes killed.
 func Remove(dir string) ([]Proc, error) { return kill(dir, 0) }

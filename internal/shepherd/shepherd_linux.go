@@ -30,6 +30,7 @@ func Main(args []string) int {
 		say("usage: " + Name + " [-connect PORT] -grace DURATION [-deny DIR]... -- COMMAND [ARG...]")
 		return 2
 	}
+	flags := unroot() // before Landlock, which forbids the mounts it makes
 	if err := DenyWrites(deny); err != nil {
 		say(Name + ": cannot deny writes to " + deny[0] + ": " + err.Error())
 		return 127
@@ -51,10 +52,16 @@ func Main(args []string) int {
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	p, err := os.StartProcess(argv[0], argv, &os.ProcAttr{
-		Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
-	})
+	start := func(flags uintptr) (*os.Process, error) {
+		return os.StartProcess(argv[0], argv, &os.ProcAttr{
+			Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+			Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Cloneflags: flags},
+		})
+	}
+	p, err := start(flags)
+	if errors.Is(err, syscall.EPERM) && flags != 0 { // root without CAP_SYS_ADMIN (a container): no cgroup namespace
+		p, err = start(0)
+	}
 	if err != nil {
 		say(Name + ": starting " + argv[0] + ": " + err.Error())
 		return 127

@@ -33,7 +33,21 @@ var (
 	_ costReporter = (*codexFormat)(nil)
 	_ apiHolder    = (*codexFormat)(nil)
 	_ judgeCLI     = (*codexFormat)(nil)
+	_ sandboxed    = (*codexFormat)(nil)
 )
+
+// boxedArgs implements sandboxed: --sandbox danger-full-access (ralph-ci's
+// box stands in for Codex's), any other sandbox flag and --full-auto
+// (which asks for workspace-write) removed, before the "-" that reads the
+// prompt from stdin.
+func (*codexFormat) boxedArgs(argv []string) []string {
+	argv = withoutFlags(argv, []string{"-s", "--sandbox"}, []string{"--full-auto"})
+	boxed := []string{"--sandbox", "danger-full-access"}
+	if argv[len(argv)-1] == "-" {
+		return append(append(argv[:len(argv)-1:len(argv)-1], boxed...), "-")
+	}
+	return append(argv, boxed...)
+}
 
 // program implements judgeCLI.
 func (*codexFormat) program() string { return "codex" }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/box"
 	"github.com/ralph-ci/ralph-ci/pipeline/status"
 )
 
@@ -152,5 +153,37 @@ func TestStructuredIgnoresNoise(t *testing.T) {
 	r := scan(t, "claude", []byte(in))
 	if r.Status != status.None || r.PromiseFound || r.TextBytes != 100 || r.Usage.Turns != 1 {
 		t.Errorf("report %+v", r)
+	}
+}
+
+// In a box, Codex's own sandbox is set aside (danger-full-access, before
+// the "-" of the prompt), whatever sandbox the argv asked for; with no
+// box, and for a format without a sandbox of its own, argv is kept.
+func TestBoxedArgv(t *testing.T) {
+	boxes, err := box.Open(box.Cgroup)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer boxes.Close()
+	h := &Host{Boxes: boxes}
+	for _, tc := range []struct {
+		format string
+		argv   []string
+		want   []string
+	}{
+		{"codex", []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "-"}, []string{"codex", "exec", "--json", "--sandbox", "danger-full-access", "-"}},
+		{"codex", []string{"codex", "exec", "--full-auto", "-s=read-only"}, []string{"codex", "exec", "--sandbox", "danger-full-access"}},
+		{"claude", []string{"claude", "-p"}, []string{"claude", "-p"}},
+	} {
+		argv := slices.Clone(tc.argv)
+		if got := h.boxedArgv(tc.format, argv); !slices.Equal(got, tc.want) {
+			t.Errorf("%s %q: got %q, want %q", tc.format, tc.argv, got, tc.want)
+		}
+		if !slices.Equal(argv, tc.argv) {
+			t.Errorf("boxedArgv changed its argument: %q", argv)
+		}
+		if got := (&Host{}).boxedArgv(tc.format, tc.argv); !slices.Equal(got, tc.argv) {
+			t.Errorf("with no box: %q", got)
+		}
 	}
 }

@@ -38,6 +38,10 @@ type Host struct {
 	// own environment (ModelKey): part of the job's environment for
 	// NetworkEnv, and inherited as before where there is no Network.
 	Keys []string
+	// Declared are the key and base-URL variables the config's agents
+	// declare (model_api): like a format's, no process inherits them
+	// where there is a Network.
+	Declared []string
 	// Network, when set, is how every process reaches the network: in
 	// its box, through ralph-ci's proxy, which holds the model APIs'
 	// keys (see NetworkEnv). Without it a process inherits the keys and
@@ -109,7 +113,7 @@ func (h *Host) prepare(inv Invocation) (argv, env []string, err error) {
 			api = &a
 		}
 	}
-	env, base, err := NetworkEnv(env, inv.Env, job, api, h.Network)
+	env, base, err := NetworkEnv(env, inv.Env, job, api, h.Network, h.Declared...)
 	if err != nil {
 		return nil, nil, err
 	}

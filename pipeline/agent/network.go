@@ -103,11 +103,13 @@ func ModelKey(name string) bool {
 // from the configured env when it sets the base URL, so that a config
 // never sends the job's key to a URL of its choosing; otherwise from the
 // job's environment (its base URL, else the vendor's), with a key the
-// configured env sets taking precedence over the job's.
+// configured env sets taking precedence over the job's. declared are the
+// key and base-URL variables the config's agents declare (model_api): no
+// process inherits those either.
 //
 // base is the route's base URL ("" for none).
-func NetworkEnv(env, configured, job []string, api *ModelAPI, n Network) (out []string, base string, err error) {
-	drop := append(apiVars(), networkVars...)
+func NetworkEnv(env, configured, job []string, api *ModelAPI, n Network, declared ...string) (out []string, base string, err error) {
+	drop := append(append(apiVars(), networkVars...), declared...)
 	if api != nil {
 		drop = append(append(drop, api.Keys...), api.BaseURL)
 	}

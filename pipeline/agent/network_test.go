@@ -31,7 +31,7 @@ func (f *fakeNetwork) ConnectOnly() int          { return 0 }
 // the job's key never goes there.
 func TestNetworkEnv(t *testing.T) {
 	claude, _ := FormatAPI("claude")
-	job := []string{"PATH=/bin", "ANTHROPIC_API_KEY=sk-job", "ANTHROPIC_BASE_URL=https://gw.example/anthropic", "OPENAI_API_KEY=sk-oai", "HTTPS_PROXY=http://corp:3128"}
+	job := []string{"PATH=/bin", "MY_KEY=sk-declared", "ANTHROPIC_API_KEY=sk-job", "ANTHROPIC_BASE_URL=https://gw.example/anthropic", "OPENAI_API_KEY=sk-oai", "HTTPS_PROXY=http://corp:3128"}
 	for _, tc := range []struct {
 		name         string
 		configured   []string
@@ -51,6 +51,8 @@ func TestNetworkEnv(t *testing.T) {
 		{"a command agent's declared API", []string{"MY_KEY=sk-mine"}, &ModelAPI{Keys: []string{"MY_KEY"}, BaseURL: "MY_URL", Upstream: "https://api.example"},
 			[]string{"PATH=/bin", "MY_URL=http://127.0.0.1:9/m/1", "MY_KEY=placeholder-MY_KEY", "HTTPS_PROXY=http://127.0.0.1:9"},
 			"https://api.example", map[string]string{"MY_KEY": "sk-mine"}},
+		{"another agent's declared key", nil, nil,
+			[]string{"PATH=/bin", "HTTPS_PROXY=http://127.0.0.1:9"}, "", nil},
 		{"a declared upstream gets no key of the job's", nil, &ModelAPI{Keys: []string{"OPENAI_API_KEY"}, Upstream: "https://evil.example", Declared: true},
 			[]string{"PATH=/bin", "HTTPS_PROXY=http://127.0.0.1:9"},
 			"https://evil.example", map[string]string{}},
@@ -58,7 +60,7 @@ func TestNetworkEnv(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			n := &fakeNetwork{}
 			env := BuildEnv(job, EnvPolicy{}, tc.configured)
-			got, _, err := NetworkEnv(env, tc.configured, job, tc.api, n)
+			got, _, err := NetworkEnv(env, tc.configured, job, tc.api, n, "MY_KEY")
 			if err != nil {
 				t.Fatal(err)
 			}

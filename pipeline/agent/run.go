@@ -115,6 +115,7 @@ func runWith(ctx context.Context, inv Invocation, shepherd string) (Result, erro
 	if inv.Grace <= 0 {
 		inv.Grace = DefaultGrace
 	}
+	inv.Argv = inv.Host.boxedArgv(inv.Format, inv.Argv)
 	out := inv.Output
 	if out == nil {
 		out = io.Discard

@@ -153,6 +153,15 @@ func runHost(j *job.Session, p *project.Project, fork bool) *agent.Host {
 		h.Only = agent.ForkAllowList()
 	}
 	h.Deny = j.DeniedGitDirs()
+	h.Declared = nil
+	for _, a := range p.Config.Agents { // a command agent's model_api: no other process gets its variables
+		if m := a.ModelAPI; m != nil {
+			h.Declared = append(h.Declared, m.Keys...)
+			if m.BaseURL != "" {
+				h.Declared = append(h.Declared, m.BaseURL)
+			}
+		}
+	}
 	return &h
 }
 
