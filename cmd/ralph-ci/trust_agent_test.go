@@ -201,7 +201,15 @@ func TestAgentFindsNoCredential(t *testing.T) {
 func startDecoyJob(t *testing.T) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "decoy-github-env")
+	// Without capabilities, as the boxed agent is (a root agent in the
+	// box has none): another job's process of the same user without
+	// privileges, the one the agent may reach. A decoy with root's
+	// capabilities is out of a capability-less agent's reach (ptrace's
+	// check wants the tracer's capabilities to cover the tracee's).
 	cmd := exec.Command("sleep", "600")
+	if os.Geteuid() == 0 {
+		cmd = exec.Command("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--", "sleep", "600")
+	}
 	cmd.Env = append(os.Environ(), "GITHUB_ENV="+file)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
