@@ -156,7 +156,14 @@ type sudoUser struct {
 // file when the test ends.
 func newSudoUser(t *testing.T, home string) sudoUser {
 	t.Helper()
-	name := fmt.Sprintf("rcbox%d", os.Getpid()%1000000)
+	return newUser(t, home, "rcbox", true)
+}
+
+// newUser adds a user named prefix+PID, with passwordless sudo when sudo
+// is true, removed (with its sudoers file) when the test ends.
+func newUser(t *testing.T, home, prefix string, sudo bool) sudoUser {
+	t.Helper()
+	name := fmt.Sprintf("%s%d", prefix, os.Getpid()%1000000)
 	if out, err := exec.Command("useradd", "--no-create-home", "--home-dir", home, "--shell", "/bin/sh", "--user-group", name).CombinedOutput(); err != nil {
 		t.Skipf("useradd: %v: %s", err, out)
 	}
@@ -167,8 +174,10 @@ func newSudoUser(t *testing.T, home string) sudoUser {
 			t.Errorf("userdel %s: %v: %s", name, err, out)
 		}
 	})
-	if err := os.WriteFile(sudoers, []byte(name+" ALL=(ALL) NOPASSWD: ALL\n"), 0o440); err != nil {
-		t.Fatal(err)
+	if sudo {
+		if err := os.WriteFile(sudoers, []byte(name+" ALL=(ALL) NOPASSWD: ALL\n"), 0o440); err != nil {
+			t.Fatal(err)
+		}
 	}
 	uu, err := user.Lookup(name)
 	if err != nil {

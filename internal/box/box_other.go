@@ -26,6 +26,9 @@ func (b *Boxes) Kind() Mode { return Off }
 // Where is "".
 func (b *Boxes) Where() string { return "" }
 
+// Sudo is false.
+func (b *Boxes) Sudo() bool { return false }
+
 // New gives no box.
 func (b *Boxes) New() (*Box, error) { return nil, nil }
 

@@ -49,6 +49,10 @@ func (b *Boxes) Where() string {
 	return b.cg.dir
 }
 
+// Sudo tells whether ralph-ci delegated the boxes' cgroup to itself
+// through passwordless sudo (its own was not writable).
+func (b *Boxes) Sudo() bool { return b != nil && b.cg != nil && b.cg.deleg != nil }
+
 // New makes the box of one start; a nil *Box (no box) for Off.
 func (b *Boxes) New() (*Box, error) {
 	if b.Kind() == Cgroup {

@@ -23,32 +23,62 @@ const emptyWait = 30 * time.Second
 // cgroupRun is the run's cgroup: dir/ralph-ci-PID below ralph-ci's own,
 // one folder per box below it.
 type cgroupRun struct {
-	dir string
-	seq atomic.Int64
+	dir   string
+	seq   atomic.Int64
+	deleg *delegation // the cgroup delegated through sudo, or nil
 }
 
 // openCgroup makes the run's cgroup below ralph-ci's own, after removing
-// those of runs whose ralph-ci is gone (their processes killed).
+// those of runs whose ralph-ci is gone (their processes killed). Where
+// ralph-ci's own cgroup is not writable and ralph-ci is not root, it
+// delegates a cgroup to itself through passwordless sudo (sudo -n), as
+// systemd delegates one, and makes the run's cgroup below that.
 func openCgroup() (*cgroupRun, error) {
 	own, err := ownCgroup()
 	if err != nil {
 		return nil, err
 	}
 	removeStale(own)
+	var deleg *delegation
 	dir := filepath.Join(own, "ralph-ci-"+strconv.Itoa(os.Getpid()))
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-		return nil, fmt.Errorf("ralph-ci's cgroup %s is not writable (root, or a cgroup delegated to this user, gives one): %w", own, err)
+	err = os.Mkdir(dir, 0o755)
+	if errors.Is(err, os.ErrPermission) && os.Geteuid() != 0 {
+		var serr error
+		if deleg, serr = delegateBySudo(own); serr != nil {
+			return nil, fmt.Errorf("ralph-ci's cgroup %s is not writable (run ralph-ci as root, with passwordless sudo, or in a cgroup delegated to this user): %w; %w", own, err, serr)
+		}
+		dir = filepath.Join(deleg.dir, "ralph-ci-"+strconv.Itoa(os.Getpid()))
+		err = os.Mkdir(dir, 0o755)
+	}
+	if err != nil && !errors.Is(err, os.ErrExist) {
+		undo(deleg)
+		return nil, fmt.Errorf("ralph-ci's cgroup %s is not writable (run ralph-ci as root, with passwordless sudo, or in a cgroup delegated to this user): %w", own, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "cgroup.kill")); err != nil {
 		_ = os.Remove(dir)
+		undo(deleg)
 		return nil, fmt.Errorf("this kernel has no cgroup.kill (Linux 5.14 or later has): %w", err)
 	}
-	return &cgroupRun{dir: dir}, nil
+	return &cgroupRun{dir: dir, deleg: deleg}, nil
+}
+
+// undo undoes d, if any, on a path where the run gets no box.
+func undo(d *delegation) {
+	if d != nil {
+		_ = d.undo()
+	}
 }
 
 // OwnCgroup is the folder of this process's cgroup v2 (tests delegate one
 // below it, as systemd delegates a cgroup to a user).
 func OwnCgroup() (string, error) { return ownCgroup() }
+
+// CgroupMount is where the cgroup2 file system is mounted (tests check
+// that no delegated cgroup is left at its root).
+func CgroupMount() (string, error) {
+	mount, _, err := cgroup2Mount()
+	return mount, err
+}
 
 // RemoveStale removes the cgroups of runs whose ralph-ci is gone, killing
 // what is left in them, as the next run does (tests that kill ralph-ci
@@ -161,7 +191,13 @@ func (r *cgroupRun) box() (*Box, error) {
 
 // close empties and removes the run's cgroup.
 func (r *cgroupRun) close() ([]Proc, error) {
-	return kill(r.dir, 0)
+	killed, err := kill(r.dir, 0)
+	if r.deleg != nil {
+		if uerr := r.deleg.undo(); err == nil {
+			err = uerr
+		}
+	}
+	return killed, err
 }
 
 // cgroupBox is the cgroup of one box: its folder, open.

@@ -33,6 +33,10 @@ func (j *Job) UseBox(flag, config string) (func(), error) {
 	case box.Off:
 		j.Log.Warn().Msg("box: off (" + box.OptOut[len("to run without one, "):] + ")")
 	default:
+		if b.Sudo() {
+			j.Log.Info().Str("cgroup", b.Where()).
+				Msg("box: ralph-ci's own cgroup is not writable: delegated a cgroup to itself through sudo (sudo -n), removed at the end")
+		}
 		j.Log.Info().Str("kind", string(b.Kind())).Str("cgroup", b.Where()).
 			Msg("box: every agent, verification command, judge and reviewer runs in a cgroup of its own, emptied (cgroup.kill) before ralph-ci goes on; no_new_privs")
 	}
