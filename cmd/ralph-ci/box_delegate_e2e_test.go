@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -46,11 +47,25 @@ func boxRunAs(t *testing.T, prefix string, sudo bool, agent string) (int, string
 	if err != nil {
 		t.Fatal(err)
 	}
+	var u sudoUser
+	t.Cleanup(func() { // runs last: what the test made is gone
+		if u.name == "" {
+			return
+		}
+		for _, p := range []string{base, "/etc/sudoers.d/" + u.name, "/var/tmp/ralph-ci-" + strconv.Itoa(u.uid)} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s is left", p)
+			}
+		}
+		if _, err := user.Lookup(u.name); err == nil {
+			t.Errorf("the user %s is left", u.name)
+		}
+	})
 	t.Cleanup(func() { os.RemoveAll(base) })
 	if err := os.Chmod(base, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	u := newUser(t, filepath.Join(base, "home"), prefix, sudo)
+	u = newUser(t, filepath.Join(base, "home"), prefix, sudo)
 	bin := filepath.Join(base, "bin", "ralph-ci")
 	copyFile(t, ralphBinary(t), bin, 0o755)
 	out := filepath.Join(base, "out")

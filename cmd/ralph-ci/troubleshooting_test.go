@@ -44,6 +44,7 @@ var exitMessages = []struct{ text, anchor string }{
 	{"checkpoint rejected; back to work", "a-checkpoint-was-rejected"},
 	{"checkpoint rejected %d times; escalated", "a-checkpoint-was-rejected"},
 	{"interrupted: state saved", "interrupted"},
+	{"no box for the agent's processes", "box-no-box-for-the-agents-processes"},
 }
 
 // exitSite finds, in the source, the message of an exit with a code other

@@ -19,7 +19,10 @@
 //     an instant; Empty writes cgroup.kill, waits for cgroup.events to say
 //     "populated 0" (inotify tells when it changes), and removes the
 //     folder. It needs a cgroup ralph-ci may write: root, or a cgroup
-//     delegated to its user (as systemd delegates user@UID.service).
+//     delegated to its user (as systemd delegates user@UID.service), or
+//     passwordless sudo, through which a non-root ralph-ci delegates a
+//     cgroup to itself at the cgroup2 mount's root (sudo -n, before any
+//     box) and removes it at Close.
 //   - off: no box; only the shepherd's sweep of /proc, which a process of
 //     the agent's user can outrun or kill. [Open] gives it only when asked.
 package box
