@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -32,6 +33,23 @@ echo "RALPH_STATUS: DONE"
 // cgroup is delegated to it. It returns the exit code, the log, $OUT and
 // ralph-ci's pid.
 func boxRunAs(t *testing.T, prefix string, sudo bool, agent string) (int, string, string, int) {
+	t.Helper()
+	r := newBoxRun(t, prefix, sudo, agent)
+	cmd, log := r.start(t)
+	return r.wait(t, cmd, log), log.String(), r.out, cmd.Process.Pid
+}
+
+// boxRun is a repository whose agent is agent.sh, owned by a new user
+// who runs ralph-ci in it; $OUT is out, a folder of the user's.
+type boxRun struct {
+	u             sudoUser
+	dir, out, bin string
+	env           []string
+}
+
+// newBoxRun makes the user (sudo: with passwordless sudo), the repository
+// and $OUT, all removed when the test ends (a last cleanup checks).
+func newBoxRun(t *testing.T, prefix string, sudo bool, agent string) *boxRun {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("creates a user: needs root")
@@ -82,14 +100,28 @@ func boxRunAs(t *testing.T, prefix string, sudo bool, agent string) (int, string
 	}
 	t.Cleanup(func() { os.RemoveAll("/var/tmp/ralph-ci-" + strconv.Itoa(u.uid)) })
 	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME=" + u.home, "OUT=" + out, "GIT_CONFIG_NOSYSTEM=1"}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := asUser(u, -1, dir, env, bin, "--log-format", "json", "run", "--max-rotations", "5")
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	return &boxRun{u: u, dir: dir, out: out, bin: bin, env: env}
+}
+
+// start starts ralph-ci run as the user in this test's cgroup; its
+// output goes to the buffer returned.
+func (r *boxRun) start(t *testing.T) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := asUser(r.u, -1, r.dir, r.env, r.bin, "--log-format", "json", "run", "--max-rotations", "5")
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return cmd, &log
+}
+
+// wait waits for cmd (90 s at most, a guard against a hang) and returns
+// its exit code.
+func (r *boxRun) wait(t *testing.T, cmd *exec.Cmd, log *bytes.Buffer) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -97,9 +129,9 @@ func boxRunAs(t *testing.T, prefix string, sudo bool, agent string) (int, string
 	case <-ctx.Done():
 		_ = cmd.Process.Kill()
 		<-done
-		t.Fatalf("ralph-ci did not end:\n%s", stderr.String())
+		t.Fatalf("ralph-ci did not end:\n%s", log.String())
 	}
-	return cmd.ProcessState.ExitCode(), stderr.String(), out, cmd.Process.Pid
+	return cmd.ProcessState.ExitCode()
 }
 
 // leftCgroups lists the cgroups of the ralph-ci run pid (the run's, and
@@ -178,3 +210,74 @@ func TestBoxRefusesWithoutSudo(t *testing.T) {
 
 // syscallKill kills pid with SIGKILL.
 func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
+
+// staleAgent, in the first run, leaves a setsid'd process ($OUT/first
+// holds its pid) and hangs; in the next it is done at once.
+const staleAgent = `cat > /dev/null
+if [ ! -f "$OUT/first" ]; then
+  setsid sh -c 'echo $$ > "$OUT/first.tmp"; mv "$OUT/first.tmp" "$OUT/first"; exec sleep 1000' < /dev/null > /dev/null 2>&1 &
+  exec sleep 1000
+fi
+echo work > work.txt
+echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
+echo "RALPH_STATUS: DONE"
+`
+
+// TestBoxSudoStaleDelegationRemoved: a run killed with SIGKILL leaves the
+// cgroup it delegated to itself through sudo, with its boxes in it; the
+// next run of the user removes them and it (and kills what is left in
+// them: the shepherd's PID namespace may have killed the agent already).
+func TestBoxSudoStaleDelegationRemoved(t *testing.T) {
+	r := newBoxRun(t, "rcsta", true, staleAgent)
+	mount, err := box.CgroupMount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, log := r.start(t)
+	first := filepath.Join(r.out, "first")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(first); err == nil {
+			break
+		}
+		if time.Now().After(deadline) || cmd.ProcessState != nil {
+			_ = cmd.Process.Kill()
+			r.wait(t, cmd, log)
+			t.Fatalf("the agent did not start:\n%s", log)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	raw, _ := os.ReadFile(first)
+	agent := strings.TrimSpace(string(raw))
+	deleg := filepath.Join(mount, "ralph-ci-sudo-"+strconv.Itoa(cmd.Process.Pid))
+	t.Cleanup(func() {
+		if _, err := os.Stat(deleg); err == nil {
+			_, _ = box.Remove(deleg)
+		}
+	})
+	_ = cmd.Process.Kill()
+	r.wait(t, cmd, log)
+	if _, err := os.Stat(deleg); err != nil {
+		t.Fatalf("the killed run left no delegated cgroup %s (%v): nothing to sweep:\n%s", deleg, err, log)
+	}
+	if subs, _ := filepath.Glob(filepath.Join(deleg, "ralph-ci-*")); len(subs) == 0 {
+		t.Fatalf("the killed run left no boxes in %s: nothing to sweep", deleg)
+	}
+
+	next, log2 := r.start(t)
+	if code := r.wait(t, next, log2); code != 0 {
+		t.Errorf("the next run: exit %d, want 0:\n%s", code, log2)
+	}
+	if _, err := os.Stat(deleg); err == nil {
+		t.Errorf("the next run left the stale delegated cgroup %s", deleg)
+		_, _ = box.Remove(deleg)
+	}
+	if _, err := os.Stat("/proc/" + agent); err == nil {
+		n, _ := strconv.Atoi(agent)
+		_ = syscallKill(n)
+		t.Errorf("the killed run's agent %s still runs", agent)
+	}
+	if left := leftCgroups(t, next.Process.Pid); len(left) > 0 {
+		t.Errorf("cgroups left behind: %v", left)
+	}
+}
