@@ -34,7 +34,7 @@ echo "RALPH_STATUS: DONE"
 // ralph-ci's pid.
 func boxRunAs(t *testing.T, prefix string, sudo bool, agent string) (int, string, string, int) {
 	t.Helper()
-	r := newBoxRun(t, prefix, sudo, agent)
+	r := newBoxRun(t, prefix, sudo, agent, "")
 	cmd, log := r.start(t)
 	return r.wait(t, cmd, log), log.String(), r.out, cmd.Process.Pid
 }
@@ -48,8 +48,9 @@ type boxRun struct {
 }
 
 // newBoxRun makes the user (sudo: with passwordless sudo), the repository
-// and $OUT, all removed when the test ends (a last cleanup checks).
-func newBoxRun(t *testing.T, prefix string, sudo bool, agent string) *boxRun {
+// (config: more lines of its ralph.yaml) and $OUT, all removed when the
+// test ends (a last cleanup checks).
+func newBoxRun(t *testing.T, prefix string, sudo bool, agent, config string) *boxRun {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("creates a user: needs root")
@@ -92,7 +93,7 @@ func newBoxRun(t *testing.T, prefix string, sudo bool, agent string) *boxRun {
 	}
 	dir := writeRepoAt(t, filepath.Join(base, "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 1m}\n" +
-			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" + config,
 		"agent.sh": agent, "PROMPT.md": "# A\n", ".gitignore": ".ralph/\n",
 	})
 	for _, p := range []string{dir, out, u.home} {
@@ -228,7 +229,7 @@ echo "RALPH_STATUS: DONE"
 // next run of the user removes them and it (and kills what is left in
 // them: the shepherd's PID namespace may have killed the agent already).
 func TestBoxSudoStaleDelegationRemoved(t *testing.T) {
-	r := newBoxRun(t, "rcsta", true, staleAgent)
+	r := newBoxRun(t, "rcsta", true, staleAgent, "")
 	mount, err := box.CgroupMount()
 	if err != nil {
 		t.Fatal(err)
@@ -280,4 +281,21 @@ func TestBoxSudoStaleDelegationRemoved(t *testing.T) {
 	if left := leftCgroups(t, next.Process.Pid); len(left) > 0 {
 		t.Errorf("cgroups left behind: %v", left)
 	}
+}
+
+// delegate delegates a cgroup below this test's own to the run's user,
+// as systemd delegates one, and returns it opened for asUser (closed
+// when the test ends).
+func (r *boxRun) delegate(t *testing.T) int {
+	t.Helper()
+	own, err := box.OwnCgroup()
+	if err != nil {
+		t.Skip(err)
+	}
+	fd, err := syscall.Open(delegateCgroup(t, own, r.u), syscall.O_DIRECTORY|syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	return fd
 }

@@ -57,54 +57,20 @@ func TestAgentSudoGainsNothing(t *testing.T) {
 			t.Skipf("%s is not installed (.ci/run installs sudo)", tool)
 		}
 	}
-	own, err := box.OwnCgroup()
-	if err != nil {
-		t.Skip(err)
-	}
-	base, err := os.MkdirTemp("", "ralph-ci-sudo-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	u := newSudoUser(t, filepath.Join(base, "home"))
-	deleg := delegateCgroup(t, own, u)
-
-	bin := filepath.Join(base, "bin", "ralph-ci")
-	copyFile(t, ralphBinary(t), bin, 0o755)
-	out := filepath.Join(base, "out")
-	if err := os.Mkdir(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	secret := "s3cret-" + strconv.Itoa(os.Getpid()) + "-value"
-	dir := writeRepoAt(t, filepath.Join(base, "repo"), map[string]string{
-		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 1m}\n" +
-			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
-			"environment: {remove: [RALPH_TEST_SECRET]}\n",
-		"agent.sh": sudoAgent, "PROMPT.md": "# A\n", ".gitignore": ".ralph/\n",
-	})
-	for _, p := range []string{dir, out, u.home} {
-		chownTree(t, p, u)
-	}
-	t.Cleanup(func() { os.RemoveAll("/var/tmp/ralph-ci-" + strconv.Itoa(u.uid)) })
+	r := newBoxRun(t, "rcbox", true, sudoAgent, "environment: {remove: [RALPH_TEST_SECRET]}\n")
+	u, out := r.u, r.out
+	fd := r.delegate(t)
 
 	// The control: the user's sudo works outside ralph-ci.
 	if out, err := asUser(u, -1, "", nil, "sudo", "-n", "true").CombinedOutput(); err != nil {
 		t.Fatalf("the user's passwordless sudo does not work: %v: %s", err, out)
 	}
 
-	fd, err := syscall.Open(deleg, syscall.O_DIRECTORY|syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Close(fd)
-	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME=" + u.home, "OUT=" + out,
-		"GITHUB_TOKEN=token-" + secret, "RALPH_TEST_SECRET=" + secret, "GIT_CONFIG_NOSYSTEM=1"}
+	env := append(r.env, "GITHUB_TOKEN=token-"+secret, "RALPH_TEST_SECRET="+secret)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := asUser(u, fd, dir, env, bin, "--log-format", "json", "run", "--max-rotations", "1")
+	cmd := asUser(u, fd, r.dir, env, r.bin, "--log-format", "json", "run", "--max-rotations", "1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -150,13 +116,6 @@ func TestAgentSudoGainsNothing(t *testing.T) {
 type sudoUser struct {
 	name, home string
 	uid, gid   int
-}
-
-// newSudoUser adds a user with passwordless sudo, removed with its sudoers
-// file when the test ends.
-func newSudoUser(t *testing.T, home string) sudoUser {
-	t.Helper()
-	return newUser(t, home, "rcbox", true)
 }
 
 // newUser adds a user named prefix+PID, with passwordless sudo when sudo

@@ -15,11 +15,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/ralph-ci/ralph-ci/internal/box"
 	"github.com/ralph-ci/ralph-ci/internal/modelproxy"
 	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
@@ -114,40 +112,16 @@ specs: {default_tier: auto}
 func TestBoxedProcessesReachOnlyTheProxy(t *testing.T) {
 	requireNetworkBox(t)
 	bin := ralphBinary(t)
-	outside, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer outside.Close()
-	var reached atomic.Int32
-	go func() {
-		for {
-			c, err := outside.Accept()
-			if err != nil {
-				return
-			}
-			reached.Add(1)
-			c.Close()
-		}
-	}()
-	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "allowed-body") }))
-	defer allowed.Close()
-	allowedHost := strings.TrimPrefix(allowed.URL, "http://")
-	port := strconv.Itoa(outside.Addr().(*net.TCPAddr).Port)
-	named := "ralph-ci-test.invalid:" + port
+	n := newNetTargets(t)
 	dump := t.TempDir()
-	agent := fmt.Sprintf(`cat > /dev/null
-if bash -c 'exec 3<>/dev/tcp/127.0.0.1/%[2]s' 2>/dev/null; then echo direct=reached; else echo direct=failed; fi > %[1]s/net.txt
-curl -s -o /dev/null -w 'named=%%{http_code}\n' http://%[3]s/ >> %[1]s/net.txt
-curl -s --noproxy '' -w ' allowed=%%{http_code}\n' http://%[4]s/ >> %[1]s/net.txt
-env > %[1]s/agent.env
+	agent := "cat > /dev/null\n" + n.probe(dump) + "env > " + dump + `/agent.env
 echo '<promise>IMPLEMENTATION_COMPLETE</promise>'
 echo 'RALPH_STATUS: DONE'
-`, dump, port, named, allowedHost)
+`
 	dir := writeRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], format: text, timeout: 1m}\n" +
 			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
-			"network: {allow: [\"" + allowedHost + "\"]}\n",
+			"network: {allow: [\"" + n.allowedHost + "\"]}\n",
 		"agent.sh": agent, "PROMPT.md": "# Net\n\nTry the network.\n", ".gitignore": ".ralph/\n",
 	})
 	const key = "sk-ant-job-key-0c1d2e3f4a5b6c7d"
@@ -157,14 +131,8 @@ echo 'RALPH_STATUS: DONE'
 	if err != nil {
 		t.Fatalf("the agent left no net.txt: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 	}
-	want := "direct=failed\nnamed=403\nallowed-body allowed=200\n"
-	if string(got) != want {
-		t.Errorf("the agent's connections: %q, want %q\nstderr:\n%s", got, want, stderr)
-	}
-	if n := reached.Load(); n != 0 {
-		t.Errorf("the listener on the machine's 127.0.0.1 got %d connections from the box", n)
-	}
-	contains(t, "the log", string(stderr), `"host":"`+named+`"`, "network: refused a connection to a host network.allow does not list")
+	n.check(t, got, string(stderr))
+	contains(t, "the log", string(stderr), `"host":"`+n.named+`"`, "network: refused a connection to a host network.allow does not list")
 	b, err := os.ReadFile(filepath.Join(dump, "agent.env"))
 	if err != nil {
 		t.Fatal(err)
@@ -201,89 +169,81 @@ func TestNonRootRunReachesOnlyTheProxyByLandlock(t *testing.T) {
 	if abi := shepherd.LandlockABI(); abi < 4 {
 		t.Skipf("Landlock ABI %d has no network rules (4, Linux 6.7)", abi)
 	}
-	own, err := box.OwnCgroup()
-	if err != nil {
-		t.Skip(err)
+	n := newNetTargets(t)
+	agent := "cat > /dev/null\n" + n.probe(`"$OUT"`) + "echo \"RALPH_STATUS: CONTINUE\"\n"
+	r := newBoxRun(t, "rcnet", false, agent, "network: {allow: [\""+n.allowedHost+"\"]}\n")
+	fd := r.delegate(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := asUser(r.u, fd, r.dir, r.env, r.bin, "--log-format", "json", "run", "--max-rotations", "1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd = withContext(ctx, cmd)
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("ralph-ci did not end: %v\n%s", err, stderr.String())
 	}
-	base, err := os.MkdirTemp("", "ralph-ci-netlock-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	u := newSudoUser(t, filepath.Join(base, "home"))
-	deleg := delegateCgroup(t, own, u)
-	bin := filepath.Join(base, "bin", "ralph-ci")
-	copyFile(t, ralphBinary(t), bin, 0o755)
-	out := filepath.Join(base, "out")
-	if err := os.Mkdir(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	t.Logf("ralph-ci ended: %v", err)
+	got, _ := os.ReadFile(filepath.Join(r.out, "net.txt"))
+	n.check(t, got, stderr.String())
+	contains(t, "the log", stderr.String(), "Landlock lets agents and verification commands connect over TCP to ralph-ci's proxy's port alone", `"host":"`+n.named+`"`)
+}
 
+// netTargets are what a boxed agent tries to reach: a listener on the
+// machine's 127.0.0.1 (outside the box), a host network.allow does not
+// list (named, on that listener's port) and one it lists (allowedHost).
+type netTargets struct {
+	reached     atomic.Int32 // connections the listener on 127.0.0.1 got
+	port, named string
+	allowedHost string
+}
+
+// newNetTargets starts the targets, stopped when the test ends.
+func newNetTargets(t *testing.T) *netTargets {
+	t.Helper()
 	outside, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer outside.Close()
-	var reached atomic.Int32
+	t.Cleanup(func() { outside.Close() })
+	n := &netTargets{port: strconv.Itoa(outside.Addr().(*net.TCPAddr).Port)}
+	n.named = "ralph-ci-test.invalid:" + n.port
 	go func() {
 		for {
 			c, err := outside.Accept()
 			if err != nil {
 				return
 			}
-			reached.Add(1)
+			n.reached.Add(1)
 			c.Close()
 		}
 	}()
 	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "allowed-body") }))
-	defer allowed.Close()
-	allowedHost := strings.TrimPrefix(allowed.URL, "http://")
-	port := strconv.Itoa(outside.Addr().(*net.TCPAddr).Port)
-	named := "ralph-ci-test.invalid:" + port
-	agent := fmt.Sprintf(`cat > /dev/null
-if bash -c 'exec 3<>/dev/tcp/127.0.0.1/%[2]s' 2>/dev/null; then echo direct=reached; else echo direct=failed; fi > %[1]s/net.txt
+	t.Cleanup(allowed.Close)
+	n.allowedHost = strings.TrimPrefix(allowed.URL, "http://")
+	return n
+}
+
+// probe is the agent's shell lines that try each target and write what
+// happened to dir/net.txt (dir as the shell reads it).
+func (n *netTargets) probe(dir string) string {
+	return fmt.Sprintf(`if bash -c 'exec 3<>/dev/tcp/127.0.0.1/%[2]s' 2>/dev/null; then echo direct=reached; else echo direct=failed; fi > %[1]s/net.txt
 curl -s -o /dev/null -w 'named=%%{http_code}\n' http://%[3]s/ >> %[1]s/net.txt
 curl -s --noproxy '' -w ' allowed=%%{http_code}\n' http://%[4]s/ >> %[1]s/net.txt
-echo "RALPH_STATUS: CONTINUE"
-`, out, port, named, allowedHost)
-	dir := writeRepoAt(t, filepath.Join(base, "repo"), map[string]string{
-		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 1m}\n" +
-			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
-			"network: {allow: [\"" + allowedHost + "\"]}\n",
-		"agent.sh": agent, "PROMPT.md": "# A\n", ".gitignore": ".ralph/\n",
-	})
-	for _, p := range []string{dir, out, u.home} {
-		chownTree(t, p, u)
-	}
-	t.Cleanup(func() { os.RemoveAll("/var/tmp/ralph-ci-" + strconv.Itoa(u.uid)) })
-	fd, err := syscall.Open(deleg, syscall.O_DIRECTORY|syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Close(fd)
-	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME=" + u.home, "GIT_CONFIG_NOSYSTEM=1"}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := asUser(u, fd, dir, env, bin, "--log-format", "json", "run", "--max-rotations", "1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd = withContext(ctx, cmd)
-	err = cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("ralph-ci did not end: %v\n%s", err, stderr.String())
-	}
-	t.Logf("ralph-ci ended: %v", err)
-	got, _ := os.ReadFile(filepath.Join(out, "net.txt"))
+`, dir, n.port, n.named, n.allowedHost)
+}
+
+// check fails the test unless net.txt (got) says the direct connection
+// failed, the host not listed was refused and the listed one reached,
+// and the listener on 127.0.0.1 saw nothing.
+func (n *netTargets) check(t *testing.T, got []byte, log string) {
+	t.Helper()
 	if want := "direct=failed\nnamed=403\nallowed-body allowed=200\n"; string(got) != want {
-		t.Errorf("the agent's connections: %q, want %q\n%s", got, want, stderr.String())
+		t.Errorf("the agent's connections: %q, want %q\n%s", got, want, log)
 	}
-	if n := reached.Load(); n != 0 {
-		t.Errorf("the listener on 127.0.0.1 got %d connections from the agent", n)
+	if c := n.reached.Load(); c != 0 {
+		t.Errorf("the listener on the machine's 127.0.0.1 got %d connections from the box", c)
 	}
-	contains(t, "the log", stderr.String(), "Landlock lets agents and verification commands connect over TCP to ralph-ci's proxy's port alone", `"host":"`+named+`"`)
 }
 
 // withContext is cmd, killed when ctx is done.
