@@ -65,18 +65,7 @@ const maxLeft = 64 << 20
 // record is what the git directory dir holds now.
 func record(dir string) (left, error) {
 	l := left{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if rel == "." {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
+	err := walkEntries(dir, func(p, rel string, d fs.DirEntry) error {
 		switch {
 		case d.IsDir():
 			l[rel] = nil
@@ -89,6 +78,25 @@ func record(dir string) (left, error) {
 		return nil
 	})
 	return l, err
+}
+
+// walkEntries calls fn for every entry below dir (not dir itself), with
+// its path relative to dir in slashes; an entry gone while the walk ran
+// is passed over.
+func walkEntries(dir string, fn func(p, rel string, d fs.DirEntry) error) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == "." {
+			return nil
+		}
+		return fn(p, filepath.ToSlash(rel), d)
+	})
 }
 
 // sweep makes the git directory dir hold what ralph-ci's git left there
@@ -105,18 +113,8 @@ func record(dir string) (left, error) {
 func (l left) sweep(dir string) error {
 	var errs []error
 	var extra []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if rel == "." {
-			return nil
-		}
-		want, ok := l[filepath.ToSlash(rel)]
+	err := walkEntries(dir, func(p, rel string, d fs.DirEntry) error {
+		want, ok := l[rel]
 		switch {
 		case !ok, d.IsDir() != (want == nil), !d.IsDir() && !d.Type().IsRegular():
 			extra = append(extra, p)
