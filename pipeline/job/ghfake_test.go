@@ -37,7 +37,7 @@ func onPR(t *testing.T) (*Job, *fake.Server) {
 // one status, on its head, pointing at the workflow run.
 func TestBrokenGate(t *testing.T) {
 	j, gh := onPR(t)
-	j.BrokenGate(context.Background(), errors.New("ralph.yaml:2:3: agents: field not allowed"))
+	Open(j).BrokenGate(context.Background(), errors.New("ralph.yaml:2:3: agents: field not allowed"))
 	_, statuses := gh.Snapshot()
 	if len(statuses) != 1 {
 		t.Fatalf("statuses %+v, want one", statuses)
@@ -66,7 +66,7 @@ func TestChannel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local := &Job{Stdout: &strings.Builder{}, Log: zerolog.Nop()}
+	local := Open(&Job{Stdout: &strings.Builder{}, Log: zerolog.Nop()})
 	if ch, err := local.Channel(context.Background(), p); err != nil {
 		t.Fatal(err)
 	} else if _, ok := ch.(gate.Local); !ok {
@@ -74,7 +74,7 @@ func TestChannel(t *testing.T) {
 	}
 	j, gh := onPR(t)
 	gh.SetFile(fake.BaseSHA, "ralph.yaml", cfg)
-	ch, err := j.Channel(context.Background(), p)
+	ch, err := Open(j).Channel(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -80,10 +81,12 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	ctx, sig := job.SignalContext(ctx)
 	restore := j.UseGitCredential(ctx, p.Root)
 	defer restore()
-	p, dl, err := setupDelivery(ctx, j, p, mode)
+	p, dl, err := setupDelivery(github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std()), j, p, mode)
 	if err != nil {
 		return err
 	}
+	// The branch's config's github.timeout, from here on.
+	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	if len(p.Specs) == 0 { // a fork's run that did not move to its head (not --deliver pr): no specs is an error, as anywhere
 		_, err := j.Load()
 		return err
