@@ -157,7 +157,7 @@ func Gate(ctx context.Context, j *job.Session, p *project.Project, o Options) (e
 	if onPR {
 		s := gate.Standing{Checkpoints: res, Unverified: why, Failed: derr}
 		if mode.Gate == deliver.GateOwnStatus && derr == nil {
-			s.Unverified, s.Failed = job.VerifiedEarlier(ctx, c, c.Head(), job.GateContext(p.Config))
+			s.Unverified, s.Failed = verifiedEarlier(ctx, c, c.Head(), job.GateContext(p.Config))
 		}
 		j.SetGate(ctx, p.Config, c, s)
 	}

@@ -48,7 +48,7 @@ func sweepPulls(ctx context.Context, j *job.Session, p *project.Project, wait ti
 			}
 			s := gate.Standing{Head: g.Head(), Checkpoints: res, Failed: err}
 			if err == nil {
-				s.Unverified, s.Failed = job.VerifiedEarlier(ctx, g, s.Head, job.GateContext(p.Config))
+				s.Unverified, s.Failed = verifiedEarlier(ctx, g, s.Head, job.GateContext(p.Config))
 			}
 			j.SetGate(ctx, p.Config, g, s)
 		}}.Run(ctx)
@@ -108,7 +108,7 @@ func unjudgedGate(ctx context.Context, j *job.Session, p *project.Project, n int
 		return
 	}
 	s := gate.Standing{Head: c.Head()}
-	s.Unverified, s.Failed = job.VerifiedEarlier(ctx, c, s.Head, job.GateContext(p.Config))
+	s.Unverified, s.Failed = verifiedEarlier(ctx, c, s.Head, job.GateContext(p.Config))
 	if ev, err := j.Payload(); len(s.Unverified) > 0 && err == nil && ev.Fork() {
 		s.Unverified = append(s.Unverified, fmt.Sprintf("a fork's: a maintainer comments %q", deliver.ForkRunCommand))
 	}
