@@ -108,7 +108,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 // verify-tier spec of the base gone from the head), and whether every
 // spec is verified 3/3 at the head: the state delivered for it (delivery
 // pr, delivered's rule), else ralph-ci's own earlier gate status on the
-// head (job.VerifiedEarlier). The exit code is the checkpoints', then
+// head (verifiedEarlier). The exit code is the checkpoints', then
 // delivery pr's rule.
 func Gate(ctx context.Context, j *job.Session, p *project.Project, o Options) (err error) {
 	if o.Every <= 0 {

@@ -96,7 +96,7 @@ func judged(out gate.Swept, n int) bool {
 // the gate was asked about (pull_request_target) but whose head holds no
 // checkpoint to judge: nobody ran the loop on it yet, or every checkpoint
 // is approved. It is pending while no run verified every spec at its
-// head (job.VerifiedEarlier), saying why, and how a fork's gets a run;
+// head (verifiedEarlier), saying why, and how a fork's gets a run;
 // the merge stays blocked on a status that says so, not on a missing one.
 func unjudgedGate(ctx context.Context, j *job.Session, p *project.Project, n int) {
 	c, err := j.PRChannel(p, n)
