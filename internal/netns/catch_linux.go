@@ -275,11 +275,11 @@ func addLocalRoute(family, ifindex int) error {
 	ne.PutUint16(msg[6:], unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL)
 	ne.PutUint32(msg[8:], 1) // sequence
 	rt := msg[hdr:]
-	rt[0] = byte(family)            // rtm_family; dst_len, src_len, tos 0: the default
-	rt[4] = unix.RT_TABLE_LOCAL     // rtm_table
-	rt[5] = unix.RTPROT_BOOT        // rtm_protocol
-	rt[6] = unix.RT_SCOPE_HOST      // rtm_scope
-	rt[7] = unix.RTN_LOCAL          // rtm_type
+	rt[0] = byte(family)        // rtm_family; dst_len, src_len, tos 0: the default
+	rt[4] = unix.RT_TABLE_LOCAL // rtm_table
+	rt[5] = unix.RTPROT_BOOT    // rtm_protocol
+	rt[6] = unix.RT_SCOPE_HOST  // rtm_scope
+	rt[7] = unix.RTN_LOCAL      // rtm_type
 	a := msg[hdr+rtmsg:]
 	ne.PutUint16(a[0:], attr)
 	ne.PutUint16(a[2:], unix.RTA_OIF)

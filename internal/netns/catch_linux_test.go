@@ -3,9 +3,9 @@ package netns
 import (
 	"errors"
 	"net"
-	"strconv"
 	"os/exec"
 	"slices"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
