@@ -18,7 +18,7 @@ import (
 // request would, by the local user, and records it in the state. The
 // error carries the exit code: 7 rejected, 8 escalated.
 func Answer(ctx context.Context, j *job.Session, spec string, words []string) error {
-	if pr, ok, _ := j.Env.PR.PullRequest(); ok {
+	if pr, ok, _ := j.PullRequest(); ok {
 		return exitcode.Usagef("pull request #%d: there a checkpoint is answered on the pull request, by a reply to its comment (1 or yes approves; 2 …, 3 … or any other text rejects, with your feedback) or a reaction (+1, -1); ralph-ci answer is for a laptop (docs/checkpoints.md)", pr)
 	}
 	p, err := j.Load()

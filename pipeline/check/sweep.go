@@ -28,14 +28,14 @@ func sweepPulls(ctx context.Context, j *job.Session, p *project.Project, wait ti
 	if wait > 0 {
 		j.Log.Warn().Dur("wait", wait).Msg("--wait is ignored on a schedule: each pull request is read once, the next scheduled run reads again")
 	}
-	sw, err := prchannel.NewSweeper(j.PROptions(p), p.Config, gate.RepoPrefix(p.Root))
+	sw, err := j.Sweeper(p)
 	if err != nil {
 		return err
 	}
 	var pulls gate.Pulls = sw
 	target := 0 // pull_request_target's pull request
 	if j.Env.PR.EventName == "pull_request_target" {
-		if target, _, err = j.Env.PR.PullRequest(); err != nil {
+		if target, _, err = j.PullRequest(); err != nil {
 			return err
 		}
 		pulls = onePull{sw, target}
@@ -99,9 +99,7 @@ func judged(out gate.Swept, n int) bool {
 // head (job.VerifiedEarlier), saying why, and how a fork's gets a run;
 // the merge stays blocked on a status that says so, not on a missing one.
 func unjudgedGate(ctx context.Context, j *job.Session, p *project.Project, n int) {
-	o := j.PROptions(p)
-	o.PR = n
-	c, err := prchannel.New(o)
+	c, err := j.PRChannel(p, n)
 	if err == nil {
 		err = c.ReadHead(ctx)
 	}

@@ -46,13 +46,15 @@ func (j *Job) SetGate(ctx context.Context, cfg *schema.Config, g GateKeeper, s g
 // BrokenGate sets the one status to failure on the event's pull request
 // when the config or a spec cannot be loaded (no config: its default
 // context).
-func (j *Job) BrokenGate(ctx context.Context, err error) {
-	pr, ok, perr := j.Env.PR.PullRequest()
+func (j *Session) BrokenGate(ctx context.Context, err error) {
+	pr, ok, perr := j.PullRequest()
 	if perr != nil || !ok {
 		return
 	}
-	c, cerr := prchannel.New(prchannel.Options{Env: j.Env.PR, PR: pr, Log: j.Log, Actions: j.Env.Actions, Stdout: j.Stdout})
+	repo, cerr := j.Repo()
+	var c *prchannel.Client
 	if cerr == nil {
+		c = prchannel.New(repo, prchannel.Options{Login: j.Env.PR.Login, PR: pr, Log: j.Log, Actions: j.Env.Actions, Stdout: j.Stdout})
 		cerr = c.ReadHead(ctx)
 	}
 	if cerr != nil {

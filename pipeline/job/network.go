@@ -50,14 +50,14 @@ func (n *network) ConnectOnly() int { return n.connect }
 // landlockNet is the Landlock ABI that has network rules (Linux 6.7).
 const landlockNet = 4
 
-// StartNetwork gives every process the run starts its network (see
-// docs/security.md): a box of its own with ralph-ci's proxy as the only
-// way out, the proxy holding the model APIs' keys. Without root there is
-// no box: Landlock (ABI 4) then lets the processes connect over TCP to
-// the proxy's port alone; where the kernel has neither, run refuses
-// unless cfg.Confinement is proxy-only. stop ends the proxy and lets the
-// box go.
-func (j *Job) StartNetwork(cfg schema.Network) (stop func(), err error) {
+// StartNetwork starts the network of every process the run starts, for
+// its host (HostPolicy; see docs/security.md): a box of its own with
+// ralph-ci's proxy as the only way out, the proxy holding the model APIs'
+// keys. Without root there is no box: Landlock (ABI 4) then lets the
+// processes connect over TCP to the proxy's port alone; where the kernel
+// has neither, run refuses unless cfg.Confinement is proxy-only. stop
+// ends the proxy and lets the box go.
+func (j *Job) StartNetwork(cfg schema.Network) (_ agent.Network, stop func(), err error) {
 	n := &network{}
 	box, ln, err := netns.New()
 	if err != nil {
@@ -69,11 +69,11 @@ func (j *Job) StartNetwork(cfg schema.Network) (stop func(), err error) {
 			landlock = true
 			j.Log.Info().Err(err).Int("abi", abi).Msg("network: no network box (it needs root): Landlock lets agents and verification commands connect over TCP to ralph-ci's proxy's port alone (not UDP, and not a test's own server on another port)")
 		default:
-			return nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: no network box for the agents here (%w) and no Landlock network rules (Linux 6.7): the box needs root (GitHub's hosted runners with sudo, a container job); network.confinement: proxy-only runs without one, where the keys still stay with ralph-ci's proxy but every process can connect to any host directly", err))
+			return nil, nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: no network box for the agents here (%w) and no Landlock network rules (Linux 6.7): the box needs root (GitHub's hosted runners with sudo, a container job); network.confinement: proxy-only runs without one, where the keys still stay with ralph-ci's proxy but every process can connect to any host directly", err))
 		}
 		box = nil
 		if ln, err = net.Listen("tcp4", "127.0.0.1:0"); err != nil {
-			return nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: starting the proxy: %w", err))
+			return nil, nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: starting the proxy: %w", err))
 		}
 		if landlock {
 			n.connect = ln.Addr().(*net.TCPAddr).Port
@@ -105,10 +105,8 @@ func (j *Job) StartNetwork(cfg schema.Network) (stop func(), err error) {
 		}
 	}
 	n.box, n.proxy = box, p
-	j.Host.Network = n
 	j.Log.Debug().Str("proxy", p.URL()).Bool("box", box != nil).Int("landlock_port", n.connect).Strs("allow", cfg.Allow).Msg("network: the processes reach their model APIs and the allowed hosts through ralph-ci's proxy")
-	return func() {
-		j.Host.Network = nil
+	return n, func() {
 		_ = p.Close()
 		_ = box.Close()
 	}, nil

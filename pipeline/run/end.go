@@ -22,7 +22,7 @@ import (
 func (r *ran) end(ctx context.Context, oc outcome) error {
 	code := r.finish(ctx, oc)
 	r.progress.update(ctx, oc.Rotations, oc.CostUSD, oc.Specs, &oc.State, exitcode.Of(code).Class())
-	endGate(ctx, r.s, r.p, r.ch, r.dl, exitcode.Of(code), oc.err, oc.Message, &oc.State)
+	r.endGate(ctx, exitcode.Of(code), oc)
 	return code
 }
 
@@ -66,7 +66,7 @@ func (r *ran) finish(ctx context.Context, oc outcome) error {
 // echoed in folded groups on GitHub Actions, a progress line on a
 // terminal (never on a runner, whatever it says: ::group:: blocks only).
 func engineOptions(j *job.Session, p *project.Project, o Options) engine.Options {
-	eo := engine.Options{Project: p, MaxRotations: o.MaxRotations, Log: j.Log, Version: j.Version, Host: j.Host}
+	eo := engine.Options{Project: p, MaxRotations: o.MaxRotations, Log: j.Log, Version: j.Version}
 	if bd, err := j.StateBinder(); err == nil && bd != nil {
 		eo.SpendProof = bd // the day's ledger proven by ralph-ci's own statuses
 	}

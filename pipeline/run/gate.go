@@ -16,11 +16,13 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
 
-// endGate sets the one status at the end of a run on a pull request: its
-// head is the one delivery pushed (pr mode), else the pull request's; the
-// specs count as verified there only when the loop's work was delivered
-// to it (pr mode) or the loop changed nothing the head lacks.
-func endGate(ctx context.Context, j *job.Session, p *project.Project, ch gate.Channel, dl *delivery, code exitcode.Code, runErr error, message string, st *state.State) {
+// endGate sets the one status at the end of run r, which ended with code
+// and oc, on a pull request: its head is the one delivery pushed (pr
+// mode), else the pull request's; the specs count as verified there only
+// when the loop's work was delivered to it (pr mode) or the loop changed
+// nothing the head lacks.
+func (r *ran) endGate(ctx context.Context, code exitcode.Code, oc outcome) {
+	j, p, ch, dl, st := r.s, r.p, r.ch, r.dl, &oc.State
 	g, ok := ch.(job.GateKeeper)
 	if !ok || code.Class() == "interrupted" {
 		return
@@ -30,7 +32,7 @@ func endGate(ctx context.Context, j *job.Session, p *project.Project, ch gate.Ch
 	if pushed {
 		s.Head = cmp.Or(dl.session.Head(), s.Head)
 	}
-	s.Failed = failed(code, runErr, message)
+	s.Failed = failed(code, oc.err, oc.Message)
 	var removals []plan.Spec
 	if c, ok := ch.(*prchannel.Client); ok {
 		removals = c.Removals()

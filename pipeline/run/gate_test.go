@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
@@ -127,7 +128,8 @@ func TestEndGate(t *testing.T) {
 				defer removeFile(t, root, "new.txt")
 			}
 			k := &keeper{head: "0123456789"}
-			endGate(context.Background(), job.Open(j), p, gated{keeper: k}, nil, tc.code, nil, "stopped", st)
+			r := &ran{s: job.Open(j), p: p, ch: gated{keeper: k}}
+			r.endGate(context.Background(), tc.code, outcome{Outcome: engine.Outcome{Message: "stopped", State: *st}})
 			switch {
 			case tc.want == "" && len(k.set) > 0:
 				t.Fatalf("status set: %+v, want none", k.set)
