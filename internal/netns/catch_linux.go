@@ -160,10 +160,6 @@ func (c *catcher) serveDNS(network, addr string, tell func(Escape)) error {
 	return nil
 }
 
-// snap is how much of a packet the filter keeps: the IP header (IPv6's
-// 40 bytes, IPv4's up to 60) and the TCP flags.
-const snap = 60 + 14
-
 // filter keeps what connection reads, of the packets the loopback
 // receives (not their outgoing copies): IPv4 and IPv6 TCP SYNs without
 // ACK, and UDP; the rest never leaves the kernel (the proxy's traffic,
@@ -172,31 +168,6 @@ var filter = append([]bpf.Instruction{
 	bpf.LoadExtension{Num: bpf.ExtType},
 	bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.PACKET_HOST, SkipFalse: uint8(len(ipFilter) - 1)}, // → its last: drop
 }, ipFilter...)
-
-// ipFilter is filter past the packet type, on a packet that starts with
-// its IP header: it returns snap for what it keeps and 0 for the rest;
-// its last instruction drops.
-var ipFilter = []bpf.Instruction{
-	/* 0 */ bpf.LoadAbsolute{Off: 0, Size: 1},
-	/* 1 */ bpf.ALUOpConstant{Op: bpf.ALUOpShiftRight, Val: 4},
-	/* 2 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: 6, SkipTrue: 8}, // → 11, IPv6
-	/* 3 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 4, SkipTrue: 14}, // → 18, drop
-	/* 4 */ bpf.LoadAbsolute{Off: 9, Size: 1},
-	/* 5 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.IPPROTO_UDP, SkipTrue: 11}, // → 17, keep
-	/* 6 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.IPPROTO_TCP, SkipTrue: 11}, // → 18
-	/* 7 */ bpf.LoadMemShift{Off: 0},
-	/* 8 */ bpf.LoadIndirect{Off: 13, Size: 1},
-	/* 9 */ bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0x12},
-	/* 10 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: 0x02, SkipTrue: 6, SkipFalse: 7}, // → 17 or 18
-	/* 11 */ bpf.LoadAbsolute{Off: 6, Size: 1},
-	/* 12 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.IPPROTO_UDP, SkipTrue: 4}, // → 17
-	/* 13 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.IPPROTO_TCP, SkipTrue: 4}, // → 18
-	/* 14 */ bpf.LoadAbsolute{Off: 40 + 13, Size: 1},
-	/* 15 */ bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0x12},
-	/* 16 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: 0x02, SkipFalse: 1}, // → 17 or 18
-	/* 17 */ bpf.RetConstant{Val: snap},
-	/* 18 */ bpf.RetConstant{Val: 0},
-}
 
 // watchPackets opens a packet socket on the loopback (ifindex) with
 // filter attached before it binds, so it never sees a packet the filter

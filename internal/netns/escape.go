@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/net/bpf"
 	"golang.org/x/net/dns/dnsmessage"
 )
 
@@ -120,4 +121,33 @@ func connection(pkt []byte) (e Escape, ok bool) {
 	}
 	e.Host = netip.AddrPortFrom(dst, dport).String()
 	return e, true
+}
+
+// snap is how much of a packet the filter keeps: the IP header (IPv6's
+// 40 bytes, IPv4's up to 60) and the TCP flags.
+const snap = 60 + 14
+
+// ipFilter is filter past the packet type, on a packet that starts with
+// its IP header: it returns snap for what it keeps and 0 for the rest;
+// its last instruction drops.
+var ipFilter = []bpf.Instruction{
+	/* 0 */ bpf.LoadAbsolute{Off: 0, Size: 1},
+	/* 1 */ bpf.ALUOpConstant{Op: bpf.ALUOpShiftRight, Val: 4},
+	/* 2 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: 6, SkipTrue: 8}, // → 11, IPv6
+	/* 3 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 4, SkipTrue: 14}, // → 18, drop
+	/* 4 */ bpf.LoadAbsolute{Off: 9, Size: 1},
+	/* 5 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: 17, SkipTrue: 11}, // → 17, keep
+	/* 6 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 6, SkipTrue: 11}, // → 18
+	/* 7 */ bpf.LoadMemShift{Off: 0},
+	/* 8 */ bpf.LoadIndirect{Off: 13, Size: 1},
+	/* 9 */ bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0x12},
+	/* 10 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: 0x02, SkipTrue: 6, SkipFalse: 7}, // → 17 or 18
+	/* 11 */ bpf.LoadAbsolute{Off: 6, Size: 1},
+	/* 12 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: 17, SkipTrue: 4}, // → 17
+	/* 13 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 6, SkipTrue: 4}, // → 18
+	/* 14 */ bpf.LoadAbsolute{Off: 40 + 13, Size: 1},
+	/* 15 */ bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0x12},
+	/* 16 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: 0x02, SkipFalse: 1}, // → 17 or 18
+	/* 17 */ bpf.RetConstant{Val: snap},
+	/* 18 */ bpf.RetConstant{Val: 0},
 }
