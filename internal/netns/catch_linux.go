@@ -143,11 +143,8 @@ func (c *catcher) serveDNS(network, addr string, tell func(Escape)) error {
 		buf := make([]byte, 4096)
 		for {
 			n, dst, src, err := read(buf)
-			if errors.Is(err, net.ErrClosed) {
+			if err != nil { // closed; or an error that could repeat: never spin on it
 				return
-			}
-			if err != nil {
-				continue
 			}
 			resp, name, ok := answer(buf[:n])
 			if !ok {
@@ -209,11 +206,8 @@ func (c *catcher) watchPackets(ifindex int, tell func(Escape)) error {
 					}
 				}
 			}
-			if errors.Is(err, os.ErrClosed) {
+			if err != nil { // closed; or an error that could repeat (the loopback set down): never spin on it
 				return
-			}
-			if err != nil {
-				continue
 			}
 			if e, ok := connection(buf[:n]); ok {
 				tell(e)
