@@ -79,10 +79,31 @@ func (j *Job) StartNetwork(cfg schema.Network) (_ agent.Network, stop func(), er
 			n.connect = ln.Addr().(*net.TCPAddr).Port
 		}
 	}
-	log := j.Log
+	log, named := j.Log, &hostLog{}
+	say := func(kind, host, msg string) {
+		name, noMore := named.note(kind + " " + host)
+		if name {
+			log.Warn().Str("host", host).Str("how", kind).Msg(msg)
+		}
+		if noMore {
+			log.Warn().Int("named", maxNamed).Msg("network: more hosts were refused; the log names no more this run")
+		}
+	}
 	p := modelproxy.New(ln, cfg.Allow, func(host string) {
-		log.Warn().Str("host", host).Msg("network: refused a connection to a host network.allow does not list; add it there to let the agents and verification commands reach it")
+		say("proxy", host, "network: refused a connection to a host network.allow does not list; add it there to let the agents and verification commands reach it")
 	})
+	if box != nil {
+		err := box.Catch(func(e netns.Escape) {
+			if e.Proto == "dns" {
+				say(e.Proto, e.Host, "network: a boxed process looked up a host itself, not through HTTPS_PROXY, and the lookup failed; to let it reach the host, add the host to network.allow and have the tool use HTTPS_PROXY")
+				return
+			}
+			say(e.Proto, e.Host, "network: a boxed process connected to an address directly, not through HTTPS_PROXY, and the connection failed; to let it reach the address, add it to network.allow and have the tool use HTTPS_PROXY")
+		})
+		if err != nil {
+			j.Log.Warn().Err(err).Msg("network: the box holds, but the log will not name the hosts that processes try without the proxy")
+		}
+	}
 	n.box, n.proxy = box, p
 	j.Log.Debug().Str("proxy", p.URL()).Bool("box", box != nil).Int("landlock_port", n.connect).Strs("allow", cfg.Allow).Msg("network: the processes reach their model APIs and the allowed hosts through ralph-ci's proxy")
 	return n, func() {
