@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
@@ -25,7 +26,7 @@ func Answer(ctx context.Context, j *job.Session, spec string, words []string) er
 	if err != nil {
 		return err
 	}
-	sp, ok := job.FindSpec(p, spec)
+	sp, ok := findSpec(p, spec)
 	if !ok {
 		return exitcode.Usagef("%s: no such spec (ralph-ci check lists them)", spec)
 	}
@@ -61,4 +62,14 @@ func localUser() string {
 		return u.Username
 	}
 	return "local"
+}
+
+// findSpec finds a spec by path (as check lists it) or id.
+func findSpec(p *project.Project, name string) (plan.Spec, bool) {
+	for _, sp := range p.Specs {
+		if sp.Path == name || sp.ID == name {
+			return sp, true
+		}
+	}
+	return plan.Spec{}, false
 }

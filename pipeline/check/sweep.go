@@ -48,7 +48,7 @@ func sweepPulls(ctx context.Context, j *job.Session, p *project.Project, wait ti
 			}
 			s := gate.Standing{Head: g.Head(), Checkpoints: res, Failed: err}
 			if err == nil {
-				s.Unverified, s.Failed = job.VerifiedEarlier(ctx, g, s.Head, job.GateContext(p.Config))
+				s.Unverified, s.Failed = verifiedEarlier(ctx, g, s.Head, job.GateContext(p.Config))
 			}
 			j.SetGate(ctx, p.Config, g, s)
 		}}.Run(ctx)
@@ -96,7 +96,7 @@ func judged(out gate.Swept, n int) bool {
 // the gate was asked about (pull_request_target) but whose head holds no
 // checkpoint to judge: nobody ran the loop on it yet, or every checkpoint
 // is approved. It is pending while no run verified every spec at its
-// head (job.VerifiedEarlier), saying why, and how a fork's gets a run;
+// head (verifiedEarlier), saying why, and how a fork's gets a run;
 // the merge stays blocked on a status that says so, not on a missing one.
 func unjudgedGate(ctx context.Context, j *job.Session, p *project.Project, n int) {
 	c, err := j.PRChannel(p, n)
@@ -108,7 +108,7 @@ func unjudgedGate(ctx context.Context, j *job.Session, p *project.Project, n int
 		return
 	}
 	s := gate.Standing{Head: c.Head()}
-	s.Unverified, s.Failed = job.VerifiedEarlier(ctx, c, s.Head, job.GateContext(p.Config))
+	s.Unverified, s.Failed = verifiedEarlier(ctx, c, s.Head, job.GateContext(p.Config))
 	if ev, err := j.Payload(); len(s.Unverified) > 0 && err == nil && ev.Fork() {
 		s.Unverified = append(s.Unverified, fmt.Sprintf("a fork's: a maintainer comments %q", deliver.ForkRunCommand))
 	}

@@ -55,7 +55,7 @@ func Plan(ctx context.Context, j *job.Session, o PlanOptions) error {
 	}
 	fmt.Fprintln(j.Stdout, string(raw))
 	if out := j.Env.Actions.Output; out != "" {
-		if err := job.AppendOutputs(out, []actions.Output{{Name: "matrix", Value: string(raw)}, {Name: "shards", Value: strconv.Itoa(len(planned))}}); err != nil {
+		if err := actions.AppendOutputs(out, []actions.Output{{Name: "matrix", Value: string(raw)}, {Name: "shards", Value: strconv.Itoa(len(planned))}}); err != nil {
 			return err
 		}
 	}

@@ -41,7 +41,7 @@ func (r *ran) finish(ctx context.Context, oc outcome) error {
 	if derr != nil {
 		j.Log.Error().Err(derr).Msg("delivery: the pull request or the outputs failed")
 	}
-	job.PrintRows(j.Stdout, engine.Rows(out.Specs, out.State))
+	engine.PrintRows(j.Stdout, engine.Rows(out.Specs, out.State))
 	e := exitcode.RunEnd{Engine: out.Code, EngineErr: err, Delivery: derr, Signal: sig.Code()}
 	code := e.Code()
 	e.Reports = writeReports(ctx, j, p, out.Report, code, o.JUnit, o.JSON)

@@ -64,6 +64,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	if err != nil {
 		return err
 	}
+	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	mode, err := job.DeliveryMode(o.Deliver, p.Config)
 	if err != nil {
 		return err
@@ -80,12 +81,10 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	ctx, sig := job.SignalContext(ctx)
 	restore := j.UseGitCredential(ctx, p.Root)
 	defer restore()
-	p, dl, err := setupDelivery(github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std()), j, p, mode)
+	p, dl, err := setupDelivery(ctx, j, p, mode)
 	if err != nil {
 		return err
 	}
-	// The branch's config's github.timeout, from here on.
-	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	if len(p.Specs) == 0 { // a fork's run that did not move to its head (not --deliver pr): no specs is an error, as anywhere
 		_, err := j.Load()
 		return err
@@ -102,16 +101,16 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	defer stopNetwork()
 	eo := engineOptions(j, p, o)
 	eo.Host = j.RunHost(job.HostPolicy{Box: box, Network: network, Config: p.Config, Fork: fork})
+	if m.Shard == "" { // a shard's checkpoints wait for the integration
+		if eo.Checkpoints, err = j.Channel(ctx, p); err != nil {
+			return err
+		}
+	}
 	eo.Shard, eo.Integration = m.Shard, m.Integrate
 	if dl == nil { // a delivered state comes from its own ref, never from the checkout
 		eo.UntrustedState = state.Committed(ctx, p.Root)
 	} else {
 		eo.Deliverer = dl.session
-	}
-	if m.Shard == "" { // a shard's checkpoints wait for the integration
-		if eo.Checkpoints, err = j.Channel(ctx, p); err != nil {
-			return err
-		}
 	}
 	progress := newProgressComment(j, p, eo.Checkpoints, o.MaxRotations, o.ProgressEvery)
 	if progress != nil {
