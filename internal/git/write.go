@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Store writes objects into the object store of a checkout, as loose
@@ -23,11 +24,9 @@ import (
 // few objects here costs a tenth of a millisecond.
 //
 // A loose object's file is named by the hash of its content and holds it
-// compressed: what git reads back is what ralph-ci wrote, whatever the
-// repository's configuration says. Its folder is made again if it is not a
-// folder (a link the agent planted there is not followed), and the file is
-// written beside and renamed into place, replacing what the agent may have
-// put at that name.
+// compressed, whatever the repository's configuration says. Its folder is
+// made again if it is not a folder (a link the agent planted there is not
+// followed), and the file is written beside and renamed into place.
 type Store struct {
 	objects string // the checkout's object store
 	idLen   int    // 40 (sha1) or 64 (sha256)
@@ -52,30 +51,52 @@ func OpenStore(dir string) (*Store, error) {
 }
 
 // Write writes an object of type typ ("blob", "tree", "commit") and
-// returns its id.
+// returns its id. An object already in the store (a file at its name) is
+// not written again, as git does: a file there the agent put with other
+// content makes the push fail (origin checks every object against its id),
+// it cannot change what the id names.
 func (s *Store) Write(typ string, content []byte) (string, error) {
 	id := ObjectID(typ, content, s.idLen)
+	dir := filepath.Join(s.objects, id[:2])
+	fi, err := os.Lstat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		if err := os.Remove(dir); err != nil {
+			return "", fmt.Errorf("write object %s: %w", id, err)
+		}
+		fallthrough
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("write object %s: %w", id, err)
+		}
+	case err != nil:
+		return "", fmt.Errorf("write object %s: %w", id, err)
+	}
+	file := filepath.Join(dir, id[2:])
+	if fi, err := os.Lstat(file); err == nil && fi.Mode().IsRegular() {
+		return id, nil
+	}
 	var z bytes.Buffer
-	w, _ := zlib.NewWriterLevel(&z, zlib.BestSpeed) // git's core.looseCompression
+	w := zlibs.Get().(*zlib.Writer) // a new one allocates about 1 MB
+	defer zlibs.Put(w)
+	w.Reset(&z)
 	fmt.Fprintf(w, "%s %d\x00", typ, len(content))
 	_, _ = w.Write(content)
 	if err := w.Close(); err != nil {
 		return "", err
 	}
-	dir := filepath.Join(s.objects, id[:2])
-	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
-		if err := os.Remove(dir); err != nil {
-			return "", fmt.Errorf("write object %s: %w", id, err)
-		}
-	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("write object %s: %w", id, err)
-	}
-	if err := writeAtomic(filepath.Join(dir, id[2:]), z.Bytes()); err != nil {
+	if err := writeAtomic(file, z.Bytes()); err != nil {
 		return "", fmt.Errorf("write object %s: %w", id, err)
 	}
 	return id, nil
 }
+
+// zlibs are compressors at git's level for loose objects
+// (core.looseCompression: the fastest).
+var zlibs = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return w
+}}
 
 // Files writes a tree holding files (slash-separated paths, regular files
 // of mode 100644, with the folders their paths name) and returns its id.

@@ -3,6 +3,7 @@ package job
 import (
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 
 	"github.com/ralph-ci/ralph-ci/internal/modelproxy"
@@ -80,8 +81,11 @@ func (j *Job) StartNetwork(cfg schema.Network) (_ agent.Network, stop func(), er
 		}
 	}
 	log, named := j.Log, &hostLog{}
+	if conf, err := os.ReadFile("/etc/resolv.conf"); err == nil { // the boxed processes' too
+		named.search = searchDomains(string(conf))
+	}
 	say := func(kind, host, msg string) {
-		name, noMore := named.note(kind + " " + host)
+		name, noMore := named.note(kind, host)
 		if name {
 			log.Warn().Str("host", host).Str("how", kind).Msg(msg)
 		}
