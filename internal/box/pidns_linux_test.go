@@ -194,7 +194,10 @@ exit 3`
 	if eerr != nil {
 		t.Fatal(eerr)
 	}
-	read := func(n string) string { raw, _ := os.ReadFile(filepath.Join(dir, n)); return strings.TrimSpace(string(raw)) }
+	read := func(n string) string {
+		raw, _ := os.ReadFile(filepath.Join(dir, n))
+		return strings.TrimSpace(string(raw))
+	}
 	if code := cmd.ProcessState.ExitCode(); code != 3 {
 		t.Errorf("the shepherd exited %d (%v), want the command's 3", code, err)
 	}
