@@ -18,8 +18,11 @@ import (
 	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
 
-// capSysAdmin is CAP_SYS_ADMIN from <linux/capability.h>.
-const capSysAdmin = 21
+// CAP_SYS_ADMIN and CAP_SETPCAP from <linux/capability.h>.
+const (
+	capSysAdmin = 21
+	capSetpcap  = 8
+)
 
 // pidnsRun makes the PID-namespace boxes of a run: how each start gets
 // a PID namespace of its own.
@@ -40,7 +43,7 @@ func openPIDNS(exe string) (*pidnsRun, error) {
 	}
 	r := &pidnsRun{userns: !hasCap(capSysAdmin), uid: os.Geteuid(), gid: os.Getegid()}
 	cmd := exec.Command(exe)
-	cmd.Args = shepherd.ProbeArgs()
+	cmd.Args = shepherd.ProbeArgs(r.idmap())
 	cmd.Env = []string{}
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	r.prepare(cmd.SysProcAttr)
@@ -75,21 +78,25 @@ func hasCap(c uint) bool {
 
 // prepare makes attr start its process as the first of a new PID
 // namespace, in a mount namespace of its own (where the shepherd mounts
-// the namespace's /proc); in the user namespace when r.userns, where a
-// non-root shepherd keeps CAP_SYS_ADMIN for that mount as an ambient
-// capability (it drops it before it starts the command).
+// the namespace's /proc); in a new user namespace too when r.userns,
+// where the shepherd gets CAP_SYS_ADMIN (for its maps and the mount) and
+// CAP_SETPCAP (for unroot, when it is root) as ambient capabilities, and
+// maps its ids itself (idmap): it drops them all before it starts the
+// command.
 func (r *pidnsRun) prepare(attr *syscall.SysProcAttr) {
 	attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
+	if r.userns {
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		attr.AmbientCaps = []uintptr{capSysAdmin, capSetpcap}
+	}
+}
+
+// idmap is the shepherd's InPIDNS idmap: "UID:GID" in a user namespace.
+func (r *pidnsRun) idmap() string {
 	if !r.userns {
-		return
+		return "-"
 	}
-	attr.Cloneflags |= syscall.CLONE_NEWUSER
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: r.uid, HostID: r.uid, Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: r.gid, HostID: r.gid, Size: 1}}
-	attr.GidMappingsEnableSetgroups = false
-	if r.uid != 0 {
-		attr.AmbientCaps = []uintptr{capSysAdmin}
-	}
+	return strconv.Itoa(r.uid) + ":" + strconv.Itoa(r.gid)
 }
 
 // box makes the box of one start: the pipe its shepherd reports on.
@@ -123,7 +130,7 @@ func (n *nsBox) prepare(cmd *exec.Cmd) error {
 	n.run.prepare(cmd.SysProcAttr)
 	cmd.SysProcAttr.PidFD = &n.pidfd
 	cmd.ExtraFiles = []*os.File{n.w} // shepherd.ReportFD
-	cmd.Args = shepherd.InPIDNS(cmd.Args)
+	cmd.Args = shepherd.InPIDNS(cmd.Args, n.run.idmap())
 	return nil
 }
 

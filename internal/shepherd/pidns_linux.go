@@ -28,10 +28,14 @@ const reportMax = 60 << 10
 // write its report. A shepherd that is not root there (a user namespace
 // mapping only ralph-ci's own uid, where CAP_SYS_ADMIN came to it as an
 // ambient capability for the mount) then drops every capability of the
-// thread that starts the command: the command gets none.
-func firstProcess() (*os.File, error) {
+// thread that starts the command: the command gets none. idmap is
+// InPIDNS's.
+func firstProcess(idmap string) (*os.File, error) {
 	if os.Getpid() != 1 {
 		return nil, errors.New("it is not PID 1: it has no PID namespace of its own")
+	}
+	if err := mapIDs(idmap); err != nil {
+		return nil, err
 	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(ReportFD, &st); err != nil {
@@ -56,16 +60,48 @@ func firstProcess() (*os.File, error) {
 
 // probe is the shepherd of ProbeArgs: can it be a namespace's first
 // process here?
-func probe() int {
+func probe(idmap string) int {
 	if os.Getpid() != 1 {
 		say(Name + ": it is not PID 1: it has no PID namespace of its own")
 		return 127
 	}
-	if err := ownProc(); err != nil {
+	err := mapIDs(idmap)
+	if err == nil {
+		err = ownProc()
+	}
+	if err != nil {
 		say(Name + ": " + err.Error())
 		return 127
 	}
 	return 0
+}
+
+// mapIDs maps, in the user namespace this shepherd was started in,
+// its uid and gid (idmap "UID:GID", as they are outside) to themselves;
+// "-" maps nothing (no user namespace of its own). The process itself
+// writes the maps: its parent, ralph-ci, is not dumpable, so its
+// children's /proc files (uid_map among them) are root's until they
+// exec, and a non-root ralph-ci cannot write them; the kernel lets a
+// process with CAP_SYS_ADMIN in the namespace (an ambient capability
+// here) map its own ids alone.
+func mapIDs(idmap string) error {
+	if idmap == "-" {
+		return nil
+	}
+	uid, gid, ok := bytes.Cut([]byte(idmap), []byte(":"))
+	if !ok {
+		return errors.New("bad id map " + idmap)
+	}
+	for _, w := range []struct{ file, data string }{
+		{"/proc/self/setgroups", "deny"}, // before gid_map, for a process without CAP_SETGID outside
+		{"/proc/self/uid_map", string(uid) + " " + string(uid) + " 1"},
+		{"/proc/self/gid_map", string(gid) + " " + string(gid) + " 1"},
+	} {
+		if err := os.WriteFile(w.file, []byte(w.data), 0); err != nil {
+			return errors.New("mapping its ids in its user namespace: " + err.Error())
+		}
+	}
+	return nil
 }
 
 // ownProc mounts a /proc of this process's PID namespace over /proc, in

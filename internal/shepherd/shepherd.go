@@ -72,16 +72,18 @@ func WithConnect(args []string, port string) []string {
 // when the command ends it lists what is left there into the descriptor
 // [ReportFD], kills it all and exits; the kernel then kills whatever
 // forked in between, and its parent's wait for it returns only once the
-// namespace is empty.
-func InPIDNS(args []string) []string {
-	return append([]string{args[0], pidnsFlag}, args[1:]...)
+// namespace is empty. idmap is "UID:GID" when the namespaces were made
+// in a new user namespace that the shepherd maps (its uid and gid to
+// themselves, as the one process that may), "-" when not.
+func InPIDNS(args []string, idmap string) []string {
+	return append([]string{args[0], pidnsFlag, idmap}, args[1:]...)
 }
 
 // ProbeArgs is the command line of a shepherd that only checks that it
-// can be a namespace's first process (InPIDNS) and exits 0, or 127 with
-// the reason on stderr: internal/box starts it once to learn whether
-// the kernel gives a PID namespace here.
-func ProbeArgs() []string { return []string{Name, probeFlag} }
+// can be a namespace's first process (InPIDNS, with idmap) and exits 0,
+// or 127 with the reason on stderr: internal/box starts it once to learn
+// whether the kernel gives a PID namespace here.
+func ProbeArgs(idmap string) []string { return []string{Name, probeFlag, idmap} }
 
 // ReportFD is the descriptor on which a shepherd of InPIDNS lists the
 // processes it killed, one "PID COMM" line each (PIDs of its namespace).
@@ -92,12 +94,12 @@ const (
 	probeFlag = "-pidns-probe"
 )
 
-// cutPIDNS takes a leading -pidns off the shepherd's arguments.
-func cutPIDNS(args []string) (bool, []string) {
-	if len(args) > 0 && args[0] == pidnsFlag {
-		return true, args[1:]
+// cutPIDNS takes a leading "-pidns IDMAP" off the shepherd's arguments.
+func cutPIDNS(args []string) (ns bool, idmap string, rest []string) {
+	if len(args) > 1 && args[0] == pidnsFlag {
+		return true, args[1], args[2:]
 	}
-	return false, args
+	return false, "", args
 }
 
 // cutConnect takes a leading "-connect PORT" off the shepherd's

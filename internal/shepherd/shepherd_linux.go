@@ -24,10 +24,10 @@ const (
 // status: the command's, or 127 when it could not start. The command's
 // path is the one ralph-ci resolved: the shepherd does not search PATH.
 func Main(args []string) int {
-	if len(args) == 1 && args[0] == probeFlag {
-		return probe()
+	if len(args) == 2 && args[0] == probeFlag {
+		return probe(args[1])
 	}
-	ns, args := cutPIDNS(args)
+	ns, idmap, args := cutPIDNS(args)
 	port, args := cutConnect(args)
 	grace, deny, argv, err := parseArgs(args)
 	if err != nil || port < 0 {
@@ -37,7 +37,7 @@ func Main(args []string) int {
 	var report *os.File // the first process of a PID namespace reports there
 	if ns {
 		var err error
-		if report, err = firstProcess(); err != nil {
+		if report, err = firstProcess(idmap); err != nil {
 			say(Name + ": cannot be the first process of a PID namespace: " + err.Error())
 			return 127
 		}
