@@ -249,3 +249,71 @@ exec setpriv --reuid="$U" --regid="$G" --clear-groups "$BIN" run --max-rotations
 		}
 	}
 }
+
+// hangSh ignores SIGTERM and runs until killed.
+const hangSh = `trap "" TERM HUP
+while :; do sleep 0.1; done
+`
+
+// TestPIDNSBoxEndsWhenRalphDies: ralph-ci, as the user of
+// TestPIDNSBoxKeepsEscapesFromTheToken, is killed with SIGKILL while its
+// agent runs and has left a setsid'd process behind, both ignoring
+// SIGTERM. The shepherd gets its parent-death signal, and after the
+// grace period its namespace ends: nothing of the agent outlives the
+// run, with no later run to clean up (no cgroup is left to sweep).
+func TestPIDNSBoxEndsWhenRalphDies(t *testing.T) {
+	n := newNSUser(t, "rcpnk")
+	out := filepath.Join(n.base, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "hang.sh"), []byte(hangSh), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := writeRepoAt(t, filepath.Join(n.base, "repo"), map[string]string{
+		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 5m}\n" +
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
+		"agent.sh": `cat > /dev/null
+setsid sh "$OUT/hang.sh" < /dev/null > /dev/null 2>&1 &
+echo > "$OUT/started"
+exec sh "$OUT/hang.sh"
+`, "PROMPT.md": "# A\n", ".gitignore": ".ralph/\n",
+	})
+	chownTree(t, dir, n.u)
+	chownTree(t, out, n.u)
+	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME=" + n.u.home, "TMPDIR=" + n.tmp, "OUT=" + out, "GIT_CONFIG_NOSYSTEM=1"}
+	cmd := asUser(n.u, -1, dir, env, n.bin, "--log-format", "json", "run", "--max-rotations", "1")
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() {
+		for _, pid := range processesNaming(out) { // a guard, should the box fail
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(out, "started")); err == nil && len(processesNaming(out)) >= 2 {
+			break // the agent and its survivor run hang.sh
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			<-done
+			t.Fatalf("the agent did not start:\n%s", log.String())
+		}
+	}
+	_ = cmd.Process.Kill()
+	<-done
+	if !strings.Contains(log.String(), `"kind":"pidns"`) {
+		t.Fatalf("the run was not boxed in a PID namespace:\n%s", log.String())
+	}
+	// The shepherd waits its grace period (10 s) for SIGTERM to work.
+	for deadline := time.Now().Add(60 * time.Second); len(processesNaming(out)) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes of the agent outlived ralph-ci by a minute: %v", processesNaming(out))
+		}
+	}
+}
