@@ -79,7 +79,7 @@ type Environment struct {
 
 // Box is the config's box section.
 type Box struct {
-	// Mode is auto, cgroup or off (internal/box's modes).
+	// Mode is auto, cgroup, pidns or off (internal/box's modes).
 	Mode string `json:"mode"`
 }
 
