@@ -123,89 +123,116 @@ func (n *nsUser) own(t *testing.T, w *ciWorld, out string) {
 // the log names what the box killed.
 func TestPIDNSBoxKeepsEscapesFromTheToken(t *testing.T) {
 	n := newNSUser(t, "rcpns")
-	header := base64.StdEncoding.EncodeToString([]byte("x-access-token:test-token"))
-	const runs = 2
 	for _, e := range nsEscapes {
-		for run := 1; run <= runs; run++ {
-			t.Run(e.name+"/"+strconv.Itoa(run), func(t *testing.T) {
-				out := filepath.Join(t.TempDir(), "out")
-				if err := os.Mkdir(out, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				for name, body := range map[string]string{"escape.sh": e.script, "steal.sh": stealSh, "chase.sh": chaseSh, "look.sh": lookSh} {
-					if err := os.WriteFile(filepath.Join(out, name), []byte(body), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				w := newCIWorld(t, n.bin, escapeFiles(), httpOrigin)
-				var mu sync.Mutex
-				var aliveAtGit []string
-				w.OnRequest = func(r *http.Request) {
-					if left := processesNaming(out); len(left) > 0 {
-						mu.Lock()
-						aliveAtGit = append(aliveAtGit, r.Method+" "+r.URL.Path+": "+strconv.Itoa(len(left))+" processes of the attack alive")
-						mu.Unlock()
-					}
-				}
-				w.extraEnv = append(w.extraEnv, "OUT="+out, "WHERE="+e.where, "HEADER_A="+header[:10], "HEADER_B="+header[10:],
-					"HOME="+n.u.home, "TMPDIR="+n.tmp)
-				w.job("", "")
-				w.extraEnv = append(w.extraEnv, "WORK="+w.dir)
-				n.own(t, w, out)
-				ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-				defer cancel()
-				cmd, stdout, stderr := w.command(ctx, "--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3")
-				cmd.Env = tokenInFile(t, cmd.Env)
-				for _, kv := range cmd.Env {
-					if f, ok := strings.CutPrefix(kv, "RALPH_TOKEN_FILE="); ok {
-						chownTree(t, filepath.Dir(f), n.u)
-						_ = os.Chmod(filepath.Dir(filepath.Dir(f)), 0o755)
-					}
-				}
-				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(n.u.uid), Gid: uint32(n.u.gid), Groups: []uint32{}}}
-				_ = cmd.Run()
-				left := processesNaming(out)
-				for _, pid := range left {
-					_ = syscall.Kill(pid, syscall.SIGKILL)
-				}
-				log, _ := os.ReadFile(filepath.Join(out, "log"))
-				t.Logf("exit %d; the attack said: %s", cmd.ProcessState.ExitCode(), log)
-				if !strings.Contains(stderr.String(), `"kind":"pidns"`) || !strings.Contains(stderr.String(), `"user_namespace":true`) {
-					t.Fatalf("the run was not boxed in a PID namespace through a user namespace:\n%s\n%s", stdout, stderr)
-				}
-				if code := cmd.ProcessState.ExitCode(); code != 0 {
-					t.Errorf("exit %d, want 0:\n%s\n%s", code, stdout, stderr)
-				}
-				if stolen, _ := os.ReadFile(filepath.Join(out, "stolen")); len(stolen) > 0 {
-					t.Errorf("the escaped process read the token:\n%s", stolen)
-				}
-				mu.Lock()
-				if len(aliveAtGit) > 0 {
-					t.Errorf("processes of the attack were alive when ralph-ci's git reached the origin: %v", aliveAtGit)
-				}
-				mu.Unlock()
-				if pushes := w.Pushes(); len(pushes) == 0 {
-					t.Errorf("ralph-ci pushed nothing: the origin saw %v", w.Requests)
-				}
-				if len(left) > 0 {
-					t.Errorf("processes of the attack outlived the run: %v", left)
-				}
-				if !strings.Contains(stderr.String(), "box: killed the processes that outlived their command") {
-					t.Errorf("the log names no process the box killed:\n%s\n%s", stdout, stderr)
-				}
-				if !strings.HasPrefix(e.name, "16 fork-chasing chains") { // the chains' pids change as they run
-					pids, _ := os.ReadFile(filepath.Join(out, "pids"))
-					for _, pid := range strings.Fields(string(pids)) {
-						if !strings.Contains(stderr.String(), `"killed":"`+pid+" (") && !strings.Contains(stderr.String(), ", "+pid+" (") {
-							t.Errorf("the log does not name the stealer %s:\n%s", pid, stderr)
-						}
-					}
-				}
-				if !strings.Contains(string(log), "killed shepherd 1: 0") {
-					t.Errorf("the attack did not kill its shepherd, PID 1 of its namespace: %s", log)
-				}
-			})
+		for run := 1; run <= 2; run++ {
+			t.Run(e.name+"/"+strconv.Itoa(run), func(t *testing.T) { nsEscape(t, e.where, e.script, n) })
 		}
+	}
+}
+
+// TestPIDNSBoxAsRoot: the same escapes where ralph-ci is root and asks
+// for the PID namespace (run --box pidns): it makes each namespace with
+// CLONE_NEWPID, in its network box, and the shepherd empties root's
+// capabilities as in the cgroup box. One run of each class.
+func TestPIDNSBoxAsRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	for _, e := range nsEscapes {
+		t.Run(e.name, func(t *testing.T) { nsEscape(t, e.where, e.script, nil) })
+	}
+}
+
+// nsEscape runs one escape (script, from where) through the binary in
+// the PID-namespace box: as n (the fallback of box.mode auto), or as
+// root with run --box pidns when n is nil.
+func nsEscape(t *testing.T, where, script string, n *nsUser) {
+	header := base64.StdEncoding.EncodeToString([]byte("x-access-token:test-token"))
+	out := filepath.Join(t.TempDir(), "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"escape.sh": script, "steal.sh": stealSh, "chase.sh": chaseSh, "look.sh": lookSh} {
+		if err := os.WriteFile(filepath.Join(out, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin, args := ralphBinary(t), []string{"--log-format", "json", "run", "--box", "pidns", "--deliver", "pr", "--max-rotations", "3"}
+	if n != nil {
+		bin, args = n.bin, []string{"--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3"}
+	}
+	w := newCIWorld(t, bin, escapeFiles(), httpOrigin)
+	var mu sync.Mutex
+	var aliveAtGit []string
+	w.OnRequest = func(r *http.Request) {
+		if left := processesNaming(out); len(left) > 0 {
+			mu.Lock()
+			aliveAtGit = append(aliveAtGit, r.Method+" "+r.URL.Path+": "+strconv.Itoa(len(left))+" processes of the attack alive")
+			mu.Unlock()
+		}
+	}
+	w.extraEnv = append(w.extraEnv, "OUT="+out, "WHERE="+where, "HEADER_A="+header[:10], "HEADER_B="+header[10:])
+	if n != nil {
+		w.extraEnv = append(w.extraEnv, "HOME="+n.u.home, "TMPDIR="+n.tmp)
+	}
+	w.job("", "")
+	w.extraEnv = append(w.extraEnv, "WORK="+w.dir)
+	if n != nil {
+		n.own(t, w, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd, stdout, stderr := w.command(ctx, args...)
+	cmd.Env = tokenInFile(t, cmd.Env)
+	if n != nil {
+		for _, kv := range cmd.Env {
+			if f, ok := strings.CutPrefix(kv, "RALPH_TOKEN_FILE="); ok {
+				chownTree(t, filepath.Dir(f), n.u)
+				_ = os.Chmod(filepath.Dir(filepath.Dir(f)), 0o755)
+			}
+		}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(n.u.uid), Gid: uint32(n.u.gid), Groups: []uint32{}}}
+	}
+	_ = cmd.Run()
+	left := processesNaming(out)
+	for _, pid := range left {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	log, _ := os.ReadFile(filepath.Join(out, "log"))
+	t.Logf("exit %d; the attack said: %s", cmd.ProcessState.ExitCode(), log)
+	if !strings.Contains(stderr.String(), `"kind":"pidns"`) || !strings.Contains(stderr.String(), `"user_namespace":`+strconv.FormatBool(n != nil)) {
+		t.Fatalf("the run was not boxed in a PID namespace (through a user namespace: %v):\n%s\n%s", n != nil, stdout, stderr)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit %d, want 0:\n%s\n%s", code, stdout, stderr)
+	}
+	if stolen, _ := os.ReadFile(filepath.Join(out, "stolen")); len(stolen) > 0 {
+		t.Errorf("the escaped process read the token:\n%s", stolen)
+	}
+	mu.Lock()
+	if len(aliveAtGit) > 0 {
+		t.Errorf("processes of the attack were alive when ralph-ci's git reached the origin: %v", aliveAtGit)
+	}
+	mu.Unlock()
+	if pushes := w.Pushes(); len(pushes) == 0 {
+		t.Errorf("ralph-ci pushed nothing: the origin saw %v", w.Requests)
+	}
+	if len(left) > 0 {
+		t.Errorf("processes of the attack outlived the run: %v", left)
+	}
+	if !strings.Contains(stderr.String(), "box: killed the processes that outlived their command") {
+		t.Errorf("the log names no process the box killed:\n%s\n%s", stdout, stderr)
+	}
+	if !strings.Contains(script, "chase.sh") { // the chains' pids change as they run
+		pids, _ := os.ReadFile(filepath.Join(out, "pids"))
+		for _, pid := range strings.Fields(string(pids)) {
+			if !strings.Contains(stderr.String(), `"killed":"`+pid+" (") && !strings.Contains(stderr.String(), ", "+pid+" (") {
+				t.Errorf("the log does not name the stealer %s:\n%s", pid, stderr)
+			}
+		}
+	}
+	if !strings.Contains(string(log), "killed shepherd 1: 0") {
+		t.Errorf("the attack did not kill its shepherd, PID 1 of its namespace: %s", log)
 	}
 }
 

@@ -37,7 +37,8 @@ func (j *Session) Channel(ctx context.Context, p *project.Project) (gate.Channel
 }
 
 // PRChannel is the channel of pull request pr (p's config says who may
-// approve: see PROptions), on the job's one GitHub client.
+// approve: see PROptions; nil for none loaded), on the job's one GitHub
+// client.
 func (j *Session) PRChannel(p *project.Project, pr int) (*prchannel.Client, error) {
 	repo, err := j.Repo()
 	if err != nil {
@@ -62,6 +63,9 @@ func (j *Session) Sweeper(p *project.Project) (*prchannel.Sweeper, error) {
 // may approve comes from the base commit's config unless the loaded one
 // lies outside the checkout (gate.ApprovalConfig).
 func (j *Job) PROptions(p *project.Project) prchannel.Options {
+	if p == nil {
+		return prchannel.Options{Login: j.Env.PR.Login, Log: j.Log, Actions: j.Env.Actions, Stdout: j.Stdout}
+	}
 	files, trusted := gate.ApprovalConfig(p.Root, p.ConfigPath, j.Config == "")
 	if trusted {
 		j.Log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
