@@ -11,6 +11,12 @@
 // after the grace period. Nothing depends on the processes' cooperation
 // or environment.
 //
+// Where internal/box makes a PID namespace for the start (InPIDNS), the
+// shepherd is its PID 1: it mounts the namespace's /proc, and when the
+// command's main process exits (or the grace period after SIGTERM ends)
+// it names what is left on a descriptor of ralph-ci's and exits, and the
+// kernel kills the rest of the namespace.
+//
 // The shepherd runs from this package's init, so that a binary that
 // links it becomes the shepherd when started as [Name], whatever its main
 // does, and before most of its package inits: ralph-ci links CUE, YAML,
