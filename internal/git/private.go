@@ -28,6 +28,13 @@ func privateFor(c Checkout) (*private, error) {
 	privMu.Lock()
 	defer privMu.Unlock()
 	if p, ok := privates[c.Top]; ok {
+		if !sameDir(c.GitDir, p.gitDir) || !sameDir(c.CommonDir, p.commonDir) {
+			// The agent swapped .git for a link or a "gitdir:" file: git
+			// would read and write (the state's pack, the index, fetched
+			// objects) in a repository of its choosing, outside the work
+			// tree.
+			return nil, fmt.Errorf("%s's git directory is not the one ralph-ci started with (%s): refusing to use it", c.Top, c.GitDir)
+		}
 		return p, nil
 	}
 	dir, err := makePrivateDir(c.Top)
@@ -35,6 +42,12 @@ func privateFor(c Checkout) (*private, error) {
 		return nil, fmt.Errorf("ralph-ci's own git directory: %w", err)
 	}
 	p := &private{dir: dir}
+	if p.gitDir, err = os.Stat(c.GitDir); err != nil {
+		return nil, err
+	}
+	if p.commonDir, err = os.Stat(c.CommonDir); err != nil {
+		return nil, err
+	}
 	for _, d := range []string{"refs/heads", "refs/tags", "info"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			return nil, err
@@ -70,6 +83,12 @@ func privateFor(c Checkout) (*private, error) {
 	}
 	privates[c.Top] = p
 	return p, nil
+}
+
+// sameDir tells whether dir is the folder pinned was.
+func sameDir(dir string, pinned fs.FileInfo) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && os.SameFile(fi, pinned)
 }
 
 // makePrivateDir makes a git directory of ralph-ci's own, outside the

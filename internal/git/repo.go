@@ -103,6 +103,9 @@ func readSmall(path string) ([]byte, error) { return safefile.Read(path, 64<<10)
 type private struct {
 	mu  sync.Mutex
 	dir string
+	// gitDir and commonDir are the checkout's git directories at the
+	// first use: they must not change.
+	gitDir, commonDir fs.FileInfo
 	// config is the configuration file's content, written before each use.
 	config []byte
 	// exclude is info/exclude: the checkout's, as it was at the first use.

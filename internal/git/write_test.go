@@ -1,6 +1,7 @@
 package git
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -107,5 +108,49 @@ func TestStoreFollowsNoPlantedLink(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(dir, ".git", "config")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestAgentSwapsTheGitFolder: the agent replaces the checkout's .git,
+// after ralph-ci's first use of it, by a "gitdir:" file or a link naming
+// another repository (one outside the work tree, which Landlock or its
+// own user keeps it from writing): neither Store nor a git command
+// follows it, so nothing of ralph-ci's (a state pack, the index, fetched
+// objects) is written there, and nothing is read from there.
+func TestAgentSwapsTheGitFolder(t *testing.T) {
+	for _, how := range []string{"gitdir file", "link"} {
+		t.Run(how, func(t *testing.T) {
+			dir := repo(t)
+			if _, err := Open(dir); err != nil {
+				t.Fatal(err)
+			}
+			other := t.TempDir()
+			person(t, other, "init", "-q")
+			dotGit := filepath.Join(dir, ".git")
+			if err := os.Rename(dotGit, filepath.Join(dir, "moved")); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if how == "link" {
+				err = os.Symlink(filepath.Join(other, ".git"), dotGit)
+			} else {
+				err = os.WriteFile(dotGit, []byte("gitdir: "+filepath.Join(other, ".git")+"\n"), 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := OpenStore(dir); err == nil {
+				t.Error("OpenStore took the other repository")
+			}
+			if out, err := Run(context.Background(), dir, "read-tree", "--empty"); err == nil {
+				t.Errorf("git ran in the other repository: %s", out)
+			}
+			if entries, _ := os.ReadDir(filepath.Join(other, ".git", "objects", "pack")); len(entries) != 0 {
+				t.Errorf("written into the other repository: %v", entries)
+			}
+			if _, err := os.Lstat(filepath.Join(other, ".git", "index")); err == nil {
+				t.Error("an index was written into the other repository")
+			}
+		})
 	}
 }
