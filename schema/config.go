@@ -81,6 +81,8 @@ type Environment struct {
 type Box struct {
 	// Mode is auto, cgroup or off (internal/box's modes).
 	Mode string `json:"mode"`
+	// User is auto, off or a user's name (internal/agentuser).
+	User string `json:"user"`
 }
 
 // StageNames lists the stages in the order they run.

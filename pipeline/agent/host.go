@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"github.com/ralph-ci/ralph-ci/internal/box"
 	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
@@ -53,6 +54,10 @@ type Host struct {
 	// Killed, when set, is told what emptying a process's box had to
 	// kill (the processes that outlived it), naming the command.
 	Killed func(command string, killed []box.Proc, err error)
+	// User, when not nil, is the user of the agent's own every process
+	// runs as (internal/agentuser), with its HOME; the work tree is lent
+	// to it before each start.
+	User *agentuser.Run
 }
 
 // AddSecrets adds values to mask in every output read afterwards.
@@ -104,6 +109,9 @@ func (h *Host) prepare(inv Invocation) (argv, env []string, err error) {
 		job = append(job, h.Keys...)
 	}
 	env = BuildEnv(job, h.policy(inv.Pass, inv.Remove), inv.Env)
+	if h != nil && h.User != nil {
+		env = UserEnv(env, inv.Env, h.User.Name, h.User.Home)
+	}
 	if h == nil || h.Network == nil {
 		return inv.Argv, env, nil
 	}
@@ -166,3 +174,4 @@ func (h *Host) emptied(command string, killed []box.Proc, err error) {
 		h.Killed(command, killed, err)
 	}
 }
+

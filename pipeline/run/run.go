@@ -77,6 +77,11 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 		return err
 	}
 	defer unbox()
+	unuser, err := j.UseUser(p.Config.Box.User, p.Root)
+	if err != nil {
+		return err
+	}
+	defer unuser()
 	ctx, sig := job.SignalContext(ctx)
 	restore := j.UseGitCredential(ctx, p.Root)
 	defer restore()

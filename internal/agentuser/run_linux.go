@@ -1,0 +1,113 @@
+package agentuser
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Works: Linux runs processes as another user (ralph-ci as root).
+const Works = true
+
+// Run is what one run gives the agent's user, taken back by Close.
+type Run struct {
+	User
+	// Home is the user's HOME for the run, fresh and its own.
+	Home string
+	// Tree is the work tree, lent to the user before each start.
+	Tree string
+	// Owner and Group are the tree's owner and group, which get it back.
+	Owner, Group int
+
+	mu     sync.Mutex
+	grants []grant
+}
+
+// Open prepares a run of u on the work tree tree: its HOME, a way down
+// to the tree, the HOME and each folder of reach (the job's PATH), and
+// the tree's owner recorded. A tree owned by u already (a run killed
+// before its end left it so) goes back to the owner of the folder above
+// it.
+func Open(u User, tree string, reach []string) (*Run, error) {
+	tree, err := filepath.Abs(tree)
+	if err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(tree, &st); err != nil {
+		return nil, fmt.Errorf("the work tree: %w", err)
+	}
+	if int(st.Uid) == u.UID {
+		if err := unix.Stat(filepath.Dir(tree), &st); err != nil {
+			return nil, err
+		}
+	}
+	r := &Run{User: u, Tree: tree, Owner: int(st.Uid), Group: int(st.Gid)}
+	home, err := os.MkdirTemp("", "ralph-ci-home-")
+	if err != nil {
+		return nil, fmt.Errorf("the agent's HOME: %w", err)
+	}
+	r.Home = home
+	if err := os.Chown(home, u.UID, u.GID); err != nil {
+		os.RemoveAll(home)
+		return nil, fmt.Errorf("the agent's HOME: %w", err)
+	}
+	r.grants, err = searchable(u.UID, u.GID, append([]string{tree, home}, reach...)...)
+	if err != nil {
+		_ = r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Granted lists the folders that got a search-only ACL entry.
+func (r *Run) Granted() []string {
+	var dirs []string
+	for _, g := range r.grants {
+		dirs = append(dirs, g.dir)
+	}
+	return dirs
+}
+
+// Lend gives every entry of the work tree to the user (before a start:
+// what ralph-ci and its git wrote since the last one is root's). It
+// returns how many entries changed.
+func (r *Run) Lend() (int, error) {
+	if r == nil {
+		return 0, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return chownTree(r.Tree, r.UID, r.GID, true)
+}
+
+// Close gives the work tree back to its owner, removes the HOME and the
+// ACL entries. Call it once every boxed process is gone.
+func (r *Run) Close() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var errs []error
+	if _, err := chownTree(r.Tree, r.Owner, r.Group, false); err != nil {
+		errs = append(errs, fmt.Errorf("giving the work tree back to uid %d: %w", r.Owner, err))
+	}
+	if r.Home != "" && strings.HasPrefix(filepath.Base(r.Home), "ralph-ci-home-") {
+		if err := os.RemoveAll(r.Home); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for i := len(r.grants) - 1; i >= 0; i-- {
+		if err := r.grants[i].undo(); err != nil {
+			errs = append(errs, fmt.Errorf("removing the ACL entry of %s: %w", r.grants[i].dir, err))
+		}
+	}
+	r.grants = nil
+	return errors.Join(errs...)
+}
