@@ -227,6 +227,9 @@ func plantInRalphsGitFolder(t *testing.T, plants []string) {
 	bin := ralphBinary(t)
 	files := maps.Clone(ciRepoFiles)
 	files["agent.sh"] = plantAgent
+	// box.user off: the agent's user of its own cannot reach the folder;
+	// the sweep is tested without it.
+	files["ralph.yaml"] += "box: {user: off}\n"
 	out := t.TempDir()
 	log := filepath.Join(out, "canary.log")
 	if err := os.WriteFile(filepath.Join(out, "canary"), []byte(strings.Replace(canary, "%s", log, 1)), 0o755); err != nil {
@@ -313,6 +316,7 @@ func TestTwoRunsOfOneUser(t *testing.T) {
 	bin := ralphBinary(t)
 	files := maps.Clone(ciRepoFiles)
 	files["agent.sh"] = crossAgent
+	files["ralph.yaml"] += "box: {user: off}\n" // Landlock without the agent's user of its own, which keeps them apart by uid too
 	sync := t.TempDir()
 	worlds := map[string]*ciWorld{"a": newCIWorld(t, bin, files, httpOrigin), "b": newCIWorld(t, bin, files, httpOrigin)}
 	for me, w := range worlds {

@@ -32,7 +32,8 @@ echo "RALPH_STATUS: CONTINUE"
 `
 	dir := writeRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 1m}\n" +
-			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
+			"box: {user: off}\n", // Landlock alone: the agent's user of its own would deny it by uid
 		"agent.sh": agent, "PROMPT.md": "# A\n", ".gitignore": ".ralph/\n",
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -13,6 +14,28 @@ import (
 
 // Works: Linux runs processes as another user (ralph-ci as root).
 const Works = true
+
+// homePrefix names the agent's HOMEs in the temporary folder:
+// homePrefix + ralph-ci's PID + "-" + a random part.
+const homePrefix = "ralph-ci-home-"
+
+// removeStaleHomes removes the HOMEs of ralph-ci runs that are gone (a
+// run killed with SIGKILL leaves its own).
+func removeStaleHomes() {
+	entries, _ := os.ReadDir(os.TempDir())
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), homePrefix)
+		pid, _, ok2 := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || !ok2 || err != nil || !e.IsDir() || n == os.Getpid() {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + pid); err == nil {
+			continue // its ralph-ci still runs
+		}
+		_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+	}
+}
 
 // Run is what one run gives the agent's user, taken back by Close.
 type Run struct {
@@ -48,7 +71,8 @@ func Open(u User, tree string, reach []string) (*Run, error) {
 		}
 	}
 	r := &Run{User: u, Tree: tree, Owner: int(st.Uid), Group: int(st.Gid)}
-	home, err := os.MkdirTemp("", "ralph-ci-home-")
+	removeStaleHomes()
+	home, err := os.MkdirTemp("", homePrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, fmt.Errorf("the agent's HOME: %w", err)
 	}
@@ -98,7 +122,7 @@ func (r *Run) Close() error {
 	if _, err := chownTree(r.Tree, r.Owner, r.Group, false); err != nil {
 		errs = append(errs, fmt.Errorf("giving the work tree back to uid %d: %w", r.Owner, err))
 	}
-	if r.Home != "" && strings.HasPrefix(filepath.Base(r.Home), "ralph-ci-home-") {
+	if r.Home != "" && strings.HasPrefix(filepath.Base(r.Home), homePrefix) {
 		if err := os.RemoveAll(r.Home); err != nil {
 			errs = append(errs, err)
 		}
