@@ -10,6 +10,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/ralph-ci/ralph-ci/internal/ghevent"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 )
 
 // MergeGroup is a merge_group event: the temporary commit a merge queue
@@ -22,17 +23,14 @@ type MergeGroup struct {
 
 var reQueueRef = regexp.MustCompile(`/pr-([0-9]+)-[0-9a-f]+$`)
 
-// MergeGroup reads the event's merge_group; ok is false on another event.
-func (e Env) MergeGroup() (MergeGroup, bool, error) {
-	if e.EventName != "merge_group" || e.EventPath == "" {
+// MergeGroupOf is the merge group of ev, the job's event read from
+// path; ok is false on another event.
+func MergeGroupOf(ev ghevent.Event, path string) (MergeGroup, bool, error) {
+	if ev.Name != "merge_group" {
 		return MergeGroup{}, false, nil
 	}
-	ev, err := ghevent.Read(e.EventName, e.EventPath)
-	if err != nil {
-		return MergeGroup{}, false, err
-	}
 	if !reSHA.MatchString(ev.MergeGroup.HeadSHA) {
-		return MergeGroup{}, false, fmt.Errorf("the merge_group event %s has no head_sha", e.EventPath)
+		return MergeGroup{}, false, fmt.Errorf("the merge_group event %s has no head_sha", path)
 	}
 	mg := MergeGroup{MergeGroup: ev.MergeGroup}
 	if m := reQueueRef.FindStringSubmatch(mg.HeadRef); m != nil {
@@ -82,4 +80,26 @@ func (c *Client) CommitsOf(ctx context.Context, pr, max int) ([]string, error) {
 	}
 	slices.Reverse(shas)
 	return shas[:min(max, len(shas))], nil
+}
+
+// maxQueueCommits bounds the older commits of a pull request looked for
+// in a merge group (one compare each).
+const maxQueueCommits = 20
+
+// OlderIn tells whether the group holds an older commit of pr (its head
+// moved since the group was made).
+func (c *Client) OlderIn(ctx context.Context, pr gate.Pull, group string) (bool, error) {
+	commits, err := c.CommitsOf(ctx, pr.Number, maxQueueCommits)
+	if err != nil {
+		return false, err
+	}
+	for _, sha := range commits {
+		if sha == pr.Head {
+			continue
+		}
+		if in, err := c.Contains(ctx, sha, group); err != nil || in {
+			return in, err
+		}
+	}
+	return false, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/schema"
@@ -71,15 +71,30 @@ func TestGateRefusesNoInterval(t *testing.T) {
 	}
 }
 
-// TestUsedAgents: the agents of enabled stages and of the layers, once
-// each, in order.
-func TestUsedAgents(t *testing.T) {
-	cfg := &schema.Config{}
-	cfg.Stages.Coder.Enabled, cfg.Stages.Coder.Agents = true, []string{"a", "b"}
-	cfg.Stages.Reviewer.Enabled, cfg.Stages.Reviewer.Agents = false, []string{"off"}
-	cfg.Stages.Tester.Enabled, cfg.Stages.Tester.Agents = true, []string{"b"}
-	cfg.Layers.Judge, cfg.Layers.Review.Agent = "judge", "a"
-	if got, want := usedAgents(cfg), []string{"a", "b", "judge"}; !slices.Equal(got, want) {
-		t.Errorf("usedAgents = %q, want %q", got, want)
+// gateOn is a gate that answers GateOn with a state and a description.
+type gateOn struct{ state, desc string }
+
+func (g gateOn) Gate(context.Context, string, string, string, gate.Verdict) error { return nil }
+func (g gateOn) GateOn(context.Context, string, string) (string, string, error) {
+	return g.state, g.desc, nil
+}
+func (g gateOn) Head() string { return "head" }
+
+// TestVerifiedEarlier: ralph-ci's own status says a head is verified when
+// it is success or names every spec verified.
+func TestVerifiedEarlier(t *testing.T) {
+	for _, tc := range []struct {
+		g    gateOn
+		want bool
+	}{
+		{gateOn{gate.Success, ""}, true},
+		{gateOn{gate.Pending, gate.VerifiedNote + " at abc; awaiting approval: a"}, true},
+		{gateOn{gate.Pending, "not verified 3/3"}, false},
+		{gateOn{"", ""}, false},
+	} {
+		why, err := verifiedEarlier(context.Background(), tc.g, "head", "ralph-ci")
+		if err != nil || (len(why) == 0) != tc.want {
+			t.Errorf("%+v: why %q (%v), want verified %v", tc.g, why, err, tc.want)
+		}
 	}
 }

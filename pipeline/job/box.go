@@ -8,13 +8,21 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 )
 
-// UseBox opens the box every agent, verification command, judge and
-// reviewer runs in (internal/box) and hands it to the Host: flag is
-// run --box ("" for the config's box.mode, config). Where the kernel
-// gives no box and the mode is not off, it refuses with an error that
-// says why and how to opt out. A log line says what holds. The returned
-// function removes the run's boxes (call it once the loop is done).
-func (j *Job) UseBox(flag, config string) (func(), error) {
+// Box is the box a run opened (OpenBox) for the host it builds
+// (HostPolicy): the kernel's boxes, none when off, and who is told what
+// emptying one had to kill.
+type Box struct {
+	Boxes  *box.Boxes
+	Killed func(command string, killed []box.Proc, err error)
+}
+
+// OpenBox opens the box every agent, verification command, judge and
+// reviewer runs in (internal/box), for the run's host: flag is run --box
+// ("" for the config's box.mode, config). Where the kernel gives no box
+// and the mode is not off, it refuses with an error that says why and
+// how to opt out. A log line says what holds. The returned function
+// removes the run's boxes (call it once the loop is done).
+func (j *Job) OpenBox(flag, config string) (Box, func(), error) {
 	mode := box.Mode(config)
 	if flag != "" {
 		mode = box.Mode(flag)
@@ -23,15 +31,18 @@ func (j *Job) UseBox(flag, config string) (func(), error) {
 		mode = box.Auto
 	}
 	if !slices.Contains(box.Modes, mode) {
-		return func() {}, exitcode.Usagef("box mode %q: want one of auto, cgroup, off", mode)
+		return Box{}, func() {}, exitcode.Usagef("box mode %q: want one of auto, cgroup, pidns, off", mode)
 	}
-	b, err := box.Open(mode)
+	b, err := box.Open(mode, j.Host.Shepherd)
 	if err != nil {
-		return func() {}, exitcode.New(exitcode.Failure, fmt.Errorf("box: %w; %s", err, box.OptOut))
+		return Box{}, func() {}, exitcode.New(exitcode.Failure, fmt.Errorf("box: %w; %s; %s", err, box.Ways, box.OptOut))
 	}
 	switch b.Kind() {
 	case box.Off:
 		j.Log.Warn().Msg("box: off (" + box.OptOut[len("to run without one, "):] + ")")
+	case box.PIDNS:
+		j.Log.Info().Str("kind", string(b.Kind())).Bool("user_namespace", b.UserNS()).
+			Msg("box: every agent, verification command, judge and reviewer runs in a PID namespace of its own (no cgroup could be had), whose first process is ralph-ci's shepherd: when it ends, the kernel kills everything in it before ralph-ci goes on; no_new_privs")
 	default:
 		if b.Sudo() {
 			j.Log.Info().Str("cgroup", b.Where()).
@@ -40,8 +51,7 @@ func (j *Job) UseBox(flag, config string) (func(), error) {
 		j.Log.Info().Str("kind", string(b.Kind())).Str("cgroup", b.Where()).
 			Msg("box: every agent, verification command, judge and reviewer runs in a cgroup of its own, emptied (cgroup.kill) before ralph-ci goes on; no_new_privs")
 	}
-	j.Host.Boxes = b
-	j.Host.Killed = func(command string, killed []box.Proc, err error) {
+	killed := func(command string, killed []box.Proc, err error) {
 		if len(killed) > 0 {
 			j.Log.Warn().Str("command", command).Int("count", len(killed)).Str("killed", box.Names(killed)).
 				Msg("box: killed the processes that outlived their command")
@@ -50,10 +60,10 @@ func (j *Job) UseBox(flag, config string) (func(), error) {
 			j.Log.Error().Err(err).Str("command", command).Msg("box: could not empty the box")
 		}
 	}
-	return func() {
+	return Box{Boxes: b, Killed: killed}, func() {
 		left, err := b.Close()
 		if len(left) > 0 || err != nil {
-			j.Host.Killed("ralph-ci", left, err)
+			killed("ralph-ci", left, err)
 		}
 	}, nil
 }

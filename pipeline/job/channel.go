@@ -3,28 +3,24 @@ package job
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
-	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 )
 
 // Channel is where checkpoints go: the pull request of the GitHub
 // Actions event when there is one, else the terminal.
-func (j *Job) Channel(ctx context.Context, p *project.Project) (gate.Channel, error) {
-	pr, ok, err := j.Env.PR.PullRequest()
+func (j *Session) Channel(ctx context.Context, p *project.Project) (gate.Channel, error) {
+	pr, ok, err := j.PullRequest()
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return gate.Local{Root: p.Root, Out: j.Stdout}, nil
 	}
-	o := j.PROptions(p)
-	o.PR = pr
-	c, err := prchannel.New(o)
+	c, err := j.PRChannel(p, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -36,19 +32,45 @@ func (j *Job) Channel(ctx context.Context, p *project.Project) (gate.Channel, er
 	// pull request moved it (the channel's RaiseTiers). Before anything
 	// uses the tiers (run's loop, the gate).
 	c.RaiseTiers(ctx, p.Specs, gate.RepoPrefix(p.Root))
-	keepRaised(p)
+	p.KeepVerify()
 	return c, nil
+}
+
+// PRChannel is the channel of pull request pr (p's config says who may
+// approve: see PROptions; nil for none loaded), on the job's one GitHub
+// client.
+func (j *Session) PRChannel(p *project.Project, pr int) (*prchannel.Client, error) {
+	repo, err := j.Repo()
+	if err != nil {
+		return nil, err
+	}
+	o := j.PROptions(p)
+	o.PR = pr
+	return prchannel.New(repo, o), nil
+}
+
+// Sweeper is the repository side of check off a single pull request (a
+// schedule, a merge group), on the job's one GitHub client.
+func (j *Session) Sweeper(p *project.Project) (*prchannel.Sweeper, error) {
+	repo, err := j.Repo()
+	if err != nil {
+		return nil, err
+	}
+	return prchannel.NewSweeper(repo, j.PROptions(p), p.Config, gate.RepoPrefix(p.Root)), nil
 }
 
 // PROptions are the options of a pull request's channel (PR aside): who
 // may approve comes from the base commit's config unless the loaded one
 // lies outside the checkout (gate.ApprovalConfig).
 func (j *Job) PROptions(p *project.Project) prchannel.Options {
+	if p == nil {
+		return prchannel.Options{Login: j.Env.PR.Login, Log: j.Log, Actions: j.Env.Actions, Stdout: j.Stdout}
+	}
 	files, trusted := gate.ApprovalConfig(p.Root, p.ConfigPath, j.Config == "")
 	if trusted {
 		j.Log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
 	}
-	return prchannel.Options{Env: j.Env.PR, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
+	return prchannel.Options{Login: j.Env.PR.Login, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
 		DefaultTier: p.Config.Specs.DefaultTier, Specs: p.Config.Specs, Log: j.Log, Actions: j.Env.Actions, Stdout: j.Stdout}
 }
 
@@ -59,37 +81,17 @@ func (j *Job) PROptions(p *project.Project) prchannel.Options {
 // (the tiers still fail closed).
 func (j *Job) baseDiscovery(ctx context.Context, p *project.Project, c *prchannel.Client) error {
 	base, ok := c.BaseSpecs(ctx)
-	own := p.Config.Specs
-	if !ok || (slices.Equal(base.Dirs, own.Dirs) && base.Prompt == own.Prompt) {
+	if !ok {
 		return nil
 	}
-	j.Log.Warn().Strs("dirs", own.Dirs).Strs("base_dirs", base.Dirs).Str("prompt", own.Prompt).Str("base_prompt", base.Prompt).
-		Msg("the pull request's own specs.dirs and specs.prompt are ignored: which specs exist is decided with the config on its base commit, so that a pull request cannot hide a spec from the gate")
-	if p.Loader == nil {
-		p.Loader = &project.Loader{Root: p.Root, Config: p.Config, Only: p.Only}
-	}
-	p.Loader.UseSpecs(base)
-	specs, problems, err := p.Loader.Load()
-	if err == nil && len(problems) > 0 {
-		err = problems
+	own := p.Config.Specs
+	again, err := p.Rediscover(base)
+	if again {
+		j.Log.Warn().Strs("dirs", own.Dirs).Strs("base_dirs", base.Dirs).Str("prompt", own.Prompt).Str("base_prompt", base.Prompt).
+			Msg("the pull request's own specs.dirs and specs.prompt are ignored: which specs exist is decided with the config on its base commit, so that a pull request cannot hide a spec from the gate")
 	}
 	if err != nil {
 		return exitcode.New(exitcode.Usage, fmt.Errorf("the specs as the base commit's config discovers them: %w", err))
 	}
-	p.Specs = specs
 	return nil
-}
-
-// keepRaised makes every later load of p's specs keep the tiers the
-// channel raised (a run loads them again between rotations).
-func keepRaised(p *project.Project) {
-	if p.Loader == nil {
-		return
-	}
-	p.Loader.Verify = map[string]bool{}
-	for _, sp := range p.Specs {
-		if sp.Tier == plan.TierVerify {
-			p.Loader.Verify[sp.Path] = true
-		}
-	}
 }
