@@ -185,4 +185,3 @@ func (h *Host) emptied(command string, killed []box.Proc, err error) {
 		h.Killed(command, killed, err)
 	}
 }
-

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/e2e"
+	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 )
 
