@@ -77,7 +77,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 		return err
 	}
 	defer unbox()
-	unuser, err := j.UseUser(p.Config.Box.User, p.Root)
+	user, unuser, err := j.UseUser(p.Config.Box.User, p.Root)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	}
 	defer stopNetwork()
 	eo := engineOptions(j, p, o)
-	eo.Host = j.RunHost(job.HostPolicy{Box: box, Network: network, Config: p.Config, Fork: fork})
+	eo.Host = j.RunHost(job.HostPolicy{Box: box, Network: network, Config: p.Config, Fork: fork, User: user})
 	if m.Shard == "" { // a shard's checkpoints wait for the integration
 		if eo.Checkpoints, err = j.Channel(ctx, p); err != nil {
 			return err
