@@ -151,7 +151,9 @@ func TestPIDNSBoxAsRoot(t *testing.T) {
 func nsEscape(t *testing.T, where, script string, n *nsUser) {
 	header := base64.StdEncoding.EncodeToString([]byte("x-access-token:test-token"))
 	out := filepath.Join(t.TempDir(), "out")
-	if err := os.Mkdir(out, 0o755); err != nil {
+	if n == nil { // as root, the agent runs as its own user (box.user)
+		out = agentDir(t)
+	} else if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for name, body := range map[string]string{"escape.sh": script, "steal.sh": stealSh, "chase.sh": chaseSh, "look.sh": lookSh} {
