@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -29,17 +28,15 @@ type aclEntry struct {
 	id        uint32
 }
 
-// grant is a search-only ACL entry given to a folder, with what undoes it.
+// grant is a search-only ACL entry given to a folder.
 type grant struct {
-	dir  string
-	old  []byte // the ACL before, nil for none
-	mode uint32 // the mode before (an ACL's mask is the group bits)
+	dir string
 }
 
 // searchable gives uid (of group gid) a way down to each path: every
 // folder from / to the path (the path included when it is a folder) that
 // uid may not search gets a search-only ACL entry. Folders it may search
-// already are left alone. It returns the grants made, to undo.
+// already are left alone. It returns the grants made.
 func searchable(uid, gid int, paths ...string) ([]grant, error) {
 	seen := map[string]bool{}
 	var grants []grant
@@ -89,7 +86,7 @@ func canSearch(st unix.Stat_t, uid, gid int) bool {
 
 // grantSearch adds a search-only entry for uid to dir's ACL.
 func grantSearch(dir string, mode uint32, uid int) (grant, error) {
-	g := grant{dir: dir, mode: mode}
+	g := grant{dir: dir}
 	entries, err := readACL(dir)
 	switch {
 	case errors.Is(err, unix.ENODATA):
@@ -100,8 +97,6 @@ func grantSearch(dir string, mode uint32, uid int) (grant, error) {
 		}
 	case err != nil:
 		return g, err
-	default:
-		g.old, _ = getXattr(dir)
 	}
 	found := false
 	for i, e := range entries {
@@ -142,33 +137,6 @@ func grantSearch(dir string, mode uint32, uid int) (grant, error) {
 		return g, fmt.Errorf("setting an ACL entry: %w", err)
 	}
 	return g, nil
-}
-
-// undo puts the folder's ACL and mode back.
-func (g grant) undo() error {
-	var err error
-	if g.old != nil {
-		err = unix.Setxattr(g.dir, aclXattr, g.old, 0)
-	} else if e := unix.Removexattr(g.dir, aclXattr); e != nil && !errors.Is(e, unix.ENODATA) {
-		err = e
-	}
-	return errors.Join(err, os.Chmod(g.dir, os.FileMode(g.mode&0o777)|modeBits(g.mode)))
-}
-
-// modeBits are the setuid, setgid and sticky bits of a raw mode as
-// os.FileMode's.
-func modeBits(m uint32) os.FileMode {
-	var f os.FileMode
-	if m&unix.S_ISUID != 0 {
-		f |= os.ModeSetuid
-	}
-	if m&unix.S_ISGID != 0 {
-		f |= os.ModeSetgid
-	}
-	if m&unix.S_ISVTX != 0 {
-		f |= os.ModeSticky
-	}
-	return f
 }
 
 func getXattr(p string) ([]byte, error) {

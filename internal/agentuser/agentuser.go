@@ -18,8 +18,9 @@
 //   - a way down to the tree, its HOME and the job's PATH: a folder
 //     above them the user may not search (a root-only /root, a test's
 //     0700 temporary folder) gets a search-only ACL entry for the user
-//     (no listing: what lies below keeps its own modes), removed at the
-//     end.
+//     (no listing: what lies below keeps its own modes). It stays: runs
+//     share those folders, and one run's end must not cut another's
+//     agent off.
 package agentuser
 
 import (

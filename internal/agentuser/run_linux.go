@@ -110,8 +110,11 @@ func (r *Run) Lend() (int, error) {
 	return chownTree(r.Tree, r.UID, r.GID, true)
 }
 
-// Close gives the work tree back to its owner, removes the HOME and the
-// ACL entries. Call it once every boxed process is gone.
+// Close gives the work tree back to its owner and removes the HOME. Call
+// it once every boxed process is gone. The search-only ACL entries stay:
+// runs on one machine share the folders above their trees (/root, a
+// temporary folder), and removing an entry at one run's end would cut
+// another run's agent off from its tree.
 func (r *Run) Close() error {
 	if r == nil {
 		return nil
@@ -127,11 +130,5 @@ func (r *Run) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	for i := len(r.grants) - 1; i >= 0; i-- {
-		if err := r.grants[i].undo(); err != nil {
-			errs = append(errs, fmt.Errorf("removing the ACL entry of %s: %w", r.grants[i].dir, err))
-		}
-	}
-	r.grants = nil
 	return errors.Join(errs...)
 }
