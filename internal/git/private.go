@@ -30,26 +30,29 @@ func privateFor(c Checkout) (*private, error) {
 	if p, ok := privates[c.Top]; ok {
 		return p, nil
 	}
-	dir, err := makePrivateDir(c.Top)
+	dir, held, err := makePrivateDir(c.Top)
 	if err != nil {
 		return nil, fmt.Errorf("ralph-ci's own git directory: %w", err)
 	}
-	p := &private{dir: dir}
+	p := &private{dir: dir, held: held}
 	for _, d := range []string{"refs/heads", "refs/tags", "info"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			p.remove()
 			return nil, err
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o600); err != nil {
+		p.remove()
 		return nil, err
 	}
 	p.config = renderConfig(nil, "")
 	if err := os.WriteFile(filepath.Join(dir, "config"), p.config, 0o600); err != nil {
+		p.remove()
 		return nil, err
 	}
 	settings, err := readConfigFile(dir, filepath.Join(c.CommonDir, "config"))
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		p.remove()
 		return nil, fmt.Errorf("read the settings of %s: %w", c.Top, err)
 	}
 	p.config = renderConfig(settings, settings["remote.origin.url"])
@@ -65,7 +68,7 @@ func privateFor(c Checkout) (*private, error) {
 		}
 	}
 	if p.left, err = record(dir); err != nil {
-		_ = os.RemoveAll(dir)
+		p.remove()
 		return nil, err
 	}
 	privates[c.Top] = p
@@ -73,16 +76,21 @@ func privateFor(c Checkout) (*private, error) {
 }
 
 // makePrivateDir makes a git directory of ralph-ci's own, outside the
-// work tree top, in ralph-ci's folder (see PrivateBase).
-func makePrivateDir(top string) (string, error) {
+// work tree top, in ralph-ci's folder (see PrivateBase), held by this
+// process (see makeHeldDir). The first time this process uses a folder,
+// it removes the git directories there of runs that are gone (sweepGone).
+func makePrivateDir(top string) (string, *os.File, error) {
 	if privBase == "" || within(privBase, top) {
 		base, err := makeBase(top)
 		if err != nil {
-			return "", err
+			return "", nil, err
+		}
+		if base != privBase {
+			sweepGone(base)
 		}
 		privBase = base
 	}
-	return os.MkdirTemp(privBase, "git-")
+	return makeHeldDir(privBase)
 }
 
 // makeBase makes ralph-ci's folder for its git directories (one per
