@@ -6,11 +6,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
-	"github.com/ralph-ci/ralph-ci/pipeline/matrix"
+	"github.com/ralph-ci/ralph-ci/pipeline/run"
 )
 
 func newPlanCommand(opts *GlobalOptions) *cobra.Command {
-	var o matrix.PlanOptions
+	var o run.PlanOptions
 	cmd := &cobra.Command{
 		Use:   "plan --shards N",
 		Short: "Split the specs into the shards of a CI matrix",
@@ -30,7 +30,7 @@ the matrix is also the step output "matrix".`,
 			if !cmd.Flags().Changed("shards") {
 				return &exitcode.UsageError{Err: errors.New("plan needs --shards N: how many jobs of the CI matrix to split the specs into (ralph-ci plan --shards 4)")}
 			}
-			return matrix.Plan(cmd.Context(), opts.session(), o)
+			return run.Plan(cmd.Context(), opts.session(), o)
 		}),
 	}
 	cmd.Flags().IntVar(&o.Shards, "shards", 0, "split the specs into at most `N` shards")
