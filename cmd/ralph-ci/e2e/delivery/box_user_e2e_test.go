@@ -53,21 +53,8 @@ echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
 echo "RALPH_STATUS: DONE"
 `
 
-// agentDir is a folder of the test's that the agent's user may write:
-// under the system's temporary folder (which everyone may enter), mode
-// 0777, removed when the test ends.
-func agentDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "ralph-ci-agent-out-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// agentDir is e2e.AgentDir: a folder the agent's user may write.
+func agentDir(t *testing.T) string { return e2e.AgentDir(t) }
 
 // The boxed agent of a ralph-ci run as root, as the user of its own the
 // box gives it: every attempt on ralph-ci (its environment, its memory,

@@ -165,6 +165,7 @@ fi
 func TestDeliveryPushRace(t *testing.T) {
 	files := maps.Clone(e2e.CIRepoFiles)
 	files["agent.sh"] = raceAgent
+	files["ralph.yaml"] += "box: {user: off}\n" // the agent kills ralph-ci, which only ralph-ci's own user may
 	bin := e2e.RalphBinary(t)
 	person := append([]string{"RACE_AT=2"}, ghorigin.PersonEnv...)
 	t.Run("rebased and counted", func(t *testing.T) {

@@ -77,8 +77,13 @@ func (w *PRWorld) StartGitHub(baseConfig string) {
 	t := w.T
 	gh := t.TempDir()
 	w.Event, w.Summary, w.Output = filepath.Join(gh, "event.json"), filepath.Join(gh, "summary.md"), filepath.Join(gh, "output.txt")
-	w.Prompts = filepath.Join(gh, "prompts")
-	if err := os.Mkdir(w.Prompts, 0o755); err != nil {
+	// The agent writes there: as root, ralph-ci runs it as its own user
+	// (box.user), which may not enter the test's 0700 folders.
+	w.Prompts = filepath.Join(AgentDir(t), "prompts")
+	if err := os.Mkdir(w.Prompts, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(w.Prompts, 0o777); err != nil {
 		t.Fatal(err)
 	}
 	w.SetEvent("pull_request.opened.json")
@@ -273,4 +278,21 @@ func Contains(t *testing.T, what, s string, subs ...string) {
 			t.Errorf("%s lacks %q:\n%s", what, sub, s)
 		}
 	}
+}
+
+// AgentDir is a folder of the test's that the agent's user of its own
+// (box.user, where ralph-ci runs as root) may write: under the system's
+// temporary folder (which everyone may enter), mode 0777, removed when
+// the test ends.
+func AgentDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ralph-ci-agent-out-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
