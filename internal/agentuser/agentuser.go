@@ -71,3 +71,15 @@ func Pick(setting string, euid int) (string, error) {
 	}
 	return setting, nil
 }
+
+// Toolchains are the variables that point a process with another HOME at
+// toolchains ralph-ci's HOME (home) holds and a user reads without
+// writing: rustup's toolchains (~/.rustup: RUSTUP_HOME), when it exists
+// and the job sets none. exists tells whether a folder exists.
+func Toolchains(home string, set func(string) bool, exists func(string) bool) []string {
+	var env []string
+	if home != "" && !set("RUSTUP_HOME") && exists(home+"/.rustup") {
+		env = append(env, "RUSTUP_HOME="+home+"/.rustup")
+	}
+	return env
+}

@@ -12,6 +12,7 @@ type Run struct {
 	User
 	Home, Tree   string
 	Owner, Group int
+	Env          []string
 }
 
 // Ensure fails here.

@@ -25,3 +25,17 @@ func TestPick(t *testing.T) {
 		}
 	}
 }
+
+func TestToolchains(t *testing.T) {
+	exists := func(p string) bool { return p == "/root/.rustup" }
+	none := func(string) bool { return false }
+	if got := Toolchains("/root", none, exists); len(got) != 1 || got[0] != "RUSTUP_HOME=/root/.rustup" {
+		t.Errorf("rustup in HOME: %q", got)
+	}
+	if got := Toolchains("/root", func(k string) bool { return k == "RUSTUP_HOME" }, exists); len(got) != 0 {
+		t.Errorf("RUSTUP_HOME set by the job: %q", got)
+	}
+	if got := Toolchains("/home/x", none, exists); len(got) != 0 {
+		t.Errorf("no rustup: %q", got)
+	}
+}

@@ -46,6 +46,10 @@ type Run struct {
 	Tree string
 	// Owner and Group are the tree's owner and group, which get it back.
 	Owner, Group int
+	// Env are variables (KEY=VALUE) every process of the user gets where
+	// its environment sets none: the toolchains of ralph-ci's HOME it
+	// reads (Toolchains).
+	Env []string
 
 	mu     sync.Mutex
 	grants []grant

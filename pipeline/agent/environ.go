@@ -142,8 +142,10 @@ var userScoped = []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", 
 
 // UserEnv is env for a process run as the agent's user name, with the
 // HOME of its own home: HOME, USER and LOGNAME are its, the userScoped
-// folders gone, unless the agent's configured env (extra) sets one.
-func UserEnv(env, extra []string, name, home string) []string {
+// folders gone, unless the agent's configured env (extra) sets one; the
+// defaults (KEY=VALUE: toolchains found in ralph-ci's HOME) are added
+// where env sets none of them.
+func UserEnv(env, extra []string, name, home string, defaults ...string) []string {
 	set := map[string]string{"HOME": home, "USER": name, "LOGNAME": name}
 	out := make([]string, 0, len(env)+len(set))
 	for _, kv := range env {
@@ -156,6 +158,11 @@ func UserEnv(env, extra []string, name, home string) []string {
 	for _, k := range []string{"HOME", "USER", "LOGNAME"} {
 		if !hasVar(extra, k) {
 			out = append(out, k+"="+set[k])
+		}
+	}
+	for _, kv := range defaults {
+		if k, _, _ := strings.Cut(kv, "="); !hasVar(out, k) {
+			out = append(out, kv)
 		}
 	}
 	return out

@@ -121,7 +121,7 @@ func (h *Host) prepare(inv Invocation) (argv, env []string, err error) {
 	}
 	env = BuildEnv(job, h.policy(inv.Pass, inv.Remove), inv.Env)
 	if h != nil && h.User != nil {
-		env = UserEnv(env, inv.Env, h.User.Name, h.User.Home)
+		env = UserEnv(env, inv.Env, h.User.Name, h.User.Home, h.User.Env...)
 	}
 	if h == nil || h.Network == nil {
 		return inv.Argv, env, nil

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"syscall"
 
@@ -38,4 +39,14 @@ func (h *Host) runAs(cmd *exec.Cmd, shepherded bool) error {
 		cmd.Path = selfExe
 	}
 	return nil
+}
+
+// GiveDir gives a folder ralph-ci made outside the work tree for a
+// process to write (a test report's) to the agent's user of its own, if
+// there is one.
+func (h *Host) GiveDir(dir string) error {
+	if h == nil || h.User == nil {
+		return nil
+	}
+	return os.Chown(dir, h.User.UID, h.User.GID)
 }

@@ -37,7 +37,11 @@ func (j *Job) UseUser(config, tree string) (*agentuser.Run, func(), error) {
 	if err != nil {
 		return nil, func() {}, exitcode.New(exitcode.Failure, err)
 	}
-	j.Log.Info().Str("user", u.Name).Int("uid", u.UID).Str("home", r.Home).Str("searchable", strings.Join(r.Granted(), ",")).
+	r.Env = agentuser.Toolchains(os.Getenv("HOME"), func(k string) bool { return os.Getenv(k) != "" }, func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && fi.IsDir()
+	})
+	j.Log.Info().Str("user", u.Name).Strs("toolchains", r.Env).Int("uid", u.UID).Str("home", r.Home).Str("searchable", strings.Join(r.Granted(), ",")).
 		Msg("box: agents and verification commands run as a user of their own, the work tree lent to it, given back to its owner at the end")
 	return r, func() {
 		if err := r.Close(); err != nil {

@@ -42,6 +42,10 @@ func readTests(in Input, cfg schema.VerificationConfig, dir string, shown io.Wri
 			return nil, fmt.Errorf("a folder for the test report: %w", err)
 		}
 		t.tmp = tmp
+		if err := in.Host.GiveDir(tmp); err != nil { // the command writes its report there
+			t.close()
+			return nil, fmt.Errorf("a folder for the test report: %w", err)
+		}
 		if p, ok := FindPreset(t.cmd, dir, tmp, os.Environ()); ok {
 			in.Log.Info().Str("command", t.cmd.String()).Str("runner", p.Runner).Str("added", p.Added).Msg("test report preset: ralph-ci reads the runner's own report (set test_report to choose another)")
 			if p.GoJSON {
