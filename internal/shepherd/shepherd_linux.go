@@ -25,14 +25,14 @@ const (
 // path is the one ralph-ci resolved: the shepherd does not search PATH.
 func Main(args []string) int {
 	port, args := cutConnect(args)
-	grace, deny, argv, err := parseArgs(args)
+	grace, write, argv, err := parseArgs(args)
 	if err != nil || port < 0 {
-		say("usage: " + Name + " [-connect PORT] -grace DURATION [-deny DIR]... -- COMMAND [ARG...]")
+		say("usage: " + Name + " [-connect PORT] -grace DURATION [-write PATH]... -- COMMAND [ARG...]")
 		return 2
 	}
 	flags := unroot() // before Landlock, which forbids the mounts it makes
-	if err := DenyWrites(deny); err != nil {
-		say(Name + ": cannot deny writes to " + deny[0] + ": " + err.Error())
+	if err := AllowWrites(write); err != nil {
+		say(Name + ": cannot limit writes to " + write[0] + " and the rest: " + err.Error())
 		return 127
 	}
 	if err := ConnectOnly(port); err != nil {

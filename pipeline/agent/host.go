@@ -31,9 +31,10 @@ type Host struct {
 	// does, from internal/shepherd's init); "" for none. It has an effect
 	// only where a shepherd can work (Linux).
 	Shepherd string
-	// Deny are folders no process started through the shepherd may write
-	// in (ralph-ci's own git directories; internal/shepherd.DenyWrites).
-	Deny []string
+	// Writes, when not nil, is all that a process started through the
+	// shepherd may change (Landlock; internal/shepherd.AllowWrites), and
+	// its scratch folder (TMPDIR).
+	Writes *Writes
 	// Keys are the model APIs' keys (KEY=VALUE) ralph-ci took out of its
 	// own environment (ModelKey): part of the job's environment for
 	// NetworkEnv, and inherited as before where there is no Network.
@@ -103,7 +104,7 @@ func (h *Host) prepare(inv Invocation) (argv, env []string, err error) {
 	if h != nil {
 		job = append(job, h.Keys...)
 	}
-	env = BuildEnv(job, h.policy(inv.Pass, inv.Remove), inv.Env)
+	env = BuildEnv(job, h.policy(inv.Pass, inv.Remove), append(h.scratchEnv(), inv.Env...))
 	if h == nil || h.Network == nil {
 		return inv.Argv, env, nil
 	}
@@ -136,12 +137,21 @@ func (h *Host) start(cmd *exec.Cmd) error {
 	return h.Network.Start(cmd)
 }
 
-// deny are the folders of Deny.
-func (h *Host) deny() []string {
+// writes is what a process with the environment env may change (nil:
+// anything its user may).
+func (h *Host) writes(env []string) []string {
 	if h == nil {
 		return nil
 	}
-	return h.Deny
+	return h.Writes.For(env)
+}
+
+// scratchEnv are the variables that name the run's scratch folder.
+func (h *Host) scratchEnv() []string {
+	if h == nil {
+		return nil
+	}
+	return h.Writes.ScratchEnv()
 }
 
 // shepherd is the shepherd executable, "" for none.

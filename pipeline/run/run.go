@@ -98,8 +98,13 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 		return err
 	}
 	defer stopNetwork()
+	writes, unscratch, err := j.UseWrites(p.Root, p.Config.Box)
+	if err != nil {
+		return err
+	}
+	defer unscratch()
 	eo := engineOptions(j, p, o)
-	eo.Host = runHost(j, p, fork)
+	eo.Host = runHost(j, p, fork, writes)
 	eo.Shard, eo.Integration = m.Shard, m.Integrate
 	if dl == nil { // a delivered state comes from its own ref, never from the checkout
 		eo.UntrustedState = state.Committed(ctx, p.Root)
@@ -145,14 +150,15 @@ type outcome struct {
 // runHost is the host every process of the run starts through, built
 // once with its final policy: the shared host (its secrets, box and
 // shepherd, its network) with the config's environment.remove, a fork's
-// allow-list and the git folders denied to the agents.
-func runHost(j *job.Session, p *project.Project, fork bool) *agent.Host {
+// allow-list and what the processes may change (writes, from
+// job.UseWrites).
+func runHost(j *job.Session, p *project.Project, fork bool, writes *agent.Writes) *agent.Host {
 	h := *j.Host
 	h.Remove = p.Config.Environment.Remove
 	if fork { // the fork's code gets no secret of the job (its agents' keys stay with the proxy)
 		h.Only = agent.ForkAllowList()
 	}
-	h.Deny = j.DeniedGitDirs()
+	h.Writes = writes
 	h.Declared = nil
 	for _, a := range p.Config.Agents { // a command agent's model_api: no other process gets its variables
 		if m := a.ModelAPI; m != nil {
