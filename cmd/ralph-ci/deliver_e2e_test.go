@@ -72,6 +72,8 @@ const (
 
 func newCIWorld(t *testing.T, bin string, files map[string]string, origin ...string) *ciWorld {
 	t.Helper()
+	files = maps.Clone(files)
+	files["ralph.yaml"] = withRecords(files["ralph.yaml"])
 	o := ghorigin.New(t, "master", "changes", 2, map[string]string{"README.md": "hello\n", ".gitignore": ".ralph/\n", "ralph.yaml": files["ralph.yaml"]}, files)
 	return ciWorldOf(t, bin, o, files["ralph.yaml"], origin...)
 }
@@ -286,6 +288,7 @@ fi
 func TestDeliveryPushRace(t *testing.T) {
 	files := maps.Clone(ciRepoFiles)
 	files["agent.sh"] = raceAgent
+	files["ralph.yaml"] += "box: {landlock: off}\n" // the agent plays a person pushing from a clone outside its work tree
 	bin := ralphBinary(t)
 	person := append([]string{"RACE_AT=2"}, ghorigin.PersonEnv...)
 	t.Run("rebased and counted", func(t *testing.T) {

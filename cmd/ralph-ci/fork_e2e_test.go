@@ -53,7 +53,7 @@ func TestRunOnAForkOnlyWhenAMaintainerAsks(t *testing.T) {
 	w.extraEnv = append(w.extraEnv, "GITHUB_EVENT_NAME=issue_comment")
 	// The fork's code gets none of the job's environment but the basics:
 	// its config hands the agent where to note its rotations.
-	w.Push("changes", map[string]string{"ralph.yaml": strings.Replace(ciRepoFiles["ralph.yaml"], "timeout: 1m}", "timeout: 1m, env: {PROMPTS: "+w.prompts+"}}", 1)}, "the fork's config")
+	w.Push("changes", map[string]string{"ralph.yaml": withRecords(strings.Replace(ciRepoFiles["ralph.yaml"], "timeout: 1m}", "timeout: 1m, env: {PROMPTS: "+w.prompts+"}}", 1))}, "the fork's config")
 
 	// The fork's synchronize: nothing runs.
 	w.setEventJSON(`{"action":"synchronize","number":2,"pull_request":{"number":2,"head":{"sha":"x","ref":"changes","repo":{"full_name":"someone/Hello-World"}},"base":{"ref":"master","repo":{"full_name":"Codertocat/Hello-World"}}},"repository":{"full_name":"Codertocat/Hello-World"}}`)

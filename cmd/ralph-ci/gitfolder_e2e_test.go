@@ -227,7 +227,8 @@ func plantInRalphsGitFolder(t *testing.T, plants []string) {
 	bin := ralphBinary(t)
 	files := maps.Clone(ciRepoFiles)
 	files["agent.sh"] = plantAgent
-	out := t.TempDir()
+	files["ralph.yaml"] += "box: {landlock: off}\n" // what holds without Landlock
+	out := recordDir(t)
 	log := filepath.Join(out, "canary.log")
 	if err := os.WriteFile(filepath.Join(out, "canary"), []byte(strings.Replace(canary, "%s", log, 1)), 0o755); err != nil {
 		t.Fatal(err)
@@ -240,7 +241,7 @@ func plantInRalphsGitFolder(t *testing.T, plants []string) {
 
 	w := newCIWorld(t, bin, files, httpOrigin)
 	w.extraEnv = append(w.extraEnv, "OUT="+out, "CANARY="+filepath.Join(out, "canary"), "EVIL=file://"+evil,
-		"BASE="+gitFolderBase(), "PLANTS="+strings.Join(plants, " "), "HOOKS="+gitHooks, "RALPH_LANDLOCK=0")
+		"BASE="+gitFolderBase(), "PLANTS="+strings.Join(plants, " "), "HOOKS="+gitHooks)
 	w.job("", "")
 	before := w.head
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -313,11 +314,11 @@ func TestTwoRunsOfOneUser(t *testing.T) {
 	bin := ralphBinary(t)
 	files := maps.Clone(ciRepoFiles)
 	files["agent.sh"] = crossAgent
-	sync := t.TempDir()
+	sync := recordDir(t) // the agents write there (recordsGrant)
 	worlds := map[string]*ciWorld{"a": newCIWorld(t, bin, files, httpOrigin), "b": newCIWorld(t, bin, files, httpOrigin)}
 	for me, w := range worlds {
 		you := map[string]string{"a": "b", "b": "a"}[me]
-		w.extraEnv = append(w.extraEnv, "SYNC="+sync, "ME="+me, "YOU="+you, "BASE="+gitFolderBase(), "RALPH_LANDLOCK=1")
+		w.extraEnv = append(w.extraEnv, "SYNC="+sync, "ME="+me, "YOU="+you, "BASE="+gitFolderBase())
 		w.job("", "")
 	}
 	for me, w := range worlds {

@@ -36,3 +36,12 @@ func recordDir(t testing.TB) string {
 	})
 	return dir
 }
+
+// withRecords is the config yaml with recordsGrant added, when it has
+// no box section of its own (nor is empty).
+func withRecords(yaml string) string {
+	if yaml == "" || strings.Contains(yaml, "box:") {
+		return yaml
+	}
+	return strings.TrimRight(yaml, "\n") + "\n" + recordsGrant
+}

@@ -112,6 +112,7 @@ func newPRWorld(t *testing.T, bin string, extra ...map[string]string) *prWorld {
 			files[name] = content
 		}
 	}
+	files["ralph.yaml"] = withRecords(files["ralph.yaml"])
 	for name, content := range files {
 		p := filepath.Join(w.dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -134,7 +135,7 @@ func (w *prWorld) startGitHub(baseConfig string) {
 	t := w.t
 	gh := t.TempDir()
 	w.event, w.summary, w.output = filepath.Join(gh, "event.json"), filepath.Join(gh, "summary.md"), filepath.Join(gh, "output.txt")
-	w.prompts = filepath.Join(gh, "prompts")
+	w.prompts = filepath.Join(recordDir(t), "prompts") // the agents write there (recordsGrant)
 	if err := os.Mkdir(w.prompts, 0o755); err != nil {
 		t.Fatal(err)
 	}

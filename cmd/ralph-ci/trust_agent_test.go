@@ -72,8 +72,8 @@ func TestAgentFindsNoCredential(t *testing.T) {
 			include := filepath.Join(t.TempDir(), "git-credentials.config")
 			git(t, w.dir, "config", "--file", include, "http.https://github.com/.extraheader", header)
 			git(t, w.dir, "config", "--local", "include.path", include)
-			loot := t.TempDir()
-			own := filepath.Dir(loot) // the subtest's temporary folder: w's files are under it
+			loot := recordDir(t)             // the hunter writes what it found there (recordsGrant)
+			own := filepath.Dir(t.TempDir()) // the subtest's temporary folder: w's files are under it
 			decoy := startDecoyJob(t)
 
 			ctx := t.Context()
