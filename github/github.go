@@ -13,6 +13,8 @@
 package github
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -42,7 +44,23 @@ type Config struct {
 	Log zerolog.Logger
 }
 
-// New builds the go-github client of c.
+// timeoutKey is the context key of WithTimeout.
+type timeoutKey struct{}
+
+// WithTimeout is ctx whose GitHub API requests each get d (github.timeout)
+// instead of the client's Timeout; d <= 0 changes nothing. The client is
+// built once at the door, before the config that sets the timeout is
+// loaded: a command hands the config's timeout to the requests it makes
+// from then on.
+func WithTimeout(ctx context.Context, d time.Duration) context.Context {
+	if d <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, timeoutKey{}, d)
+}
+
+// New builds the go-github client of c. A debug line says so: a job
+// builds one (the job session's), and its log shows when another is.
 func New(c Config) (*gh.Client, error) {
 	base := c.HTTP
 	if base == nil {
@@ -63,6 +81,7 @@ func New(c Config) (*gh.Client, error) {
 			return nil, fmt.Errorf("GITHUB_API_URL %q: %w", c.APIURL, err)
 		}
 	}
+	c.Log.Debug().Str("api", cmp.Or(c.APIURL, PublicAPI)).Msg("GitHub API: client built")
 	return client, nil
 }
 

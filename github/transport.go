@@ -74,9 +74,13 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// attempt sends req once, within t.timeout.
+// attempt sends req once, within the timeout its context carries
+// (WithTimeout), else t.timeout.
 func (t *transport) attempt(req *http.Request) (*http.Response, error) {
-	timeout := t.timeout
+	timeout, _ := req.Context().Value(timeoutKey{}).(time.Duration)
+	if timeout <= 0 {
+		timeout = t.timeout
+	}
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}

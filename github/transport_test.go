@@ -53,3 +53,22 @@ func TestSecondaryRateLimitWithoutRetryAfter(t *testing.T) {
 		t.Fatalf("status %d after %d waits, body %q; want the 403 after 2 waits", resp.StatusCode, len(waits), body[:k])
 	}
 }
+
+// The config's github.timeout reaches the requests of the client built
+// before the config was loaded, through their context (WithTimeout): a
+// GitHub that never answers fails the call once it has passed, saying so.
+func TestWithTimeoutBoundsEachRequest(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer srv.Close()
+	defer close(release)
+	c, err := New(Config{APIURL: srv.URL + "/", Timeout: time.Hour, Retry: Retry{Attempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _, err = c.PullRequests.Get(WithTimeout(context.Background(), 200*time.Millisecond), "o", "r", 1)
+	if err == nil || !strings.Contains(err.Error(), "GitHub did not answer within 200ms (github.timeout)") || time.Since(start) > 30*time.Second {
+		t.Fatalf("err %v after %s, want the 200ms of the context, not the client's hour", err, time.Since(start))
+	}
+}

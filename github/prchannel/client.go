@@ -72,8 +72,9 @@ type Client struct {
 
 // Options configure New.
 type Options struct {
-	Env Env
-	PR  int
+	PR int
+	// Login is the login the token writes as (Env.Login), "" to ask.
+	Login string
 	// Config is the github section of the loaded config. On a pull
 	// request that config is the pull request's own, so unless
 	// TrustConfig is set it is only compared with the section read from
@@ -100,26 +101,16 @@ type Options struct {
 	// Actions and Stdout receive the fallback (job summary, annotations).
 	Actions actions.Env
 	Stdout  interface{ Write(p []byte) (int, error) }
-	// HTTP is the base transport (nil: http.DefaultTransport).
-	HTTP  http.RoundTripper
-	Retry github.Retry
 }
 
-// New builds a client for the pull request, honouring GITHUB_API_URL: the
-// GitHub port builds the go-github client, and the channel talks to it
+// New is the channel of pull request o.PR of the repository api, the
+// job's one client of the GitHub port (built at the door, with the
+// token, GITHUB_API_URL and its deadlines): the channel talks to it
 // through the small interfaces of github.Repo (pull requests, statuses,
-// comments, contents, commits, users, requests).
-func New(o Options) (*Client, error) {
-	c, err := github.New(o.Env.Client(o.Config.Timeout.Std(), o.Retry, o.HTTP, o.Log))
-	if err != nil {
-		return nil, err
-	}
-	api, err := github.RepoOf(c, o.Env.Repository)
-	if err != nil {
-		return nil, err
-	}
+// comments, contents, commits, users, requests) and builds no client.
+func New(api github.Repo, o Options) *Client {
 	return &Client{api: api, owner: api.Owner, repo: api.Name, pr: o.PR, cfg: o.Config, trustGiven: o.TrustConfig, files: o.ConfigFiles, baseTier: o.DefaultTier, specs: o.Specs, log: o.Log, actions: o.Actions,
-		annotations: o.Stdout, self: o.Env.Login, perms: map[string]string{}, bodies: map[int64]string{}, statuses: map[string][]*gh.RepoStatus{}}, nil
+		annotations: o.Stdout, self: o.Login, perms: map[string]string{}, bodies: map[int64]string{}, statuses: map[string][]*gh.RepoStatus{}}
 }
 
 // permission is the collaborator permission of login (role_name, which

@@ -1,15 +1,12 @@
 package prchannel
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/ralph-ci/ralph-ci/github"
-	"github.com/ralph-ci/ralph-ci/internal/ghevent"
 )
 
 // Env is the part of the GitHub Actions environment the client needs.
@@ -28,19 +25,10 @@ type Env struct {
 }
 
 // Client is the configuration of the GitHub client of e: its API URL and
-// token, with a deadline per request, retries, a base transport and a log.
-func (e Env) Client(timeout time.Duration, retry github.Retry, transport http.RoundTripper, log zerolog.Logger) github.Config {
-	return github.Config{APIURL: e.APIURL, Token: e.Token, Timeout: timeout, Retry: retry, HTTP: transport, Log: log}
-}
-
-// Repo is the repository of e (GITHUB_REPOSITORY) through a client of
-// the GitHub port with the default deadline and retries.
-func (e Env) Repo(log zerolog.Logger) (github.Repo, error) {
-	c, err := github.New(e.Client(0, github.Retry{}, nil, log))
-	if err != nil {
-		return github.Repo{}, err
-	}
-	return github.RepoOf(c, e.Repository)
+// token (the job session builds the one client from it, with the
+// default deadline and retries, and log).
+func (e Env) Client(log zerolog.Logger) github.Config {
+	return github.Config{APIURL: e.APIURL, Token: e.Token, Log: log}
 }
 
 // EnvFrom reads Env through getenv (os.Getenv at the edge).
@@ -64,19 +52,4 @@ func atoiOr0(s string) int {
 		return 0
 	}
 	return n
-}
-
-// PullRequest finds the pull request of the event: pull_request and
-// pull_request_target events carry it, issue_comment events carry an
-// issue that is a pull request. ok is false outside a pull request (no
-// event file, a push, a schedule, a comment on a plain issue).
-func (e Env) PullRequest() (number int, ok bool, err error) {
-	if e.EventPath == "" || e.Repository == "" {
-		return 0, false, nil
-	}
-	ev, err := ghevent.Read(e.EventName, e.EventPath)
-	if err != nil || ev.PR == 0 {
-		return 0, false, err
-	}
-	return ev.PR, true, nil
 }

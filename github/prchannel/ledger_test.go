@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 )
@@ -20,11 +21,9 @@ func ledgerClient(t *testing.T, w *world) *prchannel.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := prchannel.New(prchannel.Options{Env: prchannel.Env{APIURL: w.srv.URL, Repository: "Codertocat/Hello-World", Token: "test-token", EventName: "pull_request", EventPath: event},
-		PR: 2, Log: zerolog.New(w.logs), TrustConfig: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_ = event
+	repo := prchannel.RepoForTest(t, github.Config{APIURL: w.srv.URL, Token: "test-token"}, "Codertocat/Hello-World")
+	c := prchannel.New(repo, prchannel.Options{PR: 2, Log: zerolog.New(w.logs), TrustConfig: true})
 	if _, err := c.Read(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -19,12 +19,8 @@ import (
 // newTestClient is a Client of pull request #1 on the server at url.
 func newTestClient(t *testing.T, url string, timeout time.Duration, retry github.Retry) *Client {
 	t.Helper()
-	c, err := New(Options{Env: Env{APIURL: url, Repository: "o/r", Token: "t"}, PR: 1,
-		Config: schema.GitHub{Timeout: schema.Duration(timeout)}, Log: zerolog.Nop(), Retry: retry})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	repo := RepoForTest(t, github.Config{APIURL: url, Token: "t", Timeout: timeout, Retry: retry, Log: zerolog.Nop()}, "o/r")
+	return New(repo, Options{PR: 1, Config: schema.GitHub{Timeout: schema.Duration(timeout)}, Log: zerolog.Nop()})
 }
 
 // A GitHub that never answers cannot hold a run: the call fails once

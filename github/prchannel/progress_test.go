@@ -16,11 +16,8 @@ import (
 // progressClient is a Client of pull request #1 of s.
 func progressClient(t *testing.T, s *fake.Server) *Client {
 	t.Helper()
-	c, err := New(Options{Env: Env{APIURL: s.URL + "/", Repository: "o/r", Token: "test-token"}, PR: 1, Log: zerolog.Nop(), Retry: github.Retry{Attempts: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	repo := RepoForTest(t, github.Config{APIURL: s.URL + "/", Token: "test-token", Retry: github.Retry{Attempts: 1}}, "o/r")
+	return New(repo, Options{PR: 1, Log: zerolog.Nop()})
 }
 
 // progressComments are the progress comments on pull request 1.

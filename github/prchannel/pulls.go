@@ -12,6 +12,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
@@ -40,15 +41,13 @@ type Sweeper struct {
 
 var _ gate.Pulls = (*Sweeper)(nil)
 
-// NewSweeper builds a sweeper: o as for New (PR is ignored), cfg the
-// loaded config, prefix the specs' root in the repository (gate.RepoPrefix).
-func NewSweeper(o Options, cfg *schema.Config, prefix string) (*Sweeper, error) {
+// NewSweeper is the sweeper of the repository api: o as for New (PR is
+// ignored), cfg the loaded config, prefix the specs' root in the
+// repository (gate.RepoPrefix). Each pull request's channel talks to the
+// same api.
+func NewSweeper(api github.Repo, o Options, cfg *schema.Config, prefix string) *Sweeper {
 	o.PR = 0
-	c, err := New(o)
-	if err != nil {
-		return nil, err
-	}
-	return &Sweeper{c: c, opts: o, cfg: cfg, prefix: prefix}, nil
+	return &Sweeper{c: New(api, o), opts: o, cfg: cfg, prefix: prefix}
 }
 
 // OpenPulls implements gate.Pulls: the open pull requests, oldest first.
@@ -117,10 +116,7 @@ func (s *Sweeper) isSpec(p string) bool {
 func (s *Sweeper) Channel(ctx context.Context, p gate.Pull, specs []string) (gate.Channel, []plan.Spec, error) {
 	o := s.opts
 	o.PR = p.Number
-	c, err := New(o)
-	if err != nil {
-		return nil, nil, err
-	}
+	c := New(s.c.api, o)
 	var plans []plan.Spec
 	for _, spec := range specs {
 		src, found, err := c.fileAt(ctx, s.prefix+spec, p.Head)

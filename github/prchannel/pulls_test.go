@@ -13,6 +13,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
@@ -44,11 +45,8 @@ func TestSweeper(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	env := prchannel.Env{APIURL: srv.URL, Repository: "Codertocat/Hello-World", Token: "test-token", EventName: "schedule"}
-	sw, err := prchannel.NewSweeper(prchannel.Options{Env: env, ConfigFiles: []string{"ralph.yaml"}, Log: zerolog.New(&logs)}, cfg, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := prchannel.RepoForTest(t, github.Config{APIURL: srv.URL, Token: "test-token"}, "Codertocat/Hello-World")
+	sw := prchannel.NewSweeper(repo, prchannel.Options{ConfigFiles: []string{"ralph.yaml"}, Log: zerolog.New(&logs)}, cfg, "")
 	ctx := context.Background()
 	pulls, err := sw.OpenPulls(ctx)
 	if err != nil || !slices.Equal(pulls, []gate.Pull{{Number: 3, Head: sha2}, {Number: 4, Head: sha1}}) {

@@ -22,17 +22,14 @@ type MergeGroup struct {
 
 var reQueueRef = regexp.MustCompile(`/pr-([0-9]+)-[0-9a-f]+$`)
 
-// MergeGroup reads the event's merge_group; ok is false on another event.
-func (e Env) MergeGroup() (MergeGroup, bool, error) {
-	if e.EventName != "merge_group" || e.EventPath == "" {
+// MergeGroupOf is the merge group of ev, the job's event read from
+// path; ok is false on another event.
+func MergeGroupOf(ev ghevent.Event, path string) (MergeGroup, bool, error) {
+	if ev.Name != "merge_group" {
 		return MergeGroup{}, false, nil
 	}
-	ev, err := ghevent.Read(e.EventName, e.EventPath)
-	if err != nil {
-		return MergeGroup{}, false, err
-	}
 	if !reSHA.MatchString(ev.MergeGroup.HeadSHA) {
-		return MergeGroup{}, false, fmt.Errorf("the merge_group event %s has no head_sha", e.EventPath)
+		return MergeGroup{}, false, fmt.Errorf("the merge_group event %s has no head_sha", path)
 	}
 	mg := MergeGroup{MergeGroup: ev.MergeGroup}
 	if m := reQueueRef.FindStringSubmatch(mg.HeadRef); m != nil {

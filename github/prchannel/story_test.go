@@ -13,6 +13,7 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
+	"github.com/ralph-ci/ralph-ci/internal/ghevent"
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
@@ -73,21 +74,18 @@ func (w *world) sync() gate.Result {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	env := prchannel.Env{APIURL: w.srv.URL, Repository: "Codertocat/Hello-World", Token: "test-token", EventName: "pull_request", EventPath: event}
-	pr, ok, err := env.PullRequest()
-	if err != nil || !ok || pr != 2 {
-		w.t.Fatalf("pull request from the event: %d %v %v", pr, ok, err)
+	ev, err := ghevent.Read("pull_request", event)
+	if err != nil || ev.PR != 2 {
+		w.t.Fatalf("pull request from the event: %d %v", ev.PR, err)
 	}
-	o := prchannel.Options{Env: env, PR: pr, Log: zerolog.New(w.logs),
+	o := prchannel.Options{PR: ev.PR, Log: zerolog.New(w.logs),
 		Config: schema.GitHub{RequiredPermission: "write", IgnorePRAuthor: true, Approvers: []string{"carol"}}, TrustConfig: true,
-		Actions: w.env, Stdout: w.out, Retry: github.Retry{Attempts: 4, Base: time.Millisecond, Max: time.Second}}
+		Actions: w.env, Stdout: w.out}
 	if w.options != nil {
 		w.options(&o)
 	}
-	c, err := prchannel.New(o)
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	repo := prchannel.RepoForTest(w.t, github.Config{APIURL: w.srv.URL, Token: "test-token", Retry: github.Retry{Attempts: 4, Base: time.Millisecond, Max: time.Second}}, "Codertocat/Hello-World")
+	c := prchannel.New(repo, o)
 	res, err := gate.Sync(context.Background(), c, w.specs, &w.st, zerolog.New(w.logs))
 	if err != nil {
 		w.t.Fatal(err)
@@ -265,22 +263,24 @@ func TestNoPermissionFallback(t *testing.T) {
 	}
 }
 
-// TestEventPayloads: the pull request is found in pull_request events,
-// not in a push or a comment on a plain issue; a merge group's, in its
-// branch.
-func TestEventPayloads(t *testing.T) {
-	for file, want := range map[string]int{"pull_request.opened.json": 2, "pull_request.synchronize.json": 2, "issue_comment.created.json": 0, "push.json": 0} {
-		name, _, _ := strings.Cut(file, ".") // the event the example is of
-		env := prchannel.Env{Repository: "Codertocat/Hello-World", EventName: name, EventPath: filepath.Join("testdata/events", file)}
-		n, ok, err := env.PullRequest()
-		if err != nil || n != want || ok != (want != 0) {
-			t.Errorf("%s: %d %v %v", file, n, ok, err)
-		}
+// TestMergeGroupOf: a merge queue's group names its pull request in its
+// branch; another event has no group. (Where the pull request of an event
+// is found: pipeline/job's TestSessionReadsTheEventOnce.)
+func TestMergeGroupOf(t *testing.T) {
+	path := filepath.Join("testdata/events", "merge_group.checks_requested.json")
+	ev, err := ghevent.Read("merge_group", path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// A merge queue's group names its pull request in its branch.
-	env := prchannel.Env{Repository: "octo-org/octo-repo", EventName: "merge_group", EventPath: filepath.Join("testdata/events", "merge_group.checks_requested.json")}
-	mg, ok, err := env.MergeGroup()
+	mg, ok, err := prchannel.MergeGroupOf(ev, path)
 	if err != nil || !ok || mg.PR != 104 || mg.HeadSHA != "2ffea6db159f6b6c47a24e778fb9ef40cf6b1c7d" || mg.BaseSHA != "380387fbc80638b734a49e1be1c4dfec1c01b33c" {
 		t.Errorf("merge_group: %+v %v %v", mg, ok, err)
+	}
+	push := filepath.Join("testdata/events", "push.json")
+	if ev, err = ghevent.Read("push", push); err != nil {
+		t.Fatal(err)
+	}
+	if mg, ok, err := prchannel.MergeGroupOf(ev, push); ok || err != nil {
+		t.Errorf("push: a merge group %+v %v", mg, err)
 	}
 }

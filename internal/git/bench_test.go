@@ -33,7 +33,8 @@ func BenchmarkDoorway(b *testing.B) {
 // BenchmarkSweep: what the sweep adds to one git command, in a git
 // directory as a delivery run leaves it (HEAD, config, info/exclude, a
 // branch, origin's branch, the state ref, FETCH_HEAD): the walk that
-// checks it before the command and the one that records it after.
+// checks it before the command and the one that records it after, as
+// setup does.
 func BenchmarkSweep(b *testing.B) {
 	dir := repo(b)
 	ctx := context.Background()
@@ -53,7 +54,7 @@ func BenchmarkSweep(b *testing.B) {
 		if err := p.left.sweep(p.dir); err != nil {
 			b.Fatal(err)
 		}
-		if p.left, err = record(p.dir); err != nil {
+		if p.left, err = scan(p.dir, p.left); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/google/renameio/v2"
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
@@ -54,6 +53,10 @@ func privateFor(c Checkout) (*private, error) {
 		return nil, fmt.Errorf("read the settings of %s: %w", c.Top, err)
 	}
 	p.config = renderConfig(settings, settings["remote.origin.url"])
+	p.idLen = 40
+	if strings.EqualFold(settings["extensions.objectformat"], "sha256") {
+		p.idLen = 64
+	}
 	p.exclude, _ = safefile.Read(filepath.Join(c.CommonDir, "info", "exclude"), 1<<20)
 	p.alternates, _ = safefile.Read(filepath.Join(c.Objects(), "info", "alternates"), 1<<20)
 	if shallow, err := safefile.Read(filepath.Join(c.CommonDir, "shallow"), 64<<20); err == nil {
@@ -310,5 +313,28 @@ func rewrite(path string, content []byte) error {
 	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
 		_ = os.RemoveAll(path)
 	}
-	return renameio.WriteFile(path, content, 0o600, renameio.WithStaticPermissions(0o600))
+	return writeAtomic(path, content)
+}
+
+// writeAtomic writes content to a new file (mode 0600) beside path and
+// renames it over path: a reader sees the old content or the new, never a
+// part of either. The new file is made in path's own folder (renameio's
+// WriteFile, used before, probed the temporary folder with two files of
+// its own on every write); like git's own ref writes by default
+// (core.fsync), it is not synced.
+func writeAtomic(path string, content []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(content)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	return nil
 }

@@ -117,6 +117,9 @@ type private struct {
 	// next command sweeps dir back to left when none runs (see sweep).
 	left left
 	busy int
+	// idLen is the length of the repository's object ids: 64 when its
+	// configuration says sha256 at the first use, else 40.
+	idLen int
 }
 
 var (

@@ -174,7 +174,7 @@ func setup(dir string, args []string) (env []string, done func() error, err erro
 			p.busy--
 		}
 		if p.busy == 0 {
-			l, rerr := record(p.dir)
+			l, rerr := scan(p.dir, p.left)
 			if rerr == nil {
 				p.left = l
 			}

@@ -7,7 +7,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
@@ -54,49 +57,120 @@ func Listed(rel string) bool {
 }
 
 // left is what ralph-ci and its git left in the git directory after the
-// last command: every folder (nil) and regular file (its content), by
-// slash-separated path.
-type left map[string][]byte
+// last command: every folder and file by slash-separated path ("" is the
+// directory itself).
+type left map[string]kept
+
+// kept is one entry of left: a folder (with the names it holds) or a
+// regular file (with its content), and its stamp when it was read.
+type kept struct {
+	dir     bool
+	names   []string // a folder's entries
+	content []byte   // a file's content
+	other   bool     // neither: a link, a FIFO, ... (never left by git)
+	stamp   stamp
+	// racy: the entry changed so shortly before it was read that a change
+	// after the read could carry the same stamp; it is read again.
+	racy bool
+}
+
+// stamp is what lstat says of an entry that changes whenever its content
+// (a file) or its list of entries (a folder) changes: any write, and any
+// entry made, removed or renamed in a folder, sets its change time to the
+// clock, which no process of the agent's can set back (utimes sets the
+// modification time, and then the change time to the clock).
+type stamp struct {
+	ino, size    uint64
+	mode         uint32
+	mtime, ctime int64 // nanoseconds
+}
+
+func stampOf(fi fs.FileInfo) stamp {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return stamp{}
+	}
+	return stamp{ino: st.Ino, size: uint64(st.Size), mode: st.Mode,
+		mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
+}
+
+// racyWindow is how close to the read a change makes an entry racy: the
+// kernel stamps changes with a clock that moves in ticks (at most 10 ms).
+const racyWindow = 50 * time.Millisecond
 
 // maxLeft bounds the content kept of one file (the shallow list, a
 // packed-refs of many refs): a larger file is removed when it changed.
 const maxLeft = 64 << 20
 
 // record is what the git directory dir holds now.
-func record(dir string) (left, error) {
-	l := left{}
-	err := walkEntries(dir, func(p, rel string, d fs.DirEntry) error {
-		switch {
-		case d.IsDir():
-			l[rel] = nil
-		case d.Type().IsRegular():
-			content, err := safefile.Read(p, maxLeft)
-			if err == nil {
-				l[rel] = append([]byte{}, content...)
-			}
-		}
-		return nil
-	})
-	return l, err
-}
+func record(dir string) (left, error) { return scan(dir, nil) }
 
-// walkEntries calls fn for every entry below dir (not dir itself), with
-// its path relative to dir in slashes; an entry gone while the walk ran
-// is passed over.
-func walkEntries(dir string, fn func(p, rel string, d fs.DirEntry) error) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+// scan is what the git directory dir holds now, read as cheaply as prev
+// (an earlier scan) allows: a folder whose stamp is the one prev holds
+// holds the entries prev names, a file whose stamp is prev's holds prev's
+// content, unless prev found them racy (or their file system stamps only
+// whole seconds, which makes every entry racy). Everything else is read:
+// the entries of a folder, the content of a file. With no prev, all is.
+// It costs a git command of a delivery rotation one lstat per entry of
+// the folder where reading it all cost four to six system calls per entry
+// (BenchmarkSweep).
+func scan(dir string, prev left) (left, error) {
+	cur := left{}
+	since := time.Now().Add(-racyWindow).UnixNano()
+	var walk func(rel, p string) error
+	walk = func(rel, p string) error {
+		fi, err := os.Lstat(p)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
+			if errors.Is(err, fs.ErrNotExist) && rel != "" {
+				return nil // gone while the walk ran
 			}
 			return err
 		}
-		rel, _ := filepath.Rel(dir, p)
-		if rel == "." {
-			return nil
+		st := stampOf(fi)
+		racy := st.ctime >= since || st.mtime >= since || (st.ctime%1e9 == 0 && st.mtime%1e9 == 0) || st.ino == 0
+		old, had := prev[rel]
+		same := had && !old.racy && old.stamp == st
+		switch {
+		case fi.IsDir():
+			k := kept{dir: true, stamp: st, racy: racy}
+			if same && old.dir {
+				k.names = old.names
+			} else {
+				entries, err := os.ReadDir(p)
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+				for _, e := range entries {
+					k.names = append(k.names, e.Name())
+				}
+			}
+			cur[rel] = k
+			for _, name := range k.names {
+				child := name
+				if rel != "" {
+					child = rel + "/" + name
+				}
+				if err := walk(child, filepath.Join(p, name)); err != nil {
+					return err
+				}
+			}
+		case fi.Mode().IsRegular():
+			if same && !old.dir && !old.other {
+				cur[rel] = old
+				return nil
+			}
+			content, err := safefile.Read(p, maxLeft)
+			if err != nil {
+				cur[rel] = kept{other: true, stamp: st} // unreadable or too large: not kept
+				return nil
+			}
+			cur[rel] = kept{content: content, stamp: st, racy: racy}
+		default:
+			cur[rel] = kept{other: true, stamp: st}
 		}
-		return fn(p, filepath.ToSlash(rel), d)
-	})
+		return nil
+	}
+	return cur, walk("", dir)
 }
 
 // sweep makes the git directory dir hold what ralph-ci's git left there
@@ -105,47 +179,56 @@ func walkEntries(dir string, fn func(p, rel string, d fs.DirEntry) error) error 
 // written back, a folder that is gone is made again. It runs before each
 // git command, when no process of the agent's lives (see the package
 // documentation): what the agent or anyone else put in the folder since
-// ralph-ci's last command is gone before git reads it. It reads every
-// file each time, with no cache of their stat: with record after the
-// command it costs about 0.3 ms a git command (BenchmarkSweep, 2 cores
-// under load), some 2.4 ms for a delivery rotation's 8 commands, 0.05%
-// of a rotation of a real agent CLI (about 5 s).
+// ralph-ci's last command is gone before git reads it. What it reads of
+// the folder is what changed since l was recorded (scan): an entry whose
+// stamp is the one recorded is as recorded.
 func (l left) sweep(dir string) error {
-	var errs []error
-	var extra []string
-	err := walkEntries(dir, func(p, rel string, d fs.DirEntry) error {
-		want, ok := l[rel]
-		switch {
-		case !ok, d.IsDir() != (want == nil), !d.IsDir() && !d.Type().IsRegular():
-			extra = append(extra, p)
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-		case !d.IsDir():
-			cur, err := safefile.Read(p, int64(len(want))+1)
-			if err != nil || !bytes.Equal(cur, want) {
-				extra = append(extra, p)
-			}
-		}
-		return nil
-	})
+	cur, err := scan(dir, l)
 	if err != nil {
 		return err
 	}
-	for _, p := range extra {
-		errs = append(errs, os.RemoveAll(p))
-	}
-	for rel, content := range l { // what was removed, changed or is gone
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if content == nil {
-			if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
-				errs = append(errs, os.MkdirAll(p, 0o700))
-			}
+	var errs []error
+	var extra []string
+	for rel, c := range cur {
+		if rel == "" {
 			continue
 		}
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, os.MkdirAll(filepath.Dir(p), 0o700), rewrite(p, content))
+		want, ok := l[rel]
+		switch {
+		case !ok || want.other || c.other || c.dir != want.dir:
+			extra = append(extra, rel)
+		case !c.dir && !bytes.Equal(c.content, want.content):
+			extra = append(extra, rel)
 		}
+	}
+	// Remove the outermost first; what is inside a removed folder goes
+	// with it.
+	sort.Strings(extra)
+	removed := map[string]bool{}
+	under := func(rel string) bool { // removed, itself or with a folder above
+		for ; rel != "."; rel = path.Dir(rel) {
+			if removed[rel] {
+				return true
+			}
+		}
+		return false
+	}
+	for _, rel := range extra {
+		if !under(rel) {
+			removed[rel] = true
+			errs = append(errs, os.RemoveAll(filepath.Join(dir, filepath.FromSlash(rel))))
+		}
+	}
+	for rel, want := range l { // what was removed, changed or is gone
+		if _, there := cur[rel]; rel == "" || want.other || (there && !under(rel)) {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if want.dir {
+			errs = append(errs, os.MkdirAll(p, 0o700))
+			continue
+		}
+		errs = append(errs, os.MkdirAll(filepath.Dir(p), 0o700), rewrite(p, want.content))
 	}
 	return errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPlantedFilesAreSwept: whatever is planted in ralph-ci's own git
@@ -113,5 +114,95 @@ func TestEachPlantedFileIsSwept(t *testing.T) {
 				t.Errorf("%s is still there", rel)
 			}
 		})
+	}
+}
+
+// TestSweepSeesChangesUnderAnOldStamp: past the racy window, the sweep
+// reads only what changed since ralph-ci's last command, by its stamp;
+// what the agent plants then is still gone before the next command: a
+// new MERGE_HEAD (the folder's stamp changed), and a branch rewritten in
+// place to another commit of the same length with its modification time
+// set back (its change time moved all the same).
+func TestSweepSeesChangesUnderAnOldStamp(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t)
+	head := person(t, dir, "rev-parse", "HEAD")
+	evil := person(t, dir, "commit-tree", "HEAD^{tree}", "-m", "the planter's")
+	branch := strings.TrimPrefix(person(t, dir, "symbolic-ref", "HEAD"), "refs/heads/")
+	if _, err := Run(ctx, dir, "rev-parse", "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	// Not a race: what the last command left must be older than the
+	// racy window for its stamps to be trusted, which only time does.
+	time.Sleep(racyWindow + 20*time.Millisecond)
+	if _, err := Run(ctx, dir, "rev-parse", "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := Find(dir)
+	p, err := privateFor(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(p.dir, "refs", "heads", branch)
+	if k := p.left["refs/heads/"+branch]; k.racy || string(k.content) != head+"\n" {
+		t.Fatalf("recorded %s: racy %v, %q", ref, k.racy, k.content)
+	}
+	fi, err := os.Stat(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(ref, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(evil + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(ref, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.dir, "MERGE_HEAD"), []byte(evil+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	who := []string{"GIT_AUTHOR_NAME=R", "GIT_AUTHOR_EMAIL=r@example.com", "GIT_COMMITTER_NAME=R", "GIT_COMMITTER_EMAIL=r@example.com"}
+	if out, err := (Command{Dir: dir, Args: []string{"commit", "--quiet", "--allow-empty", "-m", "ralph-ci's own"}, Env: who}).Run(ctx); err != nil {
+		t.Fatalf("commit: %v %s", err, out)
+	}
+	if got := person(t, dir, "log", "-1", "--format=%P %s"); got != head+" ralph-ci's own" {
+		t.Errorf("ralph-ci's commit: %q, want %q", got, head+" ralph-ci's own")
+	}
+}
+
+// TestRacyEntriesAreReadAgain: an entry that changed within the racy
+// window of its record is read again at the next scan, even when a
+// change after the record left its stamp as it was (same size, the
+// modification time set back, the change time within the same tick).
+func TestRacyEntriesAreReadAgain(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "HEAD")
+	if err := os.WriteFile(file, []byte("aaaa\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := record(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l["HEAD"].racy {
+		t.Fatalf("a file written now is not racy: %+v", l["HEAD"])
+	}
+	fi, _ := os.Stat(file)
+	if err := os.WriteFile(file, []byte("bbbb\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(file, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	again, err := scan(dir, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(again["HEAD"].content); got != "bbbb\n" {
+		t.Errorf("scan kept %q, the file holds bbbb", got)
 	}
 }

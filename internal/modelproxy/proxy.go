@@ -11,9 +11,9 @@
 //     the key;
 //   - an HTTP proxy (HTTP_PROXY, HTTPS_PROXY: CONNECT tunnels and
 //     absolute-URI requests) to the hosts the config allows
-//     (network.allow) and nowhere else: a refused host is reported, by
-//     name, to the Refused callback, so that the log can say what to
-//     allow.
+//     (network.allow) and nowhere else: each refusal is reported, by
+//     host, to the refused callback, so that the log can say what to
+//     allow (the caller names each host once, and a bounded number).
 //
 // The upstream requests leave from ralph-ci's own process (and network
 // namespace), with its HTTPS_PROXY and CA settings.
@@ -52,7 +52,7 @@ type Proxy struct {
 	ln    net.Listener
 	srv   *http.Server
 	allow []string
-	// refused is told each host refused (once per host).
+	// refused is told each refusal's host.
 	refused func(host string)
 	// upstream carries the requests to the model APIs and the allowed
 	// hosts; dial opens CONNECT tunnels.
@@ -62,7 +62,6 @@ type Proxy struct {
 	mu      sync.Mutex
 	routes  map[string]*route // by prefix, "/m/1"
 	byKey   map[string]string // route identity → prefix
-	told    map[string]bool   // hosts already reported refused
 	tunnels sync.WaitGroup
 }
 
@@ -77,13 +76,15 @@ type route struct {
 // New serves the proxy on ln (a loopback listener, inside the boxes'
 // network namespace where there is one) until Close. allow lists the
 // hosts the HTTP proxy reaches ("host", "host:port", "*.domain"); refused,
-// when not nil, is told each other host asked for, once.
+// when not nil, is told the host of each request it refuses (each one:
+// the proxy keeps nothing per host, so a flood of hosts grows nothing
+// here).
 func New(ln net.Listener, allow []string, refused func(host string)) *Proxy {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	p := &Proxy{
 		ln: ln, allow: allow, refused: refused, upstream: t, dial: d.DialContext,
-		routes: map[string]*route{}, byKey: map[string]string{}, told: map[string]bool{},
+		routes: map[string]*route{}, byKey: map[string]string{},
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: time.Minute, ErrorLog: quiet}
 	go func() { _ = p.srv.Serve(ln) }()
@@ -269,13 +270,9 @@ func closeWrite(c net.Conn) {
 	}
 }
 
-// refuse answers 403 and reports the host, once.
+// refuse answers 403 and reports the host.
 func (p *Proxy) refuse(w http.ResponseWriter, host string) {
-	p.mu.Lock()
-	first := !p.told[host]
-	p.told[host] = true
-	p.mu.Unlock()
-	if first && p.refused != nil {
+	if p.refused != nil {
 		p.refused(host)
 	}
 	http.Error(w, "ralph-ci proxy: "+host+" is not in network.allow", http.StatusForbidden)

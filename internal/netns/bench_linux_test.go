@@ -40,17 +40,28 @@ func BenchmarkStart(b *testing.B) {
 }
 
 // BenchmarkNew is the cost of making the box (once per run): the
-// namespace, its loopback up, the listener, and letting it go.
+// namespace, its loopback up, the listener, and letting it go; "catch"
+// adds the catcher (routes, DNS answerers, packet socket) and its close.
 func BenchmarkNew(b *testing.B) {
-	for b.Loop() {
-		box, ln, err := New()
-		if errors.Is(err, syscall.EPERM) {
-			b.Skip("making a network namespace needs CAP_SYS_ADMIN:", err)
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		ln.Close()
-		box.Close()
+	for _, catch := range []bool{false, true} {
+		name := map[bool]string{false: "bare", true: "catch"}[catch]
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				box, ln, err := New()
+				if errors.Is(err, syscall.EPERM) {
+					b.Skip("making a network namespace needs CAP_SYS_ADMIN:", err)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if catch {
+					if err := box.Catch(func(Escape) {}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				ln.Close()
+				box.Close()
+			}
+		})
 	}
 }

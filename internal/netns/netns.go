@@ -7,6 +7,10 @@
 // the GitHub API's stand-ins). ralph-ci's own sockets (the proxy's
 // upstream dials, git, the API) stay in its own namespace.
 //
+// What a process sends past the proxy fails at once, and [Box.Catch]
+// tells each try (a name looked up, an address:port connected to), so
+// that the log can name the host to allow.
+//
 // Making a network namespace takes CAP_SYS_ADMIN (root, as on GitHub's
 // hosted runners with sudo, or in a container job); elsewhere [New]
 // fails and the caller decides (see docs/security.md).

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os/exec"
 	"runtime"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,14 +17,11 @@ const Works = true
 // Box is a network namespace holding only its loopback, and the OS
 // thread that lives in it and starts its processes.
 type Box struct {
-	starts chan start
-	done   chan struct{}
-}
-
-// start is a request to start a command in the box.
-type start struct {
-	cmd *exec.Cmd
-	err chan error
+	jobs chan func()
+	done chan struct{}
+	// catch is what Catch started (nil before), ended by Close.
+	catch  *catcher
+	closed sync.Once
 }
 
 // New makes the namespace, brings its loopback up and opens a TCP
@@ -34,7 +32,7 @@ type start struct {
 // process's parent-death signal (the shepherd's) fires when the thread
 // that started it ends, not the process.
 func New() (*Box, net.Listener, error) {
-	b := &Box{starts: make(chan start), done: make(chan struct{})}
+	b := &Box{jobs: make(chan func()), done: make(chan struct{})}
 	made := make(chan error, 1)
 	var ln net.Listener
 	go func() {
@@ -54,8 +52,8 @@ func New() (*Box, net.Listener, error) {
 			return
 		}
 		made <- nil
-		for s := range b.starts {
-			s.err <- s.cmd.Start()
+		for job := range b.jobs {
+			job()
 		}
 	}()
 	if err := <-made; err != nil {
@@ -90,23 +88,38 @@ func (b *Box) Start(cmd *exec.Cmd) error {
 	if b == nil {
 		return cmd.Start()
 	}
-	s := start{cmd: cmd, err: make(chan error, 1)}
-	select {
-	case b.starts <- s:
-		return <-s.err
-	case <-b.done:
+	var err error
+	if !b.do(func() { err = cmd.Start() }) {
 		return errors.New("the network box is closed")
+	}
+	return err
+}
+
+// do runs job on the box's thread (so in its namespace) and waits for
+// it; false if the box is closed.
+func (b *Box) do(job func()) bool {
+	ran := make(chan struct{})
+	select {
+	case b.jobs <- func() { job(); close(ran) }:
+		<-ran
+		return true
+	case <-b.done:
+		return false
 	}
 }
 
-// Close ends the box's thread; the namespace goes once nothing else
-// holds it (its listener, its processes). Processes the box started and
-// that still run get their parent-death signal.
+// Close ends the box's thread and its catcher (after it told what it
+// caught); the namespace goes once nothing else holds it (its listener,
+// its processes). Processes the box started and that still run get
+// their parent-death signal. A second Close does nothing.
 func (b *Box) Close() error {
 	if b == nil {
 		return nil
 	}
-	close(b.starts)
-	<-b.done
+	b.closed.Do(func() {
+		close(b.jobs)
+		<-b.done
+		b.catch.close()
+	})
 	return nil
 }

@@ -24,3 +24,6 @@ func (b *Box) Start(cmd *exec.Cmd) error { return cmd.Start() }
 
 // Close does nothing.
 func (b *Box) Close() error { return nil }
+
+// Catch fails: there is no box here.
+func (b *Box) Catch(func(Escape)) error { return errors.New("network namespaces need Linux") }

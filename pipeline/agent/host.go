@@ -56,6 +56,17 @@ type Host struct {
 	Killed func(command string, killed []box.Proc, err error)
 }
 
+// Clone is a copy of h that changing leaves h as it is (a nil h: a zero
+// Host).
+func (h *Host) Clone() *Host {
+	if h == nil {
+		return &Host{}
+	}
+	c := *h
+	c.secrets = slices.Clone(h.secrets)
+	return &c
+}
+
 // AddSecrets adds values to mask in every output read afterwards.
 func (h *Host) AddSecrets(values ...string) {
 	for _, v := range values {

@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
@@ -18,14 +19,14 @@ import (
 // request would, by the local user, and records it in the state. The
 // error carries the exit code: 7 rejected, 8 escalated.
 func Answer(ctx context.Context, j *job.Session, spec string, words []string) error {
-	if pr, ok, _ := j.Env.PR.PullRequest(); ok {
+	if pr, ok, _ := j.PullRequest(); ok {
 		return exitcode.Usagef("pull request #%d: there a checkpoint is answered on the pull request, by a reply to its comment (1 or yes approves; 2 …, 3 … or any other text rejects, with your feedback) or a reaction (+1, -1); ralph-ci answer is for a laptop (docs/checkpoints.md)", pr)
 	}
 	p, err := j.Load()
 	if err != nil {
 		return err
 	}
-	sp, ok := job.FindSpec(p, spec)
+	sp, ok := findSpec(p, spec)
 	if !ok {
 		return exitcode.Usagef("%s: no such spec (ralph-ci check lists them)", spec)
 	}
@@ -61,4 +62,14 @@ func localUser() string {
 		return u.Username
 	}
 	return "local"
+}
+
+// findSpec finds a spec by path (as check lists it) or id.
+func findSpec(p *project.Project, name string) (plan.Spec, bool) {
+	for _, sp := range p.Specs {
+		if sp.Path == name || sp.ID == name {
+			return sp, true
+		}
+	}
+	return plan.Spec{}, false
 }

@@ -66,6 +66,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 		}
 		return err
 	}
+	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	var warnings []string
 	if mode, merr := job.DeliveryMode(o.Deliver, p.Config); merr == nil && !sweep {
 		warnings = doctorWarnings(ctx, j, p, mode)
@@ -80,7 +81,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 	}
 	j.Log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
 	ctx, sig := job.SignalContext(ctx)
-	if mg, ok, merr := j.Env.PR.MergeGroup(); merr != nil || ok {
+	if mg, ok, merr := j.MergeGroup(); merr != nil || ok {
 		if merr != nil {
 			return merr
 		}
@@ -107,7 +108,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 // verify-tier spec of the base gone from the head), and whether every
 // spec is verified 3/3 at the head: the state delivered for it (delivery
 // pr, delivered's rule), else ralph-ci's own earlier gate status on the
-// head (job.VerifiedEarlier). The exit code is the checkpoints', then
+// head (verifiedEarlier). The exit code is the checkpoints', then
 // delivery pr's rule.
 func Gate(ctx context.Context, j *job.Session, p *project.Project, o Options) (err error) {
 	if o.Every <= 0 {
@@ -117,7 +118,7 @@ func Gate(ctx context.Context, j *job.Session, p *project.Project, o Options) (e
 	if err != nil {
 		return err
 	}
-	if pr, ok, _ := j.Env.PR.PullRequest(); ok && j.Env.PR.Token == "" {
+	if pr, ok, _ := j.PullRequest(); ok && j.Env.PR.Token == "" {
 		return exitcode.New(exitcode.Failure, fmt.Errorf("pull request #%d and no GitHub token: check reads the answers and posts the checkpoints through the GitHub API; %s", pr, giveToken))
 	}
 	ch, err := j.Channel(ctx, p)
@@ -156,7 +157,7 @@ func Gate(ctx context.Context, j *job.Session, p *project.Project, o Options) (e
 	if onPR {
 		s := gate.Standing{Checkpoints: res, Unverified: why, Failed: derr}
 		if mode.Gate == deliver.GateOwnStatus && derr == nil {
-			s.Unverified, s.Failed = job.VerifiedEarlier(ctx, c, c.Head(), job.GateContext(p.Config))
+			s.Unverified, s.Failed = verifiedEarlier(ctx, c, c.Head(), job.GateContext(p.Config))
 		}
 		j.SetGate(ctx, p.Config, c, s)
 	}

@@ -45,7 +45,7 @@ func doctorWarnings(ctx context.Context, j *job.Session, p *project.Project, mod
 			facts.Agents[name] = doctor.Agent{Command: a.Command, Format: a.Format}
 		}
 	}
-	if _, ok, err := j.Env.PR.PullRequest(); ok && err == nil {
+	if _, ok, err := j.PullRequest(); ok && err == nil {
 		facts.PullRequest = true
 	}
 	if top, err := (deliver.Git{Dir: facts.Root}).Run(ctx, "rev-parse", "--show-toplevel"); err == nil {

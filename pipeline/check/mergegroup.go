@@ -41,7 +41,7 @@ func olderIn(ctx context.Context, c *prchannel.Client, pr gate.Pull, group strin
 // No agent runs, no checkpoint is posted. Exit 0 when the group passes,
 // else 1 with the reason.
 func mergeGroup(ctx context.Context, j *job.Session, p *project.Project, mg prchannel.MergeGroup) error {
-	sw, err := prchannel.NewSweeper(j.PROptions(p), p.Config, gate.RepoPrefix(p.Root))
+	sw, err := j.Sweeper(p)
 	if err != nil {
 		return err
 	}

@@ -28,14 +28,14 @@ func sweepPulls(ctx context.Context, j *job.Session, p *project.Project, wait ti
 	if wait > 0 {
 		j.Log.Warn().Dur("wait", wait).Msg("--wait is ignored on a schedule: each pull request is read once, the next scheduled run reads again")
 	}
-	sw, err := prchannel.NewSweeper(j.PROptions(p), p.Config, gate.RepoPrefix(p.Root))
+	sw, err := j.Sweeper(p)
 	if err != nil {
 		return err
 	}
 	var pulls gate.Pulls = sw
 	target := 0 // pull_request_target's pull request
 	if j.Env.PR.EventName == "pull_request_target" {
-		if target, _, err = j.Env.PR.PullRequest(); err != nil {
+		if target, _, err = j.PullRequest(); err != nil {
 			return err
 		}
 		pulls = onePull{sw, target}
@@ -48,7 +48,7 @@ func sweepPulls(ctx context.Context, j *job.Session, p *project.Project, wait ti
 			}
 			s := gate.Standing{Head: g.Head(), Checkpoints: res, Failed: err}
 			if err == nil {
-				s.Unverified, s.Failed = job.VerifiedEarlier(ctx, g, s.Head, job.GateContext(p.Config))
+				s.Unverified, s.Failed = verifiedEarlier(ctx, g, s.Head, job.GateContext(p.Config))
 			}
 			j.SetGate(ctx, p.Config, g, s)
 		}}.Run(ctx)
@@ -96,12 +96,10 @@ func judged(out gate.Swept, n int) bool {
 // the gate was asked about (pull_request_target) but whose head holds no
 // checkpoint to judge: nobody ran the loop on it yet, or every checkpoint
 // is approved. It is pending while no run verified every spec at its
-// head (job.VerifiedEarlier), saying why, and how a fork's gets a run;
+// head (verifiedEarlier), saying why, and how a fork's gets a run;
 // the merge stays blocked on a status that says so, not on a missing one.
 func unjudgedGate(ctx context.Context, j *job.Session, p *project.Project, n int) {
-	o := j.PROptions(p)
-	o.PR = n
-	c, err := prchannel.New(o)
+	c, err := j.PRChannel(p, n)
 	if err == nil {
 		err = c.ReadHead(ctx)
 	}
@@ -110,7 +108,7 @@ func unjudgedGate(ctx context.Context, j *job.Session, p *project.Project, n int
 		return
 	}
 	s := gate.Standing{Head: c.Head()}
-	s.Unverified, s.Failed = job.VerifiedEarlier(ctx, c, s.Head, job.GateContext(p.Config))
+	s.Unverified, s.Failed = verifiedEarlier(ctx, c, s.Head, job.GateContext(p.Config))
 	if ev, err := j.Payload(); len(s.Unverified) > 0 && err == nil && ev.Fork() {
 		s.Unverified = append(s.Unverified, fmt.Sprintf("a fork's: a maintainer comments %q", deliver.ForkRunCommand))
 	}

@@ -23,9 +23,10 @@
 //     guardrails.md, handoffs/, progress/; never logs nor reports) and whose
 //     first parent is the work commit it describes (its second parent is
 //     the previous state commit, so that every update is a fast-forward),
-//     written by one git fast-import and pushed with the work in one
-//     atomic push: a delivery rotation runs 7 git processes, change
-//     detection included (bench/delivery.sh), 2 when it changed nothing.
+//     written into the object store by ralph-ci itself (igit.Store, no
+//     git process) and pushed with the work in one atomic push: a
+//     delivery rotation runs 6 git processes, change detection included
+//     (bench/delivery.sh), 1 when it changed nothing.
 //     Restore reads it back from a depth-1 checkout and names the files that
 //     differ between the described commit and HEAD: the caller counts them
 //     as changed, it never trusts state saved for another tree.

@@ -332,7 +332,7 @@ func (s *Session) Finish(ctx context.Context) error {
 // sync pushes HEAD and a state commit describing s.described.
 func (s *Session) sync(ctx context.Context, msg string) ([]string, error) {
 	foreign, err := s.push(ctx, func() (string, error) {
-		return saveState(ctx, s.Git, s.StateDir, s.described, s.stateTip, msg, s.stateRef())
+		return saveState(s.Git, s.StateDir, s.described, s.stateTip, msg)
 	})
 	if err != nil {
 		return foreign, err

@@ -68,65 +68,46 @@ func clearState(dir string) error {
 // saveState writes the state folder dir as a commit whose tree holds it
 // (under .ralph/) and whose first parent is described, the work commit the
 // state describes; prev, the previous state commit, is the second parent.
-// One git fast-import writes the files, the tree and the commit, at ref
-// (ralph-ci's copy of the state ref, which the push then updates): a
-// delivery rotation runs one git process for its state instead of one per
-// file plus three (bench/delivery.sh).
-func saveState(ctx context.Context, g Git, dir, described, prev, msg, ref string) (string, error) {
+// The files, trees and commit are written into the checkout's object
+// store by ralph-ci itself (igit.Store), with no git process: the push
+// names the commit by its id. A delivery rotation runs no git process for
+// its state (bench/delivery.sh).
+func saveState(g Git, dir, described, prev, msg string) (string, error) {
 	files, err := stateFiles(dir)
 	if err != nil {
 		return "", err
 	}
-	id := DefaultIdentity
-	var in bytes.Buffer
-	fmt.Fprintf(&in, "commit %s\nmark :1\ncommitter %s <%s> %d +0000\ndata %d\n%s\nfrom %s\n", ref, id.Name, id.Email, time.Now().Unix(), len(msg), msg, described)
-	if prev != "" {
-		fmt.Fprintf(&in, "merge %s\n", prev)
-	}
-	in.WriteString("deleteall\n")
+	content := make(map[string][]byte, len(files))
 	for _, f := range files {
 		// Read here, bounded and non-blocking (.ralph is in the agent's
-		// reach), and handed to git on stdin: no path of the caller's
-		// (relative to another folder than git's) reaches git.
-		content, err := safefile.Read(filepath.Join(dir, filepath.FromSlash(f)), safefile.StateLimit)
+		// reach).
+		b, err := safefile.Read(filepath.Join(dir, filepath.FromSlash(f)), safefile.StateLimit)
 		if err != nil {
 			return "", fmt.Errorf("save the state file %s: %w", f, err)
 		}
-		fmt.Fprintf(&in, "M 100644 inline %s\ndata %d\n", quotePath(".ralph/"+f), len(content))
-		in.Write(content)
-		in.WriteString("\n")
+		content[".ralph/"+f] = b
 	}
-	in.WriteString("\nget-mark :1\ndone\n")
-	out, err := g.RunInput(ctx, in.Bytes(), "fast-import", "--quiet", "--done", "--force", "--date-format=raw")
+	store, err := igit.OpenStore(g.Dir)
 	if err != nil {
 		return "", fmt.Errorf("save the state: %w", err)
 	}
-	commit := strings.TrimSpace(string(out))
-	if !igit.IsID(commit) {
-		return "", fmt.Errorf("save the state: git fast-import answered %q", commit)
+	tree, err := store.Files(content)
+	if err != nil {
+		return "", fmt.Errorf("save the state: %w", err)
+	}
+	id := DefaultIdentity
+	var c bytes.Buffer
+	fmt.Fprintf(&c, "tree %s\nparent %s\n", tree, described)
+	if prev != "" {
+		fmt.Fprintf(&c, "parent %s\n", prev)
+	}
+	who := fmt.Sprintf("%s <%s> %d +0000", id.Name, id.Email, time.Now().Unix())
+	fmt.Fprintf(&c, "author %s\ncommitter %s\n\n%s", who, who, msg)
+	commit, err := store.Write("commit", c.Bytes())
+	if err != nil {
+		return "", fmt.Errorf("save the state: %w", err)
 	}
 	return commit, nil
-}
-
-// quotePath is p as git fast-import reads a quoted path: every byte but
-// printable ASCII written as an octal escape, so that no name the agent
-// gave a file in .ralph (a line break in it) can end the line.
-func quotePath(p string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(p); i++ {
-		switch c := p[i]; {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(&b, "\\%03o", c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // fetchState fetches the state ref (with the work commit it describes)

@@ -8,11 +8,12 @@ import (
 	"testing"
 )
 
-// TestStateCommitHoldsTheFilesAsTheyAre: the state commit (one git
-// fast-import) holds exactly the saved files with their bytes, under
+// TestStateCommitHoldsTheFilesAsTheyAre: the state commit (written by
+// ralph-ci into the object store) holds exactly the saved files with their bytes, under
 // .ralph/, its first parent the work commit it describes and its second
 // the previous state commit; a file the agent named with a line break and
-// fast-import commands (.ralph is in its reach) adds nothing to it, and
+// what a fast-import stream would take for commands (.ralph is in its
+// reach) adds nothing to it; git fsck finds every object sound, and
 // restoring it writes the same files back.
 func TestStateCommitHoldsTheFilesAsTheyAre(t *testing.T) {
 	_, dir, s := started(t)
@@ -35,17 +36,18 @@ func TestStateCommitHoldsTheFilesAsTheyAre(t *testing.T) {
 		}
 	}
 	head := git(t, dir, "rev-parse", "HEAD")
-	first, err := saveState(ctx, s.Git, state, head, "", "first\n", StateRef("feature"))
+	first, err := saveState(s.Git, state, head, "", "first\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := saveState(ctx, s.Git, state, head, first, "second\n", StateRef("feature"))
+	second, err := saveState(s.Git, state, head, first, "second\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if parents := git(t, dir, "log", "-1", "--format=%P", second); parents != head+" "+first {
 		t.Fatalf("parents %q, want %s %s", parents, head, first)
 	}
+	git(t, dir, "fsck", "--strict", "--no-dangling", "--no-progress", second)
 	tree := git(t, dir, "ls-tree", "-r", "-z", "--name-only", second)
 	want := []string{".ralph/guardrails.md", ".ralph/" + evil, ".ralph/state.json"}
 	if got := strings.Split(strings.TrimSuffix(tree, "\x00"), "\x00"); strings.Join(got, "|") != strings.Join(want, "|") {

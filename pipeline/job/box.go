@@ -8,13 +8,21 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 )
 
-// UseBox opens the box every agent, verification command, judge and
-// reviewer runs in (internal/box) and hands it to the Host: flag is
-// run --box ("" for the config's box.mode, config). Where the kernel
-// gives no box and the mode is not off, it refuses with an error that
-// says why and how to opt out. A log line says what holds. The returned
-// function removes the run's boxes (call it once the loop is done).
-func (j *Job) UseBox(flag, config string) (func(), error) {
+// Box is the box a run opened (OpenBox) for the host it builds
+// (HostPolicy): the kernel's boxes, none when off, and who is told what
+// emptying one had to kill.
+type Box struct {
+	Boxes  *box.Boxes
+	Killed func(command string, killed []box.Proc, err error)
+}
+
+// OpenBox opens the box every agent, verification command, judge and
+// reviewer runs in (internal/box), for the run's host: flag is run --box
+// ("" for the config's box.mode, config). Where the kernel gives no box
+// and the mode is not off, it refuses with an error that says why and
+// how to opt out. A log line says what holds. The returned function
+// removes the run's boxes (call it once the loop is done).
+func (j *Job) OpenBox(flag, config string) (Box, func(), error) {
 	mode := box.Mode(config)
 	if flag != "" {
 		mode = box.Mode(flag)
@@ -23,11 +31,11 @@ func (j *Job) UseBox(flag, config string) (func(), error) {
 		mode = box.Auto
 	}
 	if !slices.Contains(box.Modes, mode) {
-		return func() {}, exitcode.Usagef("box mode %q: want one of auto, cgroup, off", mode)
+		return Box{}, func() {}, exitcode.Usagef("box mode %q: want one of auto, cgroup, off", mode)
 	}
 	b, err := box.Open(mode)
 	if err != nil {
-		return func() {}, exitcode.New(exitcode.Failure, fmt.Errorf("box: %w; %s", err, box.OptOut))
+		return Box{}, func() {}, exitcode.New(exitcode.Failure, fmt.Errorf("box: %w; %s", err, box.OptOut))
 	}
 	switch b.Kind() {
 	case box.Off:
@@ -40,8 +48,7 @@ func (j *Job) UseBox(flag, config string) (func(), error) {
 		j.Log.Info().Str("kind", string(b.Kind())).Str("cgroup", b.Where()).
 			Msg("box: every agent, verification command, judge and reviewer runs in a cgroup of its own, emptied (cgroup.kill) before ralph-ci goes on; no_new_privs")
 	}
-	j.Host.Boxes = b
-	j.Host.Killed = func(command string, killed []box.Proc, err error) {
+	killed := func(command string, killed []box.Proc, err error) {
 		if len(killed) > 0 {
 			j.Log.Warn().Str("command", command).Int("count", len(killed)).Str("killed", box.Names(killed)).
 				Msg("box: killed the processes that outlived their command")
@@ -50,10 +57,10 @@ func (j *Job) UseBox(flag, config string) (func(), error) {
 			j.Log.Error().Err(err).Str("command", command).Msg("box: could not empty the box")
 		}
 	}
-	return func() {
+	return Box{Boxes: b, Killed: killed}, func() {
 		left, err := b.Close()
 		if len(left) > 0 || err != nil {
-			j.Host.Killed("ralph-ci", left, err)
+			killed("ralph-ci", left, err)
 		}
 	}, nil
 }

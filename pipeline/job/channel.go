@@ -14,17 +14,15 @@ import (
 
 // Channel is where checkpoints go: the pull request of the GitHub
 // Actions event when there is one, else the terminal.
-func (j *Job) Channel(ctx context.Context, p *project.Project) (gate.Channel, error) {
-	pr, ok, err := j.Env.PR.PullRequest()
+func (j *Session) Channel(ctx context.Context, p *project.Project) (gate.Channel, error) {
+	pr, ok, err := j.PullRequest()
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return gate.Local{Root: p.Root, Out: j.Stdout}, nil
 	}
-	o := j.PROptions(p)
-	o.PR = pr
-	c, err := prchannel.New(o)
+	c, err := j.PRChannel(p, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -40,6 +38,28 @@ func (j *Job) Channel(ctx context.Context, p *project.Project) (gate.Channel, er
 	return c, nil
 }
 
+// PRChannel is the channel of pull request pr (p's config says who may
+// approve: see PROptions), on the job's one GitHub client.
+func (j *Session) PRChannel(p *project.Project, pr int) (*prchannel.Client, error) {
+	repo, err := j.Repo()
+	if err != nil {
+		return nil, err
+	}
+	o := j.PROptions(p)
+	o.PR = pr
+	return prchannel.New(repo, o), nil
+}
+
+// Sweeper is the repository side of check off a single pull request (a
+// schedule, a merge group), on the job's one GitHub client.
+func (j *Session) Sweeper(p *project.Project) (*prchannel.Sweeper, error) {
+	repo, err := j.Repo()
+	if err != nil {
+		return nil, err
+	}
+	return prchannel.NewSweeper(repo, j.PROptions(p), p.Config, gate.RepoPrefix(p.Root)), nil
+}
+
 // PROptions are the options of a pull request's channel (PR aside): who
 // may approve comes from the base commit's config unless the loaded one
 // lies outside the checkout (gate.ApprovalConfig).
@@ -48,7 +68,7 @@ func (j *Job) PROptions(p *project.Project) prchannel.Options {
 	if trusted {
 		j.Log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
 	}
-	return prchannel.Options{Env: j.Env.PR, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
+	return prchannel.Options{Login: j.Env.PR.Login, Config: p.Config.GitHub, ConfigFiles: files, TrustConfig: trusted,
 		DefaultTier: p.Config.Specs.DefaultTier, Specs: p.Config.Specs, Log: j.Log, Actions: j.Env.Actions, Stdout: j.Stdout}
 }
 

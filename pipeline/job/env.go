@@ -1,7 +1,6 @@
 package job
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -83,20 +82,4 @@ func (e Env) Exit(code exitcode.Code, stdout io.Writer) exitcode.Code {
 		return exitcode.OK
 	}
 	return code
-}
-
-// AppendOutputs appends step outputs to the GITHUB_OUTPUT file.
-func AppendOutputs(path string, outs []actions.Output) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("write the step outputs: %w", err)
-	}
-	err = actions.WriteOutputs(f, outs, nil)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write the step outputs: %w", err)
-	}
-	return nil
 }

@@ -3,7 +3,6 @@ package job
 import (
 	"cmp"
 	"context"
-	"strings"
 
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -46,13 +45,15 @@ func (j *Job) SetGate(ctx context.Context, cfg *schema.Config, g GateKeeper, s g
 // BrokenGate sets the one status to failure on the event's pull request
 // when the config or a spec cannot be loaded (no config: its default
 // context).
-func (j *Job) BrokenGate(ctx context.Context, err error) {
-	pr, ok, perr := j.Env.PR.PullRequest()
+func (j *Session) BrokenGate(ctx context.Context, err error) {
+	pr, ok, perr := j.PullRequest()
 	if perr != nil || !ok {
 		return
 	}
-	c, cerr := prchannel.New(prchannel.Options{Env: j.Env.PR, PR: pr, Log: j.Log, Actions: j.Env.Actions, Stdout: j.Stdout})
+	repo, cerr := j.Repo()
+	var c *prchannel.Client
 	if cerr == nil {
+		c = prchannel.New(repo, prchannel.Options{Login: j.Env.PR.Login, PR: pr, Log: j.Log, Actions: j.Env.Actions, Stdout: j.Stdout})
 		cerr = c.ReadHead(ctx)
 	}
 	if cerr != nil {
@@ -60,19 +61,4 @@ func (j *Job) BrokenGate(ctx context.Context, err error) {
 		return
 	}
 	j.SetGate(ctx, nil, c, gate.Standing{Failed: exitcode.New(exitcode.Of(err), err)})
-}
-
-// VerifiedEarlier says why head is not known to be verified 3/3 (nothing
-// when it is): ralph-ci's own gate status on head says so (a run that
-// verified every spec there set it, gate.VerifiedNote), which only its
-// token can write.
-func VerifiedEarlier(ctx context.Context, g GateKeeper, head, context string) ([]string, error) {
-	state, desc, err := g.GateOn(ctx, head, context)
-	if err != nil {
-		return nil, err
-	}
-	if state == gate.Success || strings.HasPrefix(desc, gate.VerifiedNote) {
-		return nil, nil
-	}
-	return []string{"no run of the loop verified every spec at this commit"}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,8 +14,10 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 const head = "0123456789abcdef0123456789abcdef01234567"
@@ -37,7 +41,7 @@ func onPR(t *testing.T) (*Job, *fake.Server) {
 // one status, on its head, pointing at the workflow run.
 func TestBrokenGate(t *testing.T) {
 	j, gh := onPR(t)
-	j.BrokenGate(context.Background(), errors.New("ralph.yaml:2:3: agents: field not allowed"))
+	Open(j).BrokenGate(context.Background(), errors.New("ralph.yaml:2:3: agents: field not allowed"))
 	_, statuses := gh.Snapshot()
 	if len(statuses) != 1 {
 		t.Fatalf("statuses %+v, want one", statuses)
@@ -66,7 +70,7 @@ func TestChannel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local := &Job{Stdout: &strings.Builder{}, Log: zerolog.Nop()}
+	local := Open(&Job{Stdout: &strings.Builder{}, Log: zerolog.Nop()})
 	if ch, err := local.Channel(context.Background(), p); err != nil {
 		t.Fatal(err)
 	} else if _, ok := ch.(gate.Local); !ok {
@@ -74,7 +78,7 @@ func TestChannel(t *testing.T) {
 	}
 	j, gh := onPR(t)
 	gh.SetFile(fake.BaseSHA, "ralph.yaml", cfg)
-	ch, err := j.Channel(context.Background(), p)
+	ch, err := Open(j).Channel(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,5 +88,28 @@ func TestChannel(t *testing.T) {
 	}
 	if _, ok := ch.(GateKeeper); !ok || c.Head() != head {
 		t.Errorf("the channel keeps the gate of head %q, want %q", c.Head(), head)
+	}
+}
+
+// TestRunHost: a run's host carries its whole policy from the start (the
+// door's secrets and the checkout's hidden one masked, a fork's
+// allow-list, environment.remove, the variables an agent declares), and
+// building it changes nothing of the door's host.
+func TestRunHost(t *testing.T) {
+	const door, hidden = "door-secret-0123456789", "hidden-credential-0123456789"
+	j := &Job{Log: zerolog.Nop(), Host: &agent.Host{Keys: []string{"MY_KEY=k"}}, hiddenValues: []string{hidden}}
+	j.Host.AddSecrets(door)
+	before := *j.Host.Clone()
+	cfg := &schema.Config{Environment: schema.Environment{Remove: []string{"AWS_*"}},
+		Agents: map[string]schema.Agent{"mine": {ModelAPI: &schema.ModelAPI{Keys: []string{"MY_KEY"}, BaseURL: "MY_BASE_URL"}}}}
+	h := Open(j).RunHost(HostPolicy{Config: cfg, Fork: true})
+	if got := h.Mask(door + " " + hidden); strings.Contains(got, "secret") || strings.Contains(got, "credential") {
+		t.Errorf("the run's host masks %q", got)
+	}
+	if !slices.Equal(h.Remove, []string{"AWS_*"}) || !slices.Equal(h.Only, agent.ForkAllowList()) || !slices.Equal(h.Declared, []string{"MY_KEY", "MY_BASE_URL"}) || !slices.Equal(h.Keys, []string{"MY_KEY=k"}) {
+		t.Errorf("the run's host: remove %v, only %v, declared %v, keys %v", h.Remove, h.Only, h.Declared, h.Keys)
+	}
+	if !reflect.DeepEqual(*j.Host, before) || strings.Contains(j.Host.Mask(hidden), "***") {
+		t.Errorf("building the run's host changed the door's: %+v", *j.Host)
 	}
 }

@@ -45,8 +45,7 @@ func (j *Job) UseGitCredential(ctx context.Context, root string) (restore func()
 	if err != nil {
 		j.Log.Warn().Err(err).Msg("could not hide the git credential actions/checkout persisted: the agent may read it (use persist-credentials: false)")
 	}
-	j.Host.AddSecrets(hidden.Values()...)
-	j.hidden = hidden.Credentials()
+	j.hidden, j.hiddenValues = hidden.Credentials(), hidden.Values()
 	igit.UseCredentials(OwnCredentials(hidden.Credentials(), j.Env.ServerURL, j.Env.PR.Token, j.Env.PushToken)...)
 	return func() {
 		igit.UseCredentials()

@@ -34,16 +34,19 @@ type Job struct {
 	Stdout io.Writer
 	Log    zerolog.Logger
 	Env    Env // read once, at the door
-	// Host is how every agent and verification command starts: the
-	// secrets to mask, the environment policy, the shepherd.
+	// Host is the door's part of how every agent and verification
+	// command starts: the secrets to mask, the model APIs' keys, the
+	// shepherd. Nothing changes it after the door: a run builds its own
+	// host from it, once, with its final policy (Session.RunHost).
 	Host *agent.Host
 	// Version is ralph-ci's version, recorded in the state's lock.
 	Version string
 
 	// hidden is the credential actions/checkout persisted, as
 	// UseGitCredential took it (a fork push gives it back to origin's
-	// commands).
-	hidden []igit.Credential
+	// commands), and hiddenValues its secrets, which the run's host masks.
+	hidden       []igit.Credential
+	hiddenValues []string
 }
 
 // DeliveryMode is the mode the --deliver flag names, else the config's

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
-	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 	"github.com/ralph-ci/ralph-ci/schema"
@@ -66,14 +65,4 @@ func lazierGC() (restore func()) {
 		debug.SetGCPercent(old)
 	}
 	return func() { debug.SetGCPercent(old) }
-}
-
-// FindSpec finds a spec by path (as check lists it) or id.
-func FindSpec(p *project.Project, name string) (plan.Spec, bool) {
-	for _, sp := range p.Specs {
-		if sp.Path == name || sp.ID == name {
-			return sp, true
-		}
-	}
-	return plan.Spec{}, false
 }

@@ -3,6 +3,7 @@ package job
 import (
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 
 	"github.com/ralph-ci/ralph-ci/internal/modelproxy"
@@ -50,14 +51,14 @@ func (n *network) ConnectOnly() int { return n.connect }
 // landlockNet is the Landlock ABI that has network rules (Linux 6.7).
 const landlockNet = 4
 
-// StartNetwork gives every process the run starts its network (see
-// docs/security.md): a box of its own with ralph-ci's proxy as the only
-// way out, the proxy holding the model APIs' keys. Without root there is
-// no box: Landlock (ABI 4) then lets the processes connect over TCP to
-// the proxy's port alone; where the kernel has neither, run refuses
-// unless cfg.Confinement is proxy-only. stop ends the proxy and lets the
-// box go.
-func (j *Job) StartNetwork(cfg schema.Network) (stop func(), err error) {
+// StartNetwork starts the network of every process the run starts, for
+// its host (HostPolicy; see docs/security.md): a box of its own with
+// ralph-ci's proxy as the only way out, the proxy holding the model APIs'
+// keys. Without root there is no box: Landlock (ABI 4) then lets the
+// processes connect over TCP to the proxy's port alone; where the kernel
+// has neither, run refuses unless cfg.Confinement is proxy-only. stop
+// ends the proxy and lets the box go.
+func (j *Job) StartNetwork(cfg schema.Network) (_ agent.Network, stop func(), err error) {
 	n := &network{}
 	box, ln, err := netns.New()
 	if err != nil {
@@ -69,25 +70,47 @@ func (j *Job) StartNetwork(cfg schema.Network) (stop func(), err error) {
 			landlock = true
 			j.Log.Info().Err(err).Int("abi", abi).Msg("network: no network box (it needs root): Landlock lets agents and verification commands connect over TCP to ralph-ci's proxy's port alone (not UDP, and not a test's own server on another port)")
 		default:
-			return nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: no network box for the agents here (%w) and no Landlock network rules (Linux 6.7): the box needs root (GitHub's hosted runners with sudo, a container job); network.confinement: proxy-only runs without one, where the keys still stay with ralph-ci's proxy but every process can connect to any host directly", err))
+			return nil, nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: no network box for the agents here (%w) and no Landlock network rules (Linux 6.7): the box needs root (GitHub's hosted runners with sudo, a container job); network.confinement: proxy-only runs without one, where the keys still stay with ralph-ci's proxy but every process can connect to any host directly", err))
 		}
 		box = nil
 		if ln, err = net.Listen("tcp4", "127.0.0.1:0"); err != nil {
-			return nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: starting the proxy: %w", err))
+			return nil, nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: starting the proxy: %w", err))
 		}
 		if landlock {
 			n.connect = ln.Addr().(*net.TCPAddr).Port
 		}
 	}
-	log := j.Log
+	log, named := j.Log, &hostLog{}
+	if conf, err := os.ReadFile("/etc/resolv.conf"); err == nil { // the boxed processes' too
+		named.search = searchDomains(string(conf))
+	}
+	say := func(kind, host, msg string) {
+		name, noMore := named.note(kind, host)
+		if name {
+			log.Warn().Str("host", host).Str("how", kind).Msg(msg)
+		}
+		if noMore {
+			log.Warn().Int("named", maxNamed).Msg("network: more hosts were refused; the log names no more this run")
+		}
+	}
 	p := modelproxy.New(ln, cfg.Allow, func(host string) {
-		log.Warn().Str("host", host).Msg("network: refused a connection to a host network.allow does not list; add it there to let the agents and verification commands reach it")
+		say("proxy", host, "network: refused a connection to a host network.allow does not list; add it there to let the agents and verification commands reach it")
 	})
+	if box != nil {
+		err := box.Catch(func(e netns.Escape) {
+			if e.Proto == "dns" {
+				say(e.Proto, e.Host, "network: a boxed process looked up a host itself, not through HTTPS_PROXY, and the lookup failed; to let it reach the host, add the host to network.allow and have the tool use HTTPS_PROXY")
+				return
+			}
+			say(e.Proto, e.Host, "network: a boxed process connected to an address directly, not through HTTPS_PROXY, and the connection failed; to let it reach the address, add it to network.allow and have the tool use HTTPS_PROXY")
+		})
+		if err != nil {
+			j.Log.Warn().Err(err).Msg("network: the box holds, but the log will not name the hosts that processes try without the proxy")
+		}
+	}
 	n.box, n.proxy = box, p
-	j.Host.Network = n
 	j.Log.Debug().Str("proxy", p.URL()).Bool("box", box != nil).Int("landlock_port", n.connect).Strs("allow", cfg.Allow).Msg("network: the processes reach their model APIs and the allowed hosts through ralph-ci's proxy")
-	return func() {
-		j.Host.Network = nil
+	return n, func() {
 		_ = p.Close()
 		_ = box.Close()
 	}, nil

@@ -5,8 +5,8 @@ import (
 	"io"
 	"sync"
 
-	"github.com/rs/zerolog"
-
+	"github.com/ralph-ci/ralph-ci/github"
+	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/github/pulls"
 	"github.com/ralph-ci/ralph-ci/internal/ghevent"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
@@ -14,10 +14,11 @@ import (
 
 // Session is one job as the commands take it, built once at the door
 // (Open): the job's flags, writers, log, environment and agent host
-// (Job), the GitHub Actions event read once, and the forge client of the
-// repository's pull requests built once. Nothing below a command reads
-// the event or builds that client again: run, check and plan ask the
-// session.
+// (Job), the GitHub Actions event read once, and the one client of the
+// GitHub port (github.Repo) with the pull requests' side of it
+// (github/pulls). Nothing below a command reads the event or builds a
+// client: run, check and plan ask the session, and every pull request's
+// channel (Channel, the sweep's, the merge gate's) talks to its client.
 type Session struct {
 	*Job
 	*read
@@ -30,6 +31,7 @@ type read struct {
 	eventErr error
 	headOnce sync.Once // a comment's payload names no head: the API's, asked once
 
+	repo     github.Repo
 	forge    *pulls.Client
 	forgeErr error
 }
@@ -43,16 +45,23 @@ func (s *Session) WithStdout(w io.Writer) *Session {
 }
 
 // Open builds the session of j: the event payload is read (a missing one
-// is no event), and the client of the repository's pull requests is built
-// when the job runs on GitHub (GITHUB_REPOSITORY set). Their errors wait
-// for whoever needs them.
+// is no event), and the one client of the GitHub API is built when the
+// job runs on GitHub (GITHUB_REPOSITORY set). Their errors wait for
+// whoever needs them. A debug line says what was read.
 func Open(j *Job) *Session {
 	s := &Session{Job: j, read: &read{}}
-	s.event, s.eventErr = ghevent.Read(j.Env.PR.EventName, j.Env.PR.EventPath)
-	if j.Env.PR.Repository != "" {
-		repo, err := j.Env.PR.Repo(zerolog.Nop())
+	pr := j.Env.PR
+	s.event, s.eventErr = ghevent.Read(pr.EventName, pr.EventPath)
+	if pr.EventPath != "" {
+		j.Log.Debug().Str("event", pr.EventName).Str("path", pr.EventPath).Int("pr", s.event.PR).Msg("job session: event read")
+	}
+	if pr.Repository != "" {
+		c, err := github.New(pr.Client(j.Log))
 		if err == nil {
-			s.forge = pulls.New(repo)
+			s.repo, err = github.RepoOf(c, pr.Repository)
+		}
+		if err == nil {
+			s.forge = pulls.New(s.repo)
 		}
 		s.forgeErr = err
 	}
@@ -90,8 +99,45 @@ func (s *Session) Event(ctx context.Context) (deliver.Event, error) {
 // anything (a comment's names no head).
 func (s *Session) Payload() (deliver.Event, error) { return s.event, s.eventErr }
 
-// Forge is the client of the repository's pull requests (github/pulls),
-// built once; an error off GitHub or when it could not be built.
+// PullRequest is the pull request of the event: pull_request and
+// pull_request_target events carry it, issue_comment events carry an
+// issue that is a pull request. ok is false outside a pull request (no
+// event, a push, a schedule, a comment on a plain issue) and off GitHub
+// (GITHUB_REPOSITORY not set).
+func (s *Session) PullRequest() (number int, ok bool, err error) {
+	if s.Env.PR.EventPath == "" || s.Env.PR.Repository == "" {
+		return 0, false, nil
+	}
+	if s.eventErr != nil || s.event.PR == 0 {
+		return 0, false, s.eventErr
+	}
+	return s.event.PR, true, nil
+}
+
+// MergeGroup is the event's merge group; ok is false on another event.
+func (s *Session) MergeGroup() (prchannel.MergeGroup, bool, error) {
+	if s.Env.PR.EventName != "merge_group" || s.Env.PR.EventPath == "" {
+		return prchannel.MergeGroup{}, false, nil
+	}
+	if s.eventErr != nil {
+		return prchannel.MergeGroup{}, false, s.eventErr
+	}
+	return prchannel.MergeGroupOf(s.event, s.Env.PR.EventPath)
+}
+
+// Repo is the repository's side of the job's one GitHub client, which
+// every pull request's channel talks to; an error off GitHub or when it
+// could not be built.
+func (s *Session) Repo() (github.Repo, error) {
+	if _, err := s.Forge(); err != nil {
+		return github.Repo{}, err
+	}
+	return s.repo, nil
+}
+
+// Forge is the client of the repository's pull requests (github/pulls)
+// on the job's one GitHub client; an error off GitHub or when it could
+// not be built.
 func (s *Session) Forge() (*pulls.Client, error) {
 	if s.forge == nil && s.forgeErr == nil {
 		return nil, errNoRepository

@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
@@ -39,6 +40,7 @@ func Plan(ctx context.Context, j *job.Session, o PlanOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	mode, err := job.DeliveryMode(o.Deliver, p.Config)
 	if err != nil {
 		return err
@@ -53,7 +55,7 @@ func Plan(ctx context.Context, j *job.Session, o PlanOptions) error {
 	}
 	fmt.Fprintln(j.Stdout, string(raw))
 	if out := j.Env.Actions.Output; out != "" {
-		if err := job.AppendOutputs(out, []actions.Output{{Name: "matrix", Value: string(raw)}, {Name: "shards", Value: strconv.Itoa(len(planned))}}); err != nil {
+		if err := actions.AppendOutputs(out, []actions.Output{{Name: "matrix", Value: string(raw)}, {Name: "shards", Value: strconv.Itoa(len(planned))}}); err != nil {
 			return err
 		}
 	}

@@ -132,7 +132,7 @@ func (d *delivery) finish(ctx context.Context, j *job.Session, summary string) e
 		if s.Target.ForkURL != "" { // the fork's own branch (deliver.ForkPush)
 			branch = s.Target.ForkBranch
 		}
-		ferr := job.AppendOutputs(out, []actions.Output{{Name: "branch", Value: branch}, {Name: "head-sha", Value: s.Head()},
+		ferr := actions.AppendOutputs(out, []actions.Output{{Name: "branch", Value: branch}, {Name: "head-sha", Value: s.Head()},
 			{Name: "pull-request", Value: pr}, {Name: "pull-request-url", Value: url}})
 		if err == nil && ferr != nil {
 			err = fmt.Errorf("delivery: %w", ferr)

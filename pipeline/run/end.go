@@ -22,7 +22,7 @@ import (
 func (r *ran) end(ctx context.Context, oc outcome) error {
 	code := r.finish(ctx, oc)
 	r.progress.update(ctx, oc.Rotations, oc.CostUSD, oc.Specs, &oc.State, exitcode.Of(code).Class())
-	endGate(ctx, r.s, r.p, r.ch, r.dl, exitcode.Of(code), oc.err, oc.Message, &oc.State)
+	r.endGate(ctx, exitcode.Of(code), oc)
 	return code
 }
 
@@ -41,7 +41,7 @@ func (r *ran) finish(ctx context.Context, oc outcome) error {
 	if derr != nil {
 		j.Log.Error().Err(derr).Msg("delivery: the pull request or the outputs failed")
 	}
-	job.PrintRows(j.Stdout, engine.Rows(out.Specs, out.State))
+	engine.PrintRows(j.Stdout, engine.Rows(out.Specs, out.State))
 	e := exitcode.RunEnd{Engine: out.Code, EngineErr: err, Delivery: derr, Signal: sig.Code()}
 	code := e.Code()
 	e.Reports = writeReports(ctx, j, p, out.Report, code, o.JUnit, o.JSON)
@@ -66,7 +66,7 @@ func (r *ran) finish(ctx context.Context, oc outcome) error {
 // echoed in folded groups on GitHub Actions, a progress line on a
 // terminal (never on a runner, whatever it says: ::group:: blocks only).
 func engineOptions(j *job.Session, p *project.Project, o Options) engine.Options {
-	eo := engine.Options{Project: p, MaxRotations: o.MaxRotations, Log: j.Log, Version: j.Version, Host: j.Host}
+	eo := engine.Options{Project: p, MaxRotations: o.MaxRotations, Log: j.Log, Version: j.Version}
 	if bd, err := j.StateBinder(); err == nil && bd != nil {
 		eo.SpendProof = bd // the day's ledger proven by ralph-ci's own statuses
 	}

@@ -13,14 +13,15 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
 
-// endGate sets the one status at the end of a run on a pull request: its
-// head is the one delivery pushed (pr mode), else the pull request's; the
-// specs count as verified there only when the loop's work was delivered
-// to it (pr mode) or the loop changed nothing the head lacks.
-func endGate(ctx context.Context, j *job.Session, p *project.Project, ch gate.Channel, dl *delivery, code exitcode.Code, runErr error, message string, st *state.State) {
+// endGate sets the one status at the end of run r, which ended with code
+// and oc, on a pull request: its head is the one delivery pushed (pr
+// mode), else the pull request's; the specs count as verified there only
+// when the loop's work was delivered to it (pr mode) or the loop changed
+// nothing the head lacks.
+func (r *ran) endGate(ctx context.Context, code exitcode.Code, oc outcome) {
+	j, p, ch, dl, st := r.s, r.p, r.ch, r.dl, &oc.State
 	g, ok := ch.(job.GateKeeper)
 	if !ok || code.Class() == "interrupted" {
 		return
@@ -30,63 +31,20 @@ func endGate(ctx context.Context, j *job.Session, p *project.Project, ch gate.Ch
 	if pushed {
 		s.Head = cmp.Or(dl.session.Head(), s.Head)
 	}
-	s.Failed = failed(code, runErr, message)
+	s.Failed = gate.RunFailed(code, oc.err, oc.Message)
 	var removals []plan.Spec
 	if c, ok := ch.(*prchannel.Client); ok {
 		removals = c.Removals()
 	}
-	s.Unverified = unverified(p.Specs, st)
+	s.Unverified = gate.Unverified(p.Specs, st)
 	if len(s.Unverified) == 0 && !pushed && dirty(ctx, p.Root) {
 		s.Unverified = []string{"the loop's work is not on the pull request (delivery.mode: pr pushes it)"}
 	}
 	if len(removals) > 0 && keepAccepted(ctx, g, p, s, st) {
 		return
 	}
-	s.Checkpoints = checkpointsIn(p.Specs, st, s.Head, removals)
+	s.Checkpoints = gate.CheckpointsIn(p.Specs, st, s.Head, removals)
 	j.SetGate(ctx, p.Config, g, s)
-}
-
-// failed is what fails the gate of a run that ended with code: its error,
-// else an end that is neither done nor waiting on a person's answer.
-func failed(code exitcode.Code, runErr error, message string) error {
-	switch {
-	case runErr != nil:
-		return runErr
-	case code != exitcode.OK && code != exitcode.AwaitHuman && code != exitcode.Rejected && code != exitcode.Escalated:
-		return exitcode.New(code, errString(message))
-	}
-	return nil
-}
-
-// unverified lists the specs st does not hold verified 3/3.
-func unverified(specs []plan.Spec, st *state.State) []string {
-	var why []string
-	for _, sp := range specs {
-		if ss := st.Spec(sp.Path); !sp.Removal && (ss == nil || !ss.Verified(sp.Hash)) {
-			why = append(why, sp.Path+" is not verified 3/3")
-		}
-	}
-	return why
-}
-
-// checkpointsIn is where the verify-tier checkpoints of specs stand in st
-// for head (removals are pending: check presents and judges them).
-func checkpointsIn(specs []plan.Spec, st *state.State, head string, removals []plan.Spec) gate.Result {
-	var r gate.Result
-	for _, sp := range specs {
-		if sp.Tier != plan.TierVerify {
-			continue
-		}
-		var rec tiers.Record
-		if ss := st.Spec(sp.Path); ss != nil && ss.Checkpoint != nil {
-			rec = *ss.Checkpoint
-		}
-		r.Add(sp.Path, rec, head)
-	}
-	for _, sp := range removals {
-		r.Pending = append(r.Pending, "removal of "+sp.Path)
-	}
-	return r
 }
 
 // keepAccepted tells whether run must leave the gate as it is: run does
@@ -95,17 +53,13 @@ func checkpointsIn(specs []plan.Spec, st *state.State, head string, removals []p
 // very head is already success (check accepted the removals for it), a
 // run must not turn it back to pending.
 func keepAccepted(ctx context.Context, g job.GateKeeper, p *project.Project, s gate.Standing, st *state.State) bool {
-	s.Checkpoints = checkpointsIn(p.Specs, st, s.Head, nil)
+	s.Checkpoints = gate.CheckpointsIn(p.Specs, st, s.Head, nil)
 	if gate.Judge(s).State != gate.Success {
 		return false
 	}
 	state, _, err := g.GateOn(ctx, s.Head, job.GateContext(p.Config))
 	return err == nil && state == gate.Success
 }
-
-type errString string
-
-func (e errString) Error() string { return string(e) }
 
 // dirty tells whether the checkout at root has changes git tracks or
 // would track (.ralph/ aside): work of the loop's that no commit holds.

@@ -2,49 +2,20 @@ package run
 
 import (
 	"context"
-	"errors"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
-	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
-
-// TestFailed: only an end that is neither done nor a person's answer
-// fails the gate; an error wins.
-func TestFailed(t *testing.T) {
-	boom := errors.New("boom")
-	for _, tc := range []struct {
-		code exitcode.Code
-		err  error
-		want exitcode.Code // 0: not failed
-	}{
-		{exitcode.OK, nil, 0},
-		{exitcode.AwaitHuman, nil, 0},
-		{exitcode.Rejected, nil, 0},
-		{exitcode.Escalated, nil, 0},
-		{exitcode.Limits, nil, exitcode.Limits},
-		{exitcode.Stuck, nil, exitcode.Stuck},
-		{exitcode.OK, boom, exitcode.Failure},
-	} {
-		got := failed(tc.code, tc.err, "message")
-		switch {
-		case tc.want == 0 && got != nil:
-			t.Errorf("%s: failed = %v, want nil", tc.code.Class(), got)
-		case tc.want != 0 && (got == nil || exitcode.Of(got) != tc.want):
-			t.Errorf("%s (err %v): failed = %v, want exit %d", tc.code.Class(), tc.err, got, tc.want)
-		}
-	}
-}
 
 // spec is a spec of path, content hash and tier.
 func spec(path, hash, tier string) plan.Spec {
@@ -58,29 +29,6 @@ func verified(path, hash string) state.SpecState {
 	ss := state.SpecState{Path: path}
 	ss.DoneCount, ss.StagesDone, ss.LastHash = 3, true, hash
 	return ss
-}
-
-// TestUnverifiedAndCheckpoints: the specs not at 3/3 for their content
-// are named; a verify-tier spec's checkpoint passes only for the head it
-// was approved at; removals are pending.
-func TestUnverifiedAndCheckpoints(t *testing.T) {
-	gone := spec("gone", "", plan.TierVerify)
-	gone.Removal = true
-	specs := []plan.Spec{spec("a", "ha", plan.TierVerify), spec("b", "hb2", plan.TierVerify), spec("c", "hc", plan.TierAuto), gone}
-	a, b := verified("a", "ha"), verified("b", "hb1")
-	a.Checkpoint = &tiers.Record{Status: tiers.StatusApproved, SHA: "head"}
-	b.Checkpoint = &tiers.Record{Status: tiers.StatusRework}
-	st := &state.State{Specs: []state.SpecState{a, b}}
-	if got, want := unverified(specs, st), []string{"b is not verified 3/3", "c is not verified 3/3"}; !slices.Equal(got, want) {
-		t.Errorf("unverified = %q, want %q", got, want)
-	}
-	r := checkpointsIn(specs, st, "head", []plan.Spec{spec("old", "", plan.TierVerify)})
-	if !slices.Equal(r.Passed, []string{"a"}) || !slices.Equal(r.Rework, []string{"b"}) || !slices.Equal(r.Pending, []string{"gone", "removal of old"}) {
-		t.Errorf("checkpoints at head: %+v", r)
-	}
-	if r := checkpointsIn(specs, st, "other", nil); slices.Contains(r.Passed, "a") {
-		t.Errorf("approved at head, passed at another commit: %+v", r)
-	}
 }
 
 // keeper is a pull request's gate in memory.
@@ -127,7 +75,8 @@ func TestEndGate(t *testing.T) {
 				defer removeFile(t, root, "new.txt")
 			}
 			k := &keeper{head: "0123456789"}
-			endGate(context.Background(), job.Open(j), p, gated{keeper: k}, nil, tc.code, nil, "stopped", st)
+			r := &ran{s: job.Open(j), p: p, ch: gated{keeper: k}}
+			r.endGate(context.Background(), tc.code, outcome{Outcome: engine.Outcome{Message: "stopped", State: *st}})
 			switch {
 			case tc.want == "" && len(k.set) > 0:
 				t.Fatalf("status set: %+v, want none", k.set)

@@ -14,7 +14,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/github"
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
@@ -64,6 +64,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	if err != nil {
 		return err
 	}
+	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	mode, err := job.DeliveryMode(o.Deliver, p.Config)
 	if err != nil {
 		return err
@@ -72,7 +73,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	if err := m.Check(mode); err != nil {
 		return err
 	}
-	unbox, err := j.UseBox(o.Box, p.Config.Box.Mode)
+	box, unbox, err := j.OpenBox(o.Box, p.Config.Box.Mode)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 			return err
 		}
 	}
-	stopNetwork, err := j.StartNetwork(p.Config.Network)
+	network, stopNetwork, err := j.StartNetwork(p.Config.Network)
 	if err != nil {
 		return err
 	}
@@ -104,17 +105,17 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	}
 	defer unscratch()
 	eo := engineOptions(j, p, o)
-	eo.Host = runHost(j, p, fork, writes)
+	eo.Host = j.RunHost(job.HostPolicy{Box: box, Network: network, Config: p.Config, Fork: fork, Writes: writes})
+	if m.Shard == "" { // a shard's checkpoints wait for the integration
+		if eo.Checkpoints, err = j.Channel(ctx, p); err != nil {
+			return err
+		}
+	}
 	eo.Shard, eo.Integration = m.Shard, m.Integrate
 	if dl == nil { // a delivered state comes from its own ref, never from the checkout
 		eo.UntrustedState = state.Committed(ctx, p.Root)
 	} else {
 		eo.Deliverer = dl.session
-	}
-	if m.Shard == "" { // a shard's checkpoints wait for the integration
-		if eo.Checkpoints, err = j.Channel(ctx, p); err != nil {
-			return err
-		}
 	}
 	progress := newProgressComment(j, p, eo.Checkpoints, o.MaxRotations, o.ProgressEvery)
 	if progress != nil {
@@ -145,30 +146,6 @@ type ran struct {
 type outcome struct {
 	engine.Outcome
 	err error
-}
-
-// runHost is the host every process of the run starts through, built
-// once with its final policy: the shared host (its secrets, box and
-// shepherd, its network) with the config's environment.remove, a fork's
-// allow-list and what the processes may change (writes, from
-// job.UseWrites).
-func runHost(j *job.Session, p *project.Project, fork bool, writes *agent.Writes) *agent.Host {
-	h := *j.Host
-	h.Remove = p.Config.Environment.Remove
-	if fork { // the fork's code gets no secret of the job (its agents' keys stay with the proxy)
-		h.Only = agent.ForkAllowList()
-	}
-	h.Writes = writes
-	h.Declared = nil
-	for _, a := range p.Config.Agents { // a command agent's model_api: no other process gets its variables
-		if m := a.ModelAPI; m != nil {
-			h.Declared = append(h.Declared, m.Keys...)
-			if m.BaseURL != "" {
-				h.Declared = append(h.Declared, m.BaseURL)
-			}
-		}
-	}
-	return &h
 }
 
 // guard tells whether run must not start a loop: it was started by

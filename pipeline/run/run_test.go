@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -109,6 +110,23 @@ func TestRunVerifiedEndsZero(t *testing.T) {
 	}
 	if code, class := reportExit(t, report); code != 0 || class != "done" {
 		t.Errorf("report exit %d %s, want 0 done", code, class)
+	}
+}
+
+// TestRunLeavesTheDoorsHost: a run builds its host once from the door's
+// (job.Session.RunHost); the door's own, which the job shares, is the same
+// after the run as before it (no box, network or secret set on it
+// mid-run).
+func TestRunLeavesTheDoorsHost(t *testing.T) {
+	dir := repo(t, doneInFour)
+	j, _, log := newJob(dir)
+	j.Host.AddSecrets("door-secret-0123456789")
+	before := *j.Host.Clone()
+	if err := Run(context.Background(), job.Open(j), Options{JSON: filepath.Join(t.TempDir(), "r.json")}); err != nil {
+		t.Fatalf("run: %v\n%s", err, log)
+	}
+	if !reflect.DeepEqual(*j.Host, before) {
+		t.Errorf("the door's host changed during the run:\n%+v\nwant\n%+v", *j.Host, before)
 	}
 }
 

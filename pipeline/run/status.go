@@ -28,7 +28,7 @@ func Status(j *job.Session, asJSON bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	job.PrintRows(j.Stdout, rows)
+	engine.PrintRows(j.Stdout, rows)
 	return nil
 }
 

@@ -111,3 +111,19 @@ func appendFile(path string, write func(io.Writer) error) error {
 	}
 	return f.Close()
 }
+
+// AppendOutputs appends step outputs to the GITHUB_OUTPUT file.
+func AppendOutputs(path string, outs []Output) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("write the step outputs: %w", err)
+	}
+	err = WriteOutputs(f, outs, nil)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write the step outputs: %w", err)
+	}
+	return nil
+}

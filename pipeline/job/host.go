@@ -1,0 +1,56 @@
+package job
+
+import (
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/schema"
+)
+
+// HostPolicy is a run's part of the host its processes start through,
+// gathered before the host is built: what it opened (the box, the
+// network), the config it runs with and whether it runs a fork's code.
+// A new part of the policy (a user, a folder rule, a namespace) is a
+// field here, put on the host by RunHost: nothing sets a field of a host
+// once it is built.
+type HostPolicy struct {
+	Box     Box           // OpenBox
+	Network agent.Network // StartNetwork; nil for none
+	// Config gives environment.remove and the variables the agents
+	// declare (model_api).
+	Config *schema.Config
+	// Fork is a run on a fork's pull request: its processes inherit the
+	// allow-list alone (agent.ForkAllowList).
+	Fork bool
+	// Writes is what the processes may change, and their scratch
+	// folder (UseWrites); nil limits nothing.
+	Writes *agent.Writes
+}
+
+// RunHost builds the host every process of a run starts through, once,
+// with its final policy: the door's secrets, model keys and shepherd
+// (Job.Host, which it does not change), the credential actions/checkout
+// persisted (UseGitCredential, masked), the box and the network, the
+// config's environment.remove, a fork's allow-list, what the processes
+// may change (Landlock, which never grants ralph-ci's own git folder) and
+// their scratch folder (UseWrites), and the variables a
+// command agent declares (no other process gets them).
+func (s *Session) RunHost(pol HostPolicy) *agent.Host {
+	h := s.Host.Clone()
+	h.AddSecrets(s.hiddenValues...)
+	h.Boxes, h.Killed = pol.Box.Boxes, pol.Box.Killed
+	h.Network = pol.Network
+	h.Remove = pol.Config.Environment.Remove
+	if pol.Fork { // the fork's code gets no secret of the job (its agents' keys stay with the proxy)
+		h.Only = agent.ForkAllowList()
+	}
+	h.Writes = pol.Writes
+	h.Declared = nil
+	for _, a := range pol.Config.Agents { // a command agent's model_api: no other process gets its variables
+		if m := a.ModelAPI; m != nil {
+			h.Declared = append(h.Declared, m.Keys...)
+			if m.BaseURL != "" {
+				h.Declared = append(h.Declared, m.BaseURL)
+			}
+		}
+	}
+	return h
+}
