@@ -23,7 +23,7 @@ type netLogLine struct {
 func netLog(t *testing.T, script string, allow ...string) (net string, lines []netLogLine, stderr string) {
 	t.Helper()
 	bin := ralphBinary(t)
-	out := t.TempDir()
+	out := recordDir(t) // the agent writes there (recordsGrant)
 	agent := "cat > /dev/null\nOUT=" + out + "\n" + script + `
 echo '<promise>IMPLEMENTATION_COMPLETE</promise>'
 echo 'RALPH_STATUS: DONE'
@@ -32,7 +32,7 @@ echo 'RALPH_STATUS: DONE'
 	dir := writeRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder: {command: [bash, agent.sh], format: text, timeout: 1m}\n" +
 			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
-			"network: {allow: " + string(allowed) + "}\n",
+			"network: {allow: " + string(allowed) + "}\n" + recordsGrant,
 		"agent.sh": agent, "PROMPT.md": "# Net\n\nTry the network.\n", ".gitignore": ".ralph/\n",
 	})
 	_, stdout, errb := runRalphArgs(t, bin, dir, agentEnv(t.TempDir()), 60*time.Second, "--log-format", "json", "run", "--max-rotations", "1")
