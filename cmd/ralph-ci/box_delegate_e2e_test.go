@@ -48,8 +48,8 @@ type boxRun struct {
 }
 
 // newBoxRun makes the user (sudo: with passwordless sudo), the repository
-// (config: more lines of its ralph.yaml) and $OUT, all removed when the
-// test ends (a last cleanup checks).
+// (config: more lines of its ralph.yaml, which grants the agent $OUT)
+// and $OUT, all removed when the test ends (a last cleanup checks).
 func newBoxRun(t *testing.T, prefix string, sudo bool, agent, config string) *boxRun {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -93,7 +93,8 @@ func newBoxRun(t *testing.T, prefix string, sudo bool, agent, config string) *bo
 	}
 	dir := writeRepoAt(t, filepath.Join(base, "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 1m}\n" +
-			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" + config,
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" + config +
+			"box: {writable: [" + out + "]}\n", // the agent notes what it saw in $OUT
 		"agent.sh": agent, "PROMPT.md": "# A\n", ".gitignore": ".ralph/\n",
 	})
 	for _, p := range []string{dir, out, u.home} {

@@ -157,6 +157,16 @@ func (h *Host) writes(env []string) []string {
 	return h.Writes.For(env)
 }
 
+// TempDir is the folder for the files ralph-ci has a process write for
+// it (a test runner's report): the run's scratch folder, which the
+// process may write where Landlock holds; "" (the system's) without one.
+func (h *Host) TempDir() string {
+	if h == nil || h.Writes == nil {
+		return ""
+	}
+	return h.Writes.Scratch
+}
+
 // scratchEnv are the variables that name the run's scratch folder.
 func (h *Host) scratchEnv() []string {
 	if h == nil {
