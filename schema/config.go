@@ -79,7 +79,7 @@ type Environment struct {
 
 // Box is the config's box section.
 type Box struct {
-	// Mode is auto, cgroup or off (internal/box's modes).
+	// Mode is auto, cgroup, pidns or off (internal/box's modes).
 	Mode string `json:"mode"`
 	// Landlock is auto (limit writes where the kernel has Landlock) or
 	// off.
@@ -307,6 +307,32 @@ func (c *Config) StageAgents(stage string) []string {
 		return c.StageAgents("coder")
 	}
 	return nil
+}
+
+// UsedAgents are the agents the enabled stages and the layers start,
+// once each, in order.
+func (c *Config) UsedAgents() []string {
+	var names []string
+	add := func(n string) {
+		for _, m := range names {
+			if m == n {
+				return
+			}
+		}
+		if n != "" {
+			names = append(names, n)
+		}
+	}
+	for _, st := range StageNames {
+		if c.Stages.Get(st).Enabled {
+			for _, n := range c.StageAgents(st) {
+				add(n)
+			}
+		}
+	}
+	add(c.Layers.Judge)
+	add(c.Layers.Review.Agent)
+	return names
 }
 
 // LoadConfig validates a config file's bytes against #Config and decodes

@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -283,5 +284,18 @@ func TestLoadConfigDelivery(t *testing.T) {
 	_, err = LoadConfig("ralph.yaml", []byte("agents: {coder: {command: [x]}}\ndelivery: {mode: push}\n"))
 	if err == nil || !strings.Contains(err.Error(), "ralph.yaml:2") || !strings.Contains(err.Error(), "delivery.mode") {
 		t.Fatalf("a bad mode: %v", err)
+	}
+}
+
+// TestUsedAgents: the agents of enabled stages and of the layers, once
+// each, in order.
+func TestUsedAgents(t *testing.T) {
+	cfg := &Config{}
+	cfg.Stages.Coder.Enabled, cfg.Stages.Coder.Agents = true, []string{"a", "b"}
+	cfg.Stages.Reviewer.Enabled, cfg.Stages.Reviewer.Agents = false, []string{"off"}
+	cfg.Stages.Tester.Enabled, cfg.Stages.Tester.Agents = true, []string{"b"}
+	cfg.Layers.Judge, cfg.Layers.Review.Agent = "judge", "a"
+	if got, want := cfg.UsedAgents(), []string{"a", "b", "judge"}; !slices.Equal(got, want) {
+		t.Errorf("UsedAgents = %q, want %q", got, want)
 	}
 }

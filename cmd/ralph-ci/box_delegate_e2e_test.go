@@ -192,11 +192,14 @@ func TestBoxDelegatedThroughSudo(t *testing.T) {
 	}
 }
 
-// TestBoxRefusesWithoutSudo: the same user without sudo gets no box:
-// run refuses, naming the opt-out and the ways to get one (root,
-// passwordless sudo).
+// TestBoxRefusesWithoutSudo: the same user without sudo gets no cgroup:
+// asked for one (box.mode cgroup), run refuses, naming the opt-out and
+// the ways to get one (root, passwordless sudo). (box.mode auto falls
+// back to a PID namespace: TestPIDNSBoxKeepsEscapesFromTheToken.)
 func TestBoxRefusesWithoutSudo(t *testing.T) {
-	code, log, _, pid := boxRunAs(t, "rcnos", false, "cat > /dev/null\necho RALPH_STATUS: DONE\n")
+	r := newBoxRun(t, "rcnos", false, "cat > /dev/null\necho RALPH_STATUS: DONE\n", "box: {mode: cgroup}\n")
+	cmd, buf := r.start(t)
+	code, log, pid := r.wait(t, cmd, buf), buf.String(), cmd.Process.Pid
 	if code != 1 {
 		t.Errorf("exit %d, want 1:\n%s", code, log)
 	}

@@ -139,7 +139,7 @@ func escapeFiles() map[string]string {
 }
 
 func TestBoxKeepsEscapesFromTheToken(t *testing.T) {
-	if _, err := box.Open(box.Cgroup); err != nil {
+	if _, err := box.Open(box.Cgroup, ""); err != nil {
 		t.Skipf("no writable cgroup here: %v", err)
 	}
 	bin := ralphBinary(t)
@@ -259,7 +259,7 @@ func TestSurvivorsWriteAfterVerificationIsNotCommitted(t *testing.T) {
 	bin := ralphBinary(t)
 	for _, mode := range []string{"cgroup", "off"} {
 		t.Run("box "+mode, func(t *testing.T) {
-			if _, err := box.Open(box.Cgroup); err != nil && mode == "cgroup" {
+			if _, err := box.Open(box.Cgroup, ""); err != nil && mode == "cgroup" {
 				t.Skipf("no writable cgroup here: %v", err)
 			}
 			out := recordDir(t)

@@ -51,10 +51,11 @@ the status step output.`,
   ralph-ci report merge --github --junit junit.xml shard-1.json shard-2.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			targets := publish.Targets{Root: opts.Dir, JUnit: junitOut, JSON: jsonOut, GitHub: gh}
-			merged, err := publish.Merge(cmd.Context(), args, targets, opts.Env.Actions, opts.Stdout)
+			s := opts.session()
+			targets := publish.Targets{Root: s.Dir, JUnit: junitOut, JSON: jsonOut, GitHub: gh}
+			merged, err := publish.Merge(cmd.Context(), args, targets, s.Env.Actions, s.Stdout)
 			if err == nil {
-				opts.Log.Info().Int("reports", len(args)).Int("specs", merged.Totals.Specs).Str("exit", merged.Exit.Class).Msg("reports merged")
+				s.Log.Info().Int("reports", len(args)).Int("specs", merged.Totals.Specs).Str("exit", merged.Exit.Class).Msg("reports merged")
 			}
 			return err
 		}),

@@ -169,3 +169,22 @@ func RateLimited(err error) bool {
 	}
 	return false
 }
+
+// Only is s narrowed to pull request number (pull_request_target's).
+func (s *Sweeper) Only(number int) gate.Pulls { return onePull{s, number} }
+
+// onePull is a sweeper narrowed to one pull request.
+type onePull struct {
+	*Sweeper
+	number int
+}
+
+func (o onePull) OpenPulls(ctx context.Context) ([]gate.Pull, error) {
+	all, err := o.Sweeper.OpenPulls(ctx)
+	for _, p := range all {
+		if p.Number == o.number {
+			return []gate.Pull{p}, err
+		}
+	}
+	return nil, err
+}

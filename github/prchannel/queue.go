@@ -10,6 +10,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/ralph-ci/ralph-ci/internal/ghevent"
+	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 )
 
 // MergeGroup is a merge_group event: the temporary commit a merge queue
@@ -79,4 +80,26 @@ func (c *Client) CommitsOf(ctx context.Context, pr, max int) ([]string, error) {
 	}
 	slices.Reverse(shas)
 	return shas[:min(max, len(shas))], nil
+}
+
+// maxQueueCommits bounds the older commits of a pull request looked for
+// in a merge group (one compare each).
+const maxQueueCommits = 20
+
+// OlderIn tells whether the group holds an older commit of pr (its head
+// moved since the group was made).
+func (c *Client) OlderIn(ctx context.Context, pr gate.Pull, group string) (bool, error) {
+	commits, err := c.CommitsOf(ctx, pr.Number, maxQueueCommits)
+	if err != nil {
+		return false, err
+	}
+	for _, sha := range commits {
+		if sha == pr.Head {
+			continue
+		}
+		if in, err := c.Contains(ctx, sha, group); err != nil || in {
+			return in, err
+		}
+	}
+	return false, nil
 }

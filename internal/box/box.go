@@ -23,6 +23,19 @@
 //     passwordless sudo, through which a non-root ralph-ci delegates a
 //     cgroup to itself at the cgroup2 mount's root (sudo -n, before any
 //     box) and removes it at Close.
+//   - pidns: where no cgroup can be had, a PID namespace per box, whose
+//     first process is the shepherd (ralph-ci itself), with a mount
+//     namespace where it mounts the namespace's /proc. ralph-ci makes it
+//     with CLONE_NEWPID where it has CAP_SYS_ADMIN, else in a user
+//     namespace that maps only its own uid (where the kernel lets an
+//     unprivileged user make one). When the shepherd exits (its command
+//     ended, it was killed, or ralph-ci died), the kernel kills every
+//     process of the namespace and reaps them before the shepherd's exit
+//     is seen (zap_pid_ns_processes): so the box is empty once Empty's
+//     wait for the shepherd returns. Inside, kill -9 of PID 1 does
+//     nothing, and no process outside can be seen or signalled. The
+//     shepherd lists the processes it kills from its /proc, on a pipe
+//     (its descriptor 3).
 //   - off: no box; only the shepherd's sweep of /proc, which a process of
 //     the agent's user can outrun or kill. [Open] gives it only when asked.
 package box
@@ -40,11 +53,12 @@ type Mode string
 const (
 	Auto   Mode = "auto"   // the best box the kernel gives (a cgroup), or refuse
 	Cgroup Mode = "cgroup" // a cgroup v2 per start, or refuse
+	PIDNS  Mode = "pidns"  // a PID namespace per start, or refuse
 	Off    Mode = "off"    // no box (the opt-out)
 )
 
 // Modes lists the modes, as the config's box.mode and run --box take them.
-var Modes = []Mode{Auto, Cgroup, Off}
+var Modes = []Mode{Auto, Cgroup, PIDNS, Off}
 
 // Proc is a process a box had to kill.
 type Proc struct {
@@ -67,6 +81,13 @@ func Names(procs []Proc) string {
 // ErrNoBox is the error of [Open] when the kernel gives no box in the
 // mode asked for; its message says why for each kind tried.
 var ErrNoBox = errors.New("no box for the agent's processes")
+
+// Ways says how to get a box where Open found none: the end of the
+// error run gives then, before OptOut.
+const Ways = "a box needs a writable cgroup v2 (ralph-ci as root, with passwordless sudo, or in a cgroup delegated to its user; " +
+	"a container job with `options: --privileged`) or a PID namespace (CAP_SYS_ADMIN, or unprivileged user namespaces; " +
+	"a container job with `options: --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined`); " +
+	"see docs/security.md"
 
 // OptOut says how to run without a box, and what that costs: the end of
 // the error run gives when there is none.

@@ -4,7 +4,7 @@ package box
 
 import (
 	"fmt"
-	"syscall"
+	"os/exec"
 )
 
 // Boxes: only Linux has the boxes; elsewhere Open gives none, and refuses
@@ -13,7 +13,7 @@ type Boxes struct{}
 
 // Open gives no box (nil) for Off, and an error wrapping ErrNoBox for any
 // other mode.
-func Open(mode Mode) (*Boxes, error) {
+func Open(mode Mode, _ string) (*Boxes, error) {
 	if mode == Off {
 		return nil, nil
 	}
@@ -25,6 +25,9 @@ func (b *Boxes) Kind() Mode { return Off }
 
 // Where is "".
 func (b *Boxes) Where() string { return "" }
+
+// UserNS is false.
+func (b *Boxes) UserNS() bool { return false }
 
 // Sudo is false.
 func (b *Boxes) Sudo() bool { return false }
@@ -39,7 +42,7 @@ func (b *Boxes) Close() ([]Proc, error) { return nil, nil }
 type Box struct{}
 
 // Prepare does nothing.
-func (x *Box) Prepare(*syscall.SysProcAttr) {}
+func (x *Box) Prepare(*exec.Cmd) error { return nil }
 
 // Empty does nothing.
 func (x *Box) Empty(int) ([]Proc, error) { return nil, nil }

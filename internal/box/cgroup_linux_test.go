@@ -13,7 +13,7 @@ import (
 // openOrSkip opens a cgroup box, or skips where no cgroup is writable.
 func openOrSkip(t *testing.T) *Boxes {
 	t.Helper()
-	b, err := Open(Cgroup)
+	b, err := Open(Cgroup, "")
 	if err != nil {
 		t.Skip(err)
 	}
@@ -37,7 +37,9 @@ func run(t *testing.T, b *Boxes, script string) []Proc {
 	}
 	cmd := exec.Command("sh", "-c", script)
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	x.Prepare(cmd.SysProcAttr)
+	if err := x.Prepare(cmd); err != nil {
+		t.Fatal(err)
+	}
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -91,10 +93,10 @@ until [ "$(wc -l < "$F")" -gt 20 ]; do sleep 0.01; done`, "sleep"},
 
 // Open refuses an unknown mode; Off gives no box, whose methods work.
 func TestOpenModes(t *testing.T) {
-	if _, err := Open("jail"); err == nil {
+	if _, err := Open("jail", ""); err == nil {
 		t.Error("Open accepted mode jail")
 	}
-	b, err := Open(Off)
+	b, err := Open(Off, "")
 	if err != nil || b != nil || b.Kind() != Off {
 		t.Fatalf("Open(off) = %v, %v", b, err)
 	}

@@ -30,6 +30,9 @@ func (o *Origin) ServeHTTP(token string) {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, pass, ok := r.BasicAuth()
+		if o.OnRequest != nil {
+			o.OnRequest(r)
+		}
 		o.mu.Lock()
 		o.Requests = append(o.Requests, r.Method+" "+r.URL.String())
 		o.SentWith = append(o.SentWith, pass)
@@ -72,6 +75,10 @@ type httpState struct {
 	// PushedWith is the token each push (git-receive-pack) came with;
 	// SentWith the token of every request, fetches included.
 	PushedWith, SentWith []string
+	// OnRequest, if set before the first request, is called with each
+	// request as it arrives, before it is served (a test checks what
+	// runs on the machine at the instant git reaches the origin).
+	OnRequest func(*http.Request)
 }
 
 // Sent returns a copy of SentWith.

@@ -11,6 +11,12 @@
 // after the grace period. Nothing depends on the processes' cooperation
 // or environment.
 //
+// Where internal/box makes a PID namespace for the start (InPIDNS), the
+// shepherd is its PID 1: it mounts the namespace's /proc, and when the
+// command's main process exits (or the grace period after SIGTERM ends)
+// it names what is left on a descriptor of ralph-ci's and exits, and the
+// kernel kills the rest of the namespace.
+//
 // The shepherd runs from this package's init, so that a binary that
 // links it becomes the shepherd when started as [Name], whatever its main
 // does, and before most of its package inits: ralph-ci links CUE, YAML,
@@ -64,6 +70,43 @@ func Args(grace time.Duration, write, argv []string) []string {
 // box, the proxy's port.
 func WithConnect(args []string, port string) []string {
 	return append([]string{args[0], "-connect", port}, args[1:]...)
+}
+
+// InPIDNS is the shepherd's command line args (from Args or
+// WithConnect) for a shepherd started as the first process (PID 1) of a
+// PID namespace of its own, with a mount namespace of its own too
+// (internal/box makes both): it mounts a /proc of that namespace, and
+// when the command ends it lists what is left there into the descriptor
+// [ReportFD], kills it all and exits; the kernel then kills whatever
+// forked in between, and its parent's wait for it returns only once the
+// namespace is empty. idmap is "UID:GID" when the namespaces were made
+// in a new user namespace that the shepherd maps (its uid and gid to
+// themselves, as the one process that may), "-" when not.
+func InPIDNS(args []string, idmap string) []string {
+	return append([]string{args[0], pidnsFlag, idmap}, args[1:]...)
+}
+
+// ProbeArgs is the command line of a shepherd that only checks that it
+// can be a namespace's first process (InPIDNS, with idmap) and exits 0,
+// or 127 with the reason on stderr: internal/box starts it once to learn
+// whether the kernel gives a PID namespace here.
+func ProbeArgs(idmap string) []string { return []string{Name, probeFlag, idmap} }
+
+// ReportFD is the descriptor on which a shepherd of InPIDNS lists the
+// processes it killed, one "PID COMM" line each (PIDs of its namespace).
+const ReportFD = 3
+
+const (
+	pidnsFlag = "-pidns"
+	probeFlag = "-pidns-probe"
+)
+
+// cutPIDNS takes a leading "-pidns IDMAP" off the shepherd's arguments.
+func cutPIDNS(args []string) (ns bool, idmap string, rest []string) {
+	if len(args) > 1 && args[0] == pidnsFlag {
+		return true, args[1], args[2:]
+	}
+	return false, "", args
 }
 
 // cutConnect takes a leading "-connect PORT" off the shepherd's

@@ -24,11 +24,23 @@ const (
 // status: the command's, or 127 when it could not start. The command's
 // path is the one ralph-ci resolved: the shepherd does not search PATH.
 func Main(args []string) int {
+	if len(args) == 2 && args[0] == probeFlag {
+		return probe(args[1])
+	}
+	ns, idmap, args := cutPIDNS(args)
 	port, args := cutConnect(args)
 	grace, write, argv, err := parseArgs(args)
 	if err != nil || port < 0 {
 		say("usage: " + Name + " [-connect PORT] -grace DURATION [-write PATH]... -- COMMAND [ARG...]")
 		return 2
+	}
+	var report *os.File // the first process of a PID namespace reports there
+	if ns {
+		var err error
+		if report, err = firstProcess(idmap); err != nil {
+			say(Name + ": cannot be the first process of a PID namespace: " + err.Error())
+			return 127
+		}
 	}
 	flags := unroot() // before Landlock, which forbids the mounts it makes
 	if err := AllowWrites(write); err != nil {
@@ -67,13 +79,15 @@ func Main(args []string) int {
 		return 127
 	}
 	os.Stdin.Close() // the command has its own
-	return herd(p.Pid, grace, sigs)
+	return herd(p.Pid, grace, sigs, report)
 }
 
 // herd waits for the command's main process (leader) and the rest of
 // the herd, as the package documentation describes, and returns the exit
-// status.
-func herd(leader int, grace time.Duration, sigs <-chan os.Signal) int {
+// status. A shepherd that is the first process of a PID namespace
+// (report not nil) waits for the leader alone: then it ends the
+// namespace (endNamespace), whose kernel kills the rest.
+func herd(leader int, grace time.Duration, sigs <-chan os.Signal, report *os.File) int {
 	type exit struct {
 		pid int
 		ws  syscall.WaitStatus
@@ -104,7 +118,13 @@ func herd(leader int, grace time.Duration, sigs <-chan os.Signal) int {
 		select {
 		case e, ok := <-exits:
 			if !ok {
+				if report != nil {
+					return endNamespace(report, status)
+				}
 				return exitWith(status)
+			}
+			if e.pid == leader && report != nil {
+				return endNamespace(report, e.ws)
 			}
 			if e.pid == leader {
 				status = e.ws
@@ -117,6 +137,9 @@ func herd(leader int, grace time.Duration, sigs <-chan os.Signal) int {
 				killAt = time.After(grace)
 			}
 		case <-killAt:
+			if report != nil {
+				return endNamespace(report, syscall.WaitStatus(syscall.SIGKILL))
+			}
 			sweeping = true
 		case <-sweep.C:
 			if sweeping {

@@ -160,7 +160,7 @@ func TestStructuredIgnoresNoise(t *testing.T) {
 // the "-" of the prompt), whatever sandbox the argv asked for; with no
 // box, and for a format without a sandbox of its own, argv is kept.
 func TestBoxedArgv(t *testing.T) {
-	boxes, err := box.Open(box.Cgroup)
+	boxes, err := box.Open(box.Cgroup, "")
 	if err != nil {
 		t.Skip(err)
 	}

@@ -95,7 +95,9 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 	setGroup(cmd, shepherded)
 	bx, err := inv.Host.newBox()
 	if err == nil {
-		bx.Prepare(cmd.SysProcAttr)
+		err = bx.Prepare(cmd)
+	}
+	if err == nil {
 		err = inv.Host.start(cmd)
 	}
 	inR.Close() // the agent has its own copies

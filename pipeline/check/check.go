@@ -66,7 +66,6 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 		}
 		return err
 	}
-	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	var warnings []string
 	if mode, merr := job.DeliveryMode(o.Deliver, p.Config); merr == nil && !sweep {
 		warnings = doctorWarnings(ctx, j, p, mode)
@@ -81,6 +80,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 	}
 	j.Log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
 	ctx, sig := job.SignalContext(ctx)
+	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	if mg, ok, merr := j.MergeGroup(); merr != nil || ok {
 		if merr != nil {
 			return merr

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 
@@ -69,19 +68,6 @@ func TestGateRefusesNoInterval(t *testing.T) {
 	var ue *exitcode.UsageError
 	if err := Gate(context.Background(), job.Open(j), p, Options{}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--poll-interval") {
 		t.Fatalf("Gate: %v, want a usage error about --poll-interval", err)
-	}
-}
-
-// TestUsedAgents: the agents of enabled stages and of the layers, once
-// each, in order.
-func TestUsedAgents(t *testing.T) {
-	cfg := &schema.Config{}
-	cfg.Stages.Coder.Enabled, cfg.Stages.Coder.Agents = true, []string{"a", "b"}
-	cfg.Stages.Reviewer.Enabled, cfg.Stages.Reviewer.Agents = false, []string{"off"}
-	cfg.Stages.Tester.Enabled, cfg.Stages.Tester.Agents = true, []string{"b"}
-	cfg.Layers.Judge, cfg.Layers.Review.Agent = "judge", "a"
-	if got, want := usedAgents(cfg), []string{"a", "b", "judge"}; !slices.Equal(got, want) {
-		t.Errorf("usedAgents = %q, want %q", got, want)
 	}
 }
 

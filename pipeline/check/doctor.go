@@ -12,7 +12,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/doctor"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
-	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // doctorWarnings are what check finds valid but that will not work as
@@ -40,7 +39,7 @@ func doctorWarnings(ctx context.Context, j *job.Session, p *project.Project, mod
 			return err == nil
 		},
 	}
-	for _, name := range usedAgents(cfg) {
+	for _, name := range cfg.UsedAgents() {
 		if a, ok := cfg.Agents[name]; ok {
 			facts.Agents[name] = doctor.Agent{Command: a.Command, Format: a.Format}
 		}
@@ -56,31 +55,6 @@ func doctorWarnings(ctx context.Context, j *job.Session, p *project.Project, mod
 		out = append(out, w.String())
 	}
 	return out
-}
-
-// usedAgents are the agents the enabled stages and the layers start.
-func usedAgents(cfg *schema.Config) []string {
-	var names []string
-	add := func(n string) {
-		for _, m := range names {
-			if m == n {
-				return
-			}
-		}
-		if n != "" {
-			names = append(names, n)
-		}
-	}
-	for _, st := range schema.StageNames {
-		if cfg.Stages.Get(st).Enabled {
-			for _, n := range cfg.StageAgents(st) {
-				add(n)
-			}
-		}
-	}
-	add(cfg.Layers.Judge)
-	add(cfg.Layers.Review.Agent)
-	return names
 }
 
 // delivers is the mode's name when it delivers the work, else "".

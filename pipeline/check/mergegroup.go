@@ -12,28 +12,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 )
 
-// maxQueueCommits bounds the older commits of a pull request looked for
-// in a merge group (one compare each).
-const maxQueueCommits = 20
-
-// olderIn tells whether the group holds an older commit of pr (its head
-// moved since the group was made).
-func olderIn(ctx context.Context, c *prchannel.Client, pr gate.Pull, group string) (bool, error) {
-	commits, err := c.CommitsOf(ctx, pr.Number, maxQueueCommits)
-	if err != nil {
-		return false, err
-	}
-	for _, sha := range commits {
-		if sha == pr.Head {
-			continue
-		}
-		if in, err := c.Contains(ctx, sha, group); err != nil || in {
-			return in, err
-		}
-	}
-	return false, nil
-}
-
 // mergeGroup is check on a merge_group event: it sets the one `ralph-ci`
 // status on the group's commit (gate.QueueVerdict) from the open pull
 // requests whose head the group contains (and the one its branch is named
@@ -57,7 +35,7 @@ func mergeGroup(ctx context.Context, j *job.Session, p *project.Project, mg prch
 			return err
 		}
 		if !in && pr.Number != mg.PR {
-			if in, err = olderIn(ctx, c, pr, mg.HeadSHA); err != nil {
+			if in, err = c.OlderIn(ctx, pr, mg.HeadSHA); err != nil {
 				return err
 			}
 			if !in {

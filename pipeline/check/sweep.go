@@ -3,7 +3,6 @@ package check
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
@@ -38,7 +37,7 @@ func sweepPulls(ctx context.Context, j *job.Session, p *project.Project, wait ti
 		if target, _, err = j.PullRequest(); err != nil {
 			return err
 		}
-		pulls = onePull{sw, target}
+		pulls = sw.Only(target)
 	}
 	out, err := gate.Sweep{Pulls: pulls, Limit: p.Config.GitHub.MaxPullRequests, Turn: j.Env.PR.RunNumber,
 		RateLimited: prchannel.RateLimited, Log: j.Log, Judged: func(ctx context.Context, pr gate.Pull, ch gate.Channel, res gate.Result, err error) {
@@ -55,7 +54,7 @@ func sweepPulls(ctx context.Context, j *job.Session, p *project.Project, wait ti
 	if err != nil {
 		return err
 	}
-	if target > 0 && !judged(out, target) {
+	if target > 0 && !out.Has(target) {
 		unjudgedGate(ctx, j, p, target)
 	}
 	if err := j.Env.Actions.AppendSummary(actions.SweepSummary(sweptView(out))); err != nil {
@@ -63,33 +62,6 @@ func sweepPulls(ctx context.Context, j *job.Session, p *project.Project, wait ti
 	}
 	code, msg := out.Code()
 	return j.Shown(out.Lines(), code, msg)
-}
-
-// onePull is the sweep's repository side narrowed to one pull request.
-type onePull struct {
-	*prchannel.Sweeper
-	number int
-}
-
-func (o onePull) OpenPulls(ctx context.Context) ([]gate.Pull, error) {
-	all, err := o.Sweeper.OpenPulls(ctx)
-	for _, p := range all {
-		if p.Number == o.number {
-			return []gate.Pull{p}, err
-		}
-	}
-	return nil, err
-}
-
-// judged tells whether the sweep judged (and set the gate of) pull
-// request n, or left it for later.
-func judged(out gate.Swept, n int) bool {
-	for _, j := range out.Judged {
-		if j.PR == n {
-			return true
-		}
-	}
-	return slices.Contains(out.Left, n)
 }
 
 // unjudgedGate sets the one merge-gate status on pull request n, which

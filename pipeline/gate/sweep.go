@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/rs/zerolog"
 
@@ -84,6 +85,17 @@ type Swept struct {
 	// reached, or the rate limit (Limited) stopped the walk.
 	Left    []int
 	Limited error
+}
+
+// Has tells whether the sweep judged (and set the gate of) pull request
+// n, or left it for later.
+func (s Swept) Has(n int) bool {
+	for _, j := range s.Judged {
+		if j.PR == n {
+			return true
+		}
+	}
+	return slices.Contains(s.Left, n)
 }
 
 // Run walks the open pull requests.

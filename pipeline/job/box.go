@@ -31,15 +31,18 @@ func (j *Job) OpenBox(flag, config string) (Box, func(), error) {
 		mode = box.Auto
 	}
 	if !slices.Contains(box.Modes, mode) {
-		return Box{}, func() {}, exitcode.Usagef("box mode %q: want one of auto, cgroup, off", mode)
+		return Box{}, func() {}, exitcode.Usagef("box mode %q: want one of auto, cgroup, pidns, off", mode)
 	}
-	b, err := box.Open(mode)
+	b, err := box.Open(mode, j.Host.Shepherd)
 	if err != nil {
-		return Box{}, func() {}, exitcode.New(exitcode.Failure, fmt.Errorf("box: %w; %s", err, box.OptOut))
+		return Box{}, func() {}, exitcode.New(exitcode.Failure, fmt.Errorf("box: %w; %s; %s", err, box.Ways, box.OptOut))
 	}
 	switch b.Kind() {
 	case box.Off:
 		j.Log.Warn().Msg("box: off (" + box.OptOut[len("to run without one, "):] + ")")
+	case box.PIDNS:
+		j.Log.Info().Str("kind", string(b.Kind())).Bool("user_namespace", b.UserNS()).
+			Msg("box: every agent, verification command, judge and reviewer runs in a PID namespace of its own (no cgroup could be had), whose first process is ralph-ci's shepherd: when it ends, the kernel kills everything in it before ralph-ci goes on; no_new_privs")
 	default:
 		if b.Sudo() {
 			j.Log.Info().Str("cgroup", b.Where()).

@@ -3,12 +3,10 @@ package job
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
-	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 )
 
@@ -34,12 +32,13 @@ func (j *Session) Channel(ctx context.Context, p *project.Project) (gate.Channel
 	// pull request moved it (the channel's RaiseTiers). Before anything
 	// uses the tiers (run's loop, the gate).
 	c.RaiseTiers(ctx, p.Specs, gate.RepoPrefix(p.Root))
-	keepRaised(p)
+	p.KeepVerify()
 	return c, nil
 }
 
 // PRChannel is the channel of pull request pr (p's config says who may
-// approve: see PROptions), on the job's one GitHub client.
+// approve: see PROptions; nil for none loaded), on the job's one GitHub
+// client.
 func (j *Session) PRChannel(p *project.Project, pr int) (*prchannel.Client, error) {
 	repo, err := j.Repo()
 	if err != nil {
@@ -64,6 +63,9 @@ func (j *Session) Sweeper(p *project.Project) (*prchannel.Sweeper, error) {
 // may approve comes from the base commit's config unless the loaded one
 // lies outside the checkout (gate.ApprovalConfig).
 func (j *Job) PROptions(p *project.Project) prchannel.Options {
+	if p == nil {
+		return prchannel.Options{Login: j.Env.PR.Login, Log: j.Log, Actions: j.Env.Actions, Stdout: j.Stdout}
+	}
 	files, trusted := gate.ApprovalConfig(p.Root, p.ConfigPath, j.Config == "")
 	if trusted {
 		j.Log.Info().Str("config", p.ConfigPath).Msg("the config lies outside the repository's checkout, so it did not come from the pull request: its github section (who may approve) is used as given")
@@ -79,37 +81,17 @@ func (j *Job) PROptions(p *project.Project) prchannel.Options {
 // (the tiers still fail closed).
 func (j *Job) baseDiscovery(ctx context.Context, p *project.Project, c *prchannel.Client) error {
 	base, ok := c.BaseSpecs(ctx)
-	own := p.Config.Specs
-	if !ok || (slices.Equal(base.Dirs, own.Dirs) && base.Prompt == own.Prompt) {
+	if !ok {
 		return nil
 	}
-	j.Log.Warn().Strs("dirs", own.Dirs).Strs("base_dirs", base.Dirs).Str("prompt", own.Prompt).Str("base_prompt", base.Prompt).
-		Msg("the pull request's own specs.dirs and specs.prompt are ignored: which specs exist is decided with the config on its base commit, so that a pull request cannot hide a spec from the gate")
-	if p.Loader == nil {
-		p.Loader = &project.Loader{Root: p.Root, Config: p.Config, Only: p.Only}
-	}
-	p.Loader.UseSpecs(base)
-	specs, problems, err := p.Loader.Load()
-	if err == nil && len(problems) > 0 {
-		err = problems
+	own := p.Config.Specs
+	again, err := p.Rediscover(base)
+	if again {
+		j.Log.Warn().Strs("dirs", own.Dirs).Strs("base_dirs", base.Dirs).Str("prompt", own.Prompt).Str("base_prompt", base.Prompt).
+			Msg("the pull request's own specs.dirs and specs.prompt are ignored: which specs exist is decided with the config on its base commit, so that a pull request cannot hide a spec from the gate")
 	}
 	if err != nil {
 		return exitcode.New(exitcode.Usage, fmt.Errorf("the specs as the base commit's config discovers them: %w", err))
 	}
-	p.Specs = specs
 	return nil
-}
-
-// keepRaised makes every later load of p's specs keep the tiers the
-// channel raised (a run loads them again between rotations).
-func keepRaised(p *project.Project) {
-	if p.Loader == nil {
-		return
-	}
-	p.Loader.Verify = map[string]bool{}
-	for _, sp := range p.Specs {
-		if sp.Tier == plan.TierVerify {
-			p.Loader.Verify[sp.Path] = true
-		}
-	}
 }

@@ -50,10 +50,8 @@ func (j *Session) BrokenGate(ctx context.Context, err error) {
 	if perr != nil || !ok {
 		return
 	}
-	repo, cerr := j.Repo()
-	var c *prchannel.Client
+	c, cerr := j.PRChannel(nil, pr)
 	if cerr == nil {
-		c = prchannel.New(repo, prchannel.Options{Login: j.Env.PR.Login, PR: pr, Log: j.Log, Actions: j.Env.Actions, Stdout: j.Stdout})
 		cerr = c.ReadHead(ctx)
 	}
 	if cerr != nil {

@@ -67,6 +67,44 @@ func (p *Project) Restrict(paths []string) error {
 	return nil
 }
 
+// Rediscover discovers the specs of p again with base, another specs
+// section (the base commit's, on a pull request), when it differs from
+// p's own in its dirs or prompt; it tells whether it did.
+func (p *Project) Rediscover(base schema.Specs) (bool, error) {
+	own := p.Config.Specs
+	if slices.Equal(base.Dirs, own.Dirs) && base.Prompt == own.Prompt {
+		return false, nil
+	}
+	if p.Loader == nil {
+		p.Loader = &Loader{Root: p.Root, Config: p.Config, Only: p.Only}
+	}
+	p.Loader.UseSpecs(base)
+	specs, problems, err := p.Loader.Load()
+	if err == nil && len(problems) > 0 {
+		err = problems
+	}
+	if err != nil {
+		return true, err
+	}
+	p.Specs = specs
+	return true, nil
+}
+
+// KeepVerify makes every later load of p's specs keep verify-tier the
+// specs that are now (the tiers a pull request's channel raised; a run
+// loads the specs again between rotations).
+func (p *Project) KeepVerify() {
+	if p.Loader == nil {
+		return
+	}
+	p.Loader.Verify = map[string]bool{}
+	for _, sp := range p.Specs {
+		if sp.Tier == plan.TierVerify {
+			p.Loader.Verify[sp.Path] = true
+		}
+	}
+}
+
 // ErrNoConfig is returned when no config file exists (as a
 // *NoConfigError, which names the folder and says what to do).
 var ErrNoConfig = errors.New("no config found")

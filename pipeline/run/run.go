@@ -64,7 +64,6 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	if err != nil {
 		return err
 	}
-	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	mode, err := job.DeliveryMode(o.Deliver, p.Config)
 	if err != nil {
 		return err
@@ -79,6 +78,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	}
 	defer unbox()
 	ctx, sig := job.SignalContext(ctx)
+	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	restore := j.UseGitCredential(ctx, p.Root)
 	defer restore()
 	p, dl, err := setupDelivery(ctx, j, p, mode)
