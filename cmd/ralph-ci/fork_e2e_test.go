@@ -219,7 +219,7 @@ func TestForkRunGetsNoSecretAndReachesItsModel(t *testing.T) {
 	bin := ralphBinary(t)
 	for _, fork := range []bool{true, false} {
 		t.Run(fmt.Sprintf("fork=%t", fork), func(t *testing.T) {
-			dump := t.TempDir()
+			dump := recordDir(t) // the agent and the verification write there (recordsGrant)
 			var modelKeys []string
 			var mu sync.Mutex
 			model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -41,7 +41,7 @@ func TestClaudeCodeReachesItsModelThroughTheProxy(t *testing.T) {
 	repoDir := filepath.Join(t.TempDir(), "repo")
 	hello := filepath.Join(repoDir, "hello.txt")
 	srv := newMessagesServer(t, hello, content, "IMPLEMENTATION_COMPLETE")
-	dump := t.TempDir()
+	dump := recordDir(t) // the agent writes there (recordsGrant)
 	config := fmt.Sprintf(`agents:
   coder:
     command: [sh, -c, 'env > "$0/claude.env.$$"; exec claude -p --output-format stream-json --verbose --permission-mode acceptEdits', %q]
@@ -53,7 +53,7 @@ func TestClaudeCodeReachesItsModelThroughTheProxy(t *testing.T) {
       CLAUDE_CONFIG_DIR: %q
 stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
 specs: {default_tier: auto}
-`, dump, configDir)
+%s`, dump, configDir, recordsGrant)
 	dir := writeRepoAt(t, repoDir, map[string]string{
 		"ralph.yaml": config, ".gitignore": ".ralph/\n",
 		"PROMPT.md": "# Hello\n\nCreate hello.txt at the repository root containing exactly \"hello from claude\".\n",
@@ -113,7 +113,7 @@ func TestBoxedProcessesReachOnlyTheProxy(t *testing.T) {
 	requireNetworkBox(t)
 	bin := ralphBinary(t)
 	n := newNetTargets(t)
-	dump := t.TempDir()
+	dump := recordDir(t) // the agent writes there (recordsGrant)
 	agent := "cat > /dev/null\n" + n.probe(dump) + "env > " + dump + `/agent.env
 echo '<promise>IMPLEMENTATION_COMPLETE</promise>'
 echo 'RALPH_STATUS: DONE'
@@ -121,7 +121,7 @@ echo 'RALPH_STATUS: DONE'
 	dir := writeRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], format: text, timeout: 1m}\n" +
 			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
-			"network: {allow: [\"" + n.allowedHost + "\"]}\n",
+			"network: {allow: [\"" + n.allowedHost + "\"]}\n" + recordsGrant,
 		"agent.sh": agent, "PROMPT.md": "# Net\n\nTry the network.\n", ".gitignore": ".ralph/\n",
 	})
 	const key = "sk-ant-job-key-0c1d2e3f4a5b6c7d"
@@ -273,7 +273,7 @@ func TestCommandAgentDeclaresItsModelAPI(t *testing.T) {
 		io.WriteString(w, "model reached")
 	}))
 	defer model.Close()
-	dump := t.TempDir()
+	dump := recordDir(t) // the agent writes there (recordsGrant)
 	agent := fmt.Sprintf(`cat > /dev/null
 env > %[1]s/agent.env
 curl -s -H "Authorization: Bearer $MY_API_KEY" "$MY_API_BASE_URL/v1/chat" > %[1]s/model.txt
@@ -284,7 +284,7 @@ echo 'RALPH_STATUS: DONE'
 `, dump)
 	dir := writeRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder:\n    command: [sh, agent.sh]\n    timeout: 1m\n    model_api: {keys: [MY_API_KEY], base_url: MY_API_BASE_URL}\n" +
-			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" + recordsGrant,
 		"agent.sh": agent, ".gitignore": ".ralph/\n",
 		"specs/a.spec.md": "---\ncompletion:\n  outcome: the work is finished\n  acceptance_criteria: [work.txt says finished]\n" +
 			"  coder:\n    promise: CHECKED\n    description: finished\n    verification_method: external\n" +

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/base64"
 	"fmt"
+	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,7 +139,18 @@ func TestAgentFindsNoCredential(t *testing.T) {
 					t.Errorf("the agent found or wrote %s:\n%s\ntargets:\n%s", f, raw, targets)
 				}
 			}
-			if raw, _ := os.ReadFile(decoy); !strings.Contains(string(targets), decoy) || !strings.Contains(string(raw), "PWNED") {
+			// Another job's process of the same user: where Landlock holds
+			// (the default) the agent can neither read its environment (a
+			// Landlock domain may not trace, and so not read the /proc
+			// environ of, a process outside it) nor write its files; without
+			// Landlock it names and writes them (the control: the hunt
+			// reaches what it may).
+			raw, _ := os.ReadFile(decoy)
+			named, written := strings.Contains(string(targets), decoy), strings.Contains(string(raw), "PWNED")
+			switch landlock := shepherd.LandlockABI() > 0; {
+			case landlock && (named || written):
+				t.Errorf("under Landlock the agent named (%t) or wrote (%t) the decoy job's %s", named, written, decoy)
+			case !landlock && (!named || !written):
 				t.Fatalf("the hunt did not reach the decoy job's %s (targets:\n%s): it cannot tell what it reaches", decoy, targets)
 			}
 			out, _ := os.ReadFile(w.output)
