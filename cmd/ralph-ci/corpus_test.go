@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/e2e"
 	"github.com/ralph-ci/ralph-ci/internal/corpus"
 )
 
@@ -18,7 +19,7 @@ func TestCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real test runners")
 	}
-	bin := ralphBinary(t)
+	bin := e2e.RalphBinary(t)
 	dir := t.TempDir()
 	for _, eco := range corpus.All() {
 		t.Run(eco.Name, func(t *testing.T) {

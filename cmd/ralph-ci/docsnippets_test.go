@@ -5,14 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-)
 
-// fence is a fenced code block of a markdown page: its info string and
-// its text.
-var fence = regexp.MustCompile("(?ms)^```([a-z]*)[^\n]*\n(.*?)^```")
+	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/e2e"
+)
 
 // docPages are the pages whose snippets a user copies.
 func docPages(t *testing.T) []string {
@@ -31,7 +28,7 @@ func docPages(t *testing.T) []string {
 // spec. Any other ```yaml block must be a GitHub workflow (or a step of
 // one), so that no config snippet escapes the check unmarked.
 func TestDocSnippetsPassCheck(t *testing.T) {
-	bin := ralphBinary(t)
+	bin := e2e.RalphBinary(t)
 	const minimalConfig = "agents:\n  coder:\n    command: [sh, agent.sh]\n"
 	const minimalSpec = "---\ncompletion:\n  outcome: \"x\"\n  acceptance_criteria: [\"x\"]\n---\nx\n"
 	n := 0
@@ -40,7 +37,7 @@ func TestDocSnippetsPassCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, m := range fence.FindAllStringSubmatch(string(src), -1) {
+		for i, m := range e2e.Fence.FindAllStringSubmatch(string(src), -1) {
 			lang, body := m[1], m[2]
 			name := fmt.Sprintf("%s, code block %d", filepath.Base(page), i+1)
 			var config, spec string

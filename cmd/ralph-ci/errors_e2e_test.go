@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/e2e"
 )
 
 // check on a pull request with a token GitHub does not accept: the raw
@@ -24,7 +26,7 @@ func TestCheckWith401SaysHowToGiveTheToken(t *testing.T) {
 	write(t, dir, "ralph.yaml", "agents:\n  coder: {command: [sh, agent.sh]}\n")
 	write(t, dir, "specs/a.spec.md", "# A\n")
 	write(t, dir, "event.json", `{"number": 3, "pull_request": {"number": 3, "head": {"sha": "abc"}}}`)
-	cmd := exec.Command(ralphBinary(t), "--log-format", "json", "check")
+	cmd := exec.Command(e2e.RalphBinary(t), "--log-format", "json", "check")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH="+filepath.Join(dir, "event.json"),
 		"GITHUB_REPOSITORY=o/r", "GITHUB_API_URL="+srv.URL, "GITHUB_TOKEN=not-a-valid-token", "RUNNER_DEBUG=")

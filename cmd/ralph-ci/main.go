@@ -1,33 +1,17 @@
 // Command ralph-ci runs coding agents in verified Ralph loops in CI.
 //
-// main is wiring: one cobra command per file (run, check, plan, status,
-// reset, answer, report, init, version) parses its flags into an options
-// struct and calls one function below; the environment and the tokens are
-// read once, at the door (root.go, trust.go, seal.go), into a job.Job.
-// The sequences live below: run's in pipeline/run, check's in
-// pipeline/check, plan's and the shards' in pipeline/matrix, what they
-// share in pipeline/job (internal/layering pins the order of the
-// packages).
+// main is a door: its body is internal/cli (one cobra command per file,
+// the environment and the tokens read once, at the door), in a package of
+// its own so that the end-to-end test packages (cmd/ralph-ci/e2e/...) run
+// their own test binary as ralph-ci, as this package's tests do.
 package main
 
-import (
-	"io"
-	"os"
+import "github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/cli"
 
-	igit "github.com/ralph-ci/ralph-ci/internal/git"
-	_ "github.com/ralph-ci/ralph-ci/internal/shepherd" // see main
-)
+// version is set at build time with -ldflags "-X main.version=v1.2.3".
+var version = ""
 
-// main is never reached by the shepherd that contains agents and
-// commands: started as shepherd.Name, ralph-ci runs it from that
-// package's init, before the inits of CUE, YAML and the GitHub client.
 func main() {
-	seal(os.Args)
-	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// Main runs ralph-ci with args and returns the process exit code.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	defer igit.Cleanup() // ralph-ci's own git directories
-	return int(execute(args, stdin, stdout, stderr))
+	cli.Version = version
+	cli.Run()
 }

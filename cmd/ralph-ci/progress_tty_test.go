@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/e2e"
 )
 
 // TestProgressLineOnlyOffTheRunner runs the quick start with stderr on a
@@ -24,7 +26,7 @@ func TestProgressLineOnlyOffTheRunner(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ralph-ci as a subprocess")
 	}
-	bin := ralphBinary(t)
+	bin := e2e.RalphBinary(t)
 	for _, tc := range []struct {
 		name    string
 		actions string
@@ -98,7 +100,7 @@ func TestHeartbeatOnATerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ralph-ci as a subprocess")
 	}
-	bin := ralphBinary(t)
+	bin := e2e.RalphBinary(t)
 	dir := t.TempDir()
 	for name, content := range map[string]string{
 		"ralph.yaml":      "agents:\n  coder: {command: [sh, -c, 'cat >/dev/null; while [ ! -f release ]; do sleep 0.05; done; echo RALPH_STATUS: CONTINUE']}\nstages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",

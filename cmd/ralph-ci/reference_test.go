@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/cli"
 	"github.com/ralph-ci/ralph-ci/internal/docgen"
 	"github.com/ralph-ci/ralph-ci/internal/golden"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
@@ -32,7 +33,7 @@ func TestReferenceIsFresh(t *testing.T) {
 	}
 	pages := map[string]string{
 		"action.md":   actionPage,
-		"commands.md": docgen.CommandsPage(newRootCommand(&globalOptions{})),
+		"commands.md": docgen.CommandsPage(cli.NewRootCommand(&cli.GlobalOptions{})),
 	}
 	for name, page := range pages {
 		golden.CheckFile(t, "../../docs/reference/"+name, []byte(page))

@@ -12,32 +12,12 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/e2e"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 )
 
-// TestMain makes the test binary double as the ralph-ci binary, so the
-// scripts in testdata/script and the end-to-end tests (ralphBinary) run
-// the real command line as a subprocess without building it again: run
-// under the name ralph-ci, the test binary is main (Main and an exit).
-// Run as the shepherd, internal/shepherd's init takes it before this.
-func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"ralph-ci": func() { seal(os.Args); os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-	})
-}
-
-// ralphBinary is the ralph-ci binary for the end-to-end tests: the copy of
-// this test binary that testscript.Main put, named ralph-ci, in the
-// directory it placed first on PATH, so it is found before any installed
-// ralph-ci.
-func ralphBinary(t testing.TB) string {
-	t.Helper()
-	bin, err := exec.LookPath("ralph-ci")
-	if err != nil {
-		t.Fatalf("ralph-ci is not on PATH (TestMain puts it there): %v", err)
-	}
-	return bin
-}
+// TestMain makes the test binary double as the ralph-ci binary (e2e.Main).
+func TestMain(m *testing.M) { e2e.Main(m) }
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/e2e"
 	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
 
@@ -30,13 +31,13 @@ func TestShepherdStartsBeforeHeavyInits(t *testing.T) {
 	}
 	// The same binary without the shepherd's name does run them: the
 	// pattern matches what inittrace prints.
-	full := exec.Command(ralphBinary(t), "version")
+	full := exec.Command(e2e.RalphBinary(t), "version")
 	full.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	out, _ := full.CombinedOutput()
 	if !heavyInits.Match(out) {
 		t.Fatalf("ralph-ci version ran none of the heavy inits:\n%s", out)
 	}
-	cmd := &exec.Cmd{Path: ralphBinary(t), Args: shepherd.Args(0, nil, []string{sh, "-c", "echo ran; exit 3"})}
+	cmd := &exec.Cmd{Path: e2e.RalphBinary(t), Args: shepherd.Args(0, nil, []string{sh, "-c", "echo ran; exit 3"})}
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	out, err = cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 || !strings.Contains(string(out), "ran\n") {
@@ -68,7 +69,7 @@ func TestShepherdLimitsWrites(t *testing.T) {
 	}
 	script := `echo planted > "$1/config"; echo "config $?"; touch "$1/new"; echo "new $?"; rm -f "$1/config"; echo "rm $?"
 touch "$2/sub/ok"; echo "granted $?"; echo x > /dev/null; echo "null $?"; touch "$3"; echo "beside $?"`
-	cmd := &exec.Cmd{Path: ralphBinary(t), Args: shepherd.Args(0, []string{granted, "/dev/null", filepath.Join(root, "missing")},
+	cmd := &exec.Cmd{Path: e2e.RalphBinary(t), Args: shepherd.Args(0, []string{granted, "/dev/null", filepath.Join(root, "missing")},
 		[]string{"/bin/sh", "-c", script, "sh", denied, granted, filepath.Join(root, "beside")})}
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -43,6 +43,11 @@ func TestStoreWritesTheTreeGitWould(t *testing.T) {
 			if got != want {
 				t.Fatalf("tree %s, git write-tree made %s", got, want)
 			}
+			pack, err := s.Flush()
+			if err != nil {
+				t.Fatal(err)
+			}
+			person(t, dir, "verify-pack", pack+".idx")
 			person(t, dir, "fsck", "--strict", "--no-dangling", "--no-progress", got)
 			if b := person(t, dir, "cat-file", "blob", got+":a/c/d\nx"); b != "four" {
 				t.Errorf("a/c/d\\nx holds %q", b)
@@ -51,9 +56,10 @@ func TestStoreWritesTheTreeGitWould(t *testing.T) {
 	}
 }
 
-// TestStoreFollowsNoPlantedLink: an object folder the agent replaced by a
-// link to a folder of its choosing is made again as a folder; nothing is
-// written through the link, and a bad path is refused.
+// TestStoreFollowsNoPlantedLink: a pack folder the agent replaced by a
+// link to a folder of its choosing is made again as a folder, nothing is
+// written through the link; a bad path is refused; RemovePack removes
+// the pack it wrote and nothing else.
 func TestStoreFollowsNoPlantedLink(t *testing.T) {
 	dir := repo(t)
 	elsewhere := t.TempDir()
@@ -61,16 +67,20 @@ func TestStoreFollowsNoPlantedLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := ObjectID("blob", []byte("x"), 40)
-	folder := filepath.Join(dir, ".git", "objects", id[:2])
+	folder := filepath.Join(dir, ".git", "objects", "pack")
 	if err := os.RemoveAll(folder); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(elsewhere, folder); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Write("blob", []byte("x")); err != nil || got != id {
-		t.Fatalf("Write: %s, %v", got, err)
+	id, err := s.Write("blob", []byte("x"))
+	if err != nil || id != ObjectID("blob", []byte("x"), 40) {
+		t.Fatalf("Write: %s, %v", id, err)
+	}
+	pack, err := s.Flush()
+	if err != nil {
+		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(folder); err != nil || !fi.IsDir() {
 		t.Fatalf("%s is not a folder: %v", folder, err)
@@ -85,5 +95,17 @@ func TestStoreFollowsNoPlantedLink(t *testing.T) {
 		if _, err := s.Files(map[string][]byte{bad: nil}); err == nil {
 			t.Errorf("Files took %q", bad)
 		}
+	}
+	if err := s.RemovePack(filepath.Join(dir, ".git", "config")); err == nil {
+		t.Error("RemovePack took the config")
+	}
+	if err := s.RemovePack(pack); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(pack + ".pack"); err == nil {
+		t.Error("the pack is still there")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".git", "config")); err != nil {
+		t.Error(err)
 	}
 }

@@ -20,8 +20,9 @@ var startsGit = regexp.MustCompile(`(exec\.Command(Context)?\(([^,()]+,\s*)?|os\
 // that build fixtures (an origin, a pull request's checkout) the way a
 // person or GitHub would, never on ralph-ci's behalf.
 var gitStarters = map[string]string{
-	"internal/git":      "the doorway: every git process ralph-ci starts",
-	"internal/ghorigin": "test helper: builds the origin and the checkouts of a simulated job",
+	"internal/git":              "the doorway: every git process ralph-ci starts",
+	"internal/ghorigin":         "test helper: builds the origin and the checkouts of a simulated job",
+	"cmd/ralph-ci/internal/e2e": "test helper: what the end-to-end tests share (their repositories, origins and commits, made as a person would)",
 }
 
 // gitOutsideDoorway lists "file:line" of every line of a non-test Go

@@ -39,6 +39,7 @@ var never = []struct{ from, to, why string }{
 	{"reporters", "pipeline/gate", "the reporters write what they are given; the gate's decisions reach them as plain values"},
 	{"pipeline/state", "pipeline/agent", "the state records what agents used (pipeline/usage), not how they run"},
 	{"pipeline/state", "pipeline/spend", "the state records spends (pipeline/usage), not the rules that price and cap them"},
+	{"pipeline/matrix", "pipeline/job", "the matrix asks the job session for one thing (matrix.States), so that it stands below it and a command's import chain stays short"},
 }
 
 // forbidden lists, sorted, every import of graph that never names.

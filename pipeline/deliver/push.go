@@ -137,6 +137,7 @@ func refusal(err error) string {
 // on origin, and binds st to the commit it describes.
 func (s *Session) pushed(ctx context.Context, head, st string) {
 	s.base, s.stateTip = head, st
+	s.dropPacks(st)
 	if err := bind(ctx, s.Binder, Binding{Kind: kindOf(s.stateRef(), s.Target.Branch), State: st, Described: s.described}); err != nil {
 		s.warn(err.Error() + ": the next run verifies the specs again")
 	}

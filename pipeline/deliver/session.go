@@ -63,6 +63,13 @@ type Session struct {
 
 	made  made       // what the last AfterRotation committed (Committed)
 	known knownRange // the loop's commits whose files are known (checkRange)
+
+	// packs are the state commits saved in this run (by commit) whose
+	// packs a push may still need: those not pushed yet, and the last one
+	// pushed, the next one's parent (see dropPacks); chain are the raw
+	// commits of those pushed, which every new pack holds again.
+	packs map[string]savedState
+	chain [][]byte
 }
 
 func (s *Session) retries() int {
@@ -332,12 +339,52 @@ func (s *Session) Finish(ctx context.Context) error {
 // sync pushes HEAD and a state commit describing s.described.
 func (s *Session) sync(ctx context.Context, msg string) ([]string, error) {
 	foreign, err := s.push(ctx, func() (string, error) {
-		return saveState(s.Git, s.StateDir, s.described, s.stateTip, msg)
+		commit, raw, pack, err := saveState(s.Git, s.StateDir, s.described, s.stateTip, msg, s.chain)
+		if err == nil {
+			if s.packs == nil {
+				s.packs = map[string]savedState{}
+			}
+			s.packs[commit] = savedState{pack: pack, raw: raw}
+		}
+		return commit, err
 	})
 	if err != nil {
 		return foreign, err
 	}
 	return foreign, s.writeMarker()
+}
+
+// savedState is a state commit saved in this run: its raw commit and the
+// pack holding it with its tree.
+type savedState struct {
+	pack string
+	raw  []byte
+}
+
+// dropPacks removes the packs of the state commits saved in this run but
+// the one of pushed, just pushed, which the next state commit names as
+// its parent (the others are on origin, or were never pushed: a push
+// refused and tried again): one pack per rotation would otherwise pile up
+// in the checkout's object store, and a git process looking for an
+// object opens the index of each. The commits of those pushed stay, in
+// every new pack (chain): git push walks the state's history to tell a
+// fast-forward.
+func (s *Session) dropPacks(pushed string) {
+	if saved, ok := s.packs[pushed]; ok {
+		s.chain = append(s.chain, saved.raw)
+	}
+	if len(s.packs) <= 1 {
+		return
+	}
+	store, err := igit.OpenStore(s.Git.Dir)
+	if err != nil {
+		return // the packs stay: git reads them all the same
+	}
+	for commit, saved := range s.packs {
+		if commit != pushed && store.RemovePack(saved.pack) == nil {
+			delete(s.packs, commit)
+		}
+	}
 }
 
 // Branch is the branch the loop works on.

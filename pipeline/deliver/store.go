@@ -69,13 +69,16 @@ func clearState(dir string) error {
 // (under .ralph/) and whose first parent is described, the work commit the
 // state describes; prev, the previous state commit, is the second parent.
 // The files, trees and commit are written into the checkout's object
-// store by ralph-ci itself (igit.Store), with no git process: the push
-// names the commit by its id. A delivery rotation runs no git process for
-// its state (bench/delivery.sh).
-func saveState(g Git, dir, described, prev, msg string) (string, error) {
+// store by ralph-ci itself, as one pack (igit.Store), with no git process:
+// the push names the commit by its id. A delivery rotation runs no git
+// process for its state (bench/delivery.sh). The pack holds them all and
+// the raw commits of chain (the state commits this run pushed before, the
+// history git push walks), so that no older pack is needed (RemovePack);
+// raw is the commit's own.
+func saveState(g Git, dir, described, prev, msg string, chain [][]byte) (commit string, raw []byte, pack string, err error) {
 	files, err := stateFiles(dir)
 	if err != nil {
-		return "", err
+		return "", nil, "", err
 	}
 	content := make(map[string][]byte, len(files))
 	for _, f := range files {
@@ -83,17 +86,17 @@ func saveState(g Git, dir, described, prev, msg string) (string, error) {
 		// reach).
 		b, err := safefile.Read(filepath.Join(dir, filepath.FromSlash(f)), safefile.StateLimit)
 		if err != nil {
-			return "", fmt.Errorf("save the state file %s: %w", f, err)
+			return "", nil, "", fmt.Errorf("save the state file %s: %w", f, err)
 		}
 		content[".ralph/"+f] = b
 	}
 	store, err := igit.OpenStore(g.Dir)
 	if err != nil {
-		return "", fmt.Errorf("save the state: %w", err)
+		return "", nil, "", fmt.Errorf("save the state: %w", err)
 	}
 	tree, err := store.Files(content)
 	if err != nil {
-		return "", fmt.Errorf("save the state: %w", err)
+		return "", nil, "", fmt.Errorf("save the state: %w", err)
 	}
 	id := DefaultIdentity
 	var c bytes.Buffer
@@ -103,11 +106,18 @@ func saveState(g Git, dir, described, prev, msg string) (string, error) {
 	}
 	who := fmt.Sprintf("%s <%s> %d +0000", id.Name, id.Email, time.Now().Unix())
 	fmt.Fprintf(&c, "author %s\ncommitter %s\n\n%s", who, who, msg)
-	commit, err := store.Write("commit", c.Bytes())
-	if err != nil {
-		return "", fmt.Errorf("save the state: %w", err)
+	if commit, err = store.Write("commit", c.Bytes()); err != nil {
+		return "", nil, "", fmt.Errorf("save the state: %w", err)
 	}
-	return commit, nil
+	for _, earlier := range chain {
+		if _, err := store.Write("commit", earlier); err != nil {
+			return "", nil, "", fmt.Errorf("save the state: %w", err)
+		}
+	}
+	if pack, err = store.Flush(); err != nil {
+		return "", nil, "", fmt.Errorf("save the state: %w", err)
+	}
+	return commit, c.Bytes(), pack, nil
 }
 
 // fetchState fetches the state ref (with the work commit it describes)

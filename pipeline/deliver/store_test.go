@@ -36,11 +36,11 @@ func TestStateCommitHoldsTheFilesAsTheyAre(t *testing.T) {
 		}
 	}
 	head := git(t, dir, "rev-parse", "HEAD")
-	first, err := saveState(s.Git, state, head, "", "first\n")
+	first, _, _, err := saveState(s.Git, state, head, "", "first\n", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := saveState(s.Git, state, head, first, "second\n")
+	second, _, _, err := saveState(s.Git, state, head, first, "second\n", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,6 +55,8 @@ specs: {default_tier: auto}
 		t.Fatal(err)
 	}
 	s := &counting{Session: &deliver.Session{Git: g, StateDir: filepath.Join(dir, ".ralph"), Target: target, Push: true, Reports: t.TempDir()}}
+	before, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
+	packsBefore := len(before)
 	p, err := project.Load(dir, "")
 	if err != nil {
 		t.Fatal(err)
@@ -83,5 +85,11 @@ specs: {default_tier: auto}
 	}
 	if st := o.Rev(deliver.StateRef("feature")); st == "" || o.Rev(st+"^1") != head {
 		t.Errorf("the state ref %q does not describe origin's head %s", st, head)
+	}
+	// The state commits' packs do not pile up: one stays, the last one
+	// pushed, which the next state commit would name as its parent.
+	packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
+	if len(packs) > packsBefore+1 {
+		t.Errorf("%d packs in the checkout after %d rotations, %d before: %v", len(packs), rotations, packsBefore, packs)
 	}
 }

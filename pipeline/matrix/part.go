@@ -5,9 +5,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rs/zerolog"
+
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
-	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/shards"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
@@ -50,13 +51,13 @@ func (m *Part) Check(mode deliver.Mode) error {
 // Prepare sets up the run after the checkout is on the delivery branch:
 // a shard keeps only its specs and pushes its state to its own ref; the
 // integration folds the shards' states into the project's .ralph.
-func (m *Part) Prepare(ctx context.Context, j *job.Session, p *project.Project, mode deliver.Mode, s *deliver.Session) error {
+func (m *Part) Prepare(ctx context.Context, states States, log zerolog.Logger, p *project.Project, mode deliver.Mode, s *deliver.Session) error {
 	switch {
 	case m.Shard != "":
 		specs := m.Specs
 		if len(specs) == 0 { // plan again: the same state gives the same plan
 			k, n, _ := shards.ParseName(m.Shard)
-			planned, err := plan(ctx, j, p, mode, n)
+			planned, err := Planned(ctx, states, p, mode, n)
 			if err != nil {
 				return err
 			}
@@ -66,7 +67,7 @@ func (m *Part) Prepare(ctx context.Context, j *job.Session, p *project.Project, 
 				}
 			}
 			if len(specs) == 0 {
-				j.Log.Warn().Str("shard", m.Shard).Msg("the plan gives this shard no spec")
+				log.Warn().Str("shard", m.Shard).Msg("the plan gives this shard no spec")
 			}
 		}
 		if err := p.Restrict(specs); err != nil {
@@ -75,9 +76,9 @@ func (m *Part) Prepare(ctx context.Context, j *job.Session, p *project.Project, 
 		_, n, _ := shards.ParseName(m.Shard)
 		s.StateRef, s.SeedRef = deliver.ShardRef(s.Target.Branch, m.Shard), deliver.StateRef(s.Target.Branch)
 		s.Retries = 3 + 2*n // every shard pushes to the branch
-		j.Log.Info().Str("shard", m.Shard).Strs("specs", specs).Msg("shard of a matrix: these specs only")
+		log.Info().Str("shard", m.Shard).Strs("specs", specs).Msg("shard of a matrix: these specs only")
 	case m.Integrate:
-		return m.fold(ctx, j, p, s)
+		return m.fold(ctx, log, p, s)
 	}
 	return nil
 }
@@ -85,7 +86,7 @@ func (m *Part) Prepare(ctx context.Context, j *job.Session, p *project.Project, 
 // fold reads, through git, the branch's integrated state and every
 // shard's, and has shards.Integrate merge them (the multi-spec rule across
 // shards) into the project's .ralph, adopted by the session.
-func (m *Part) fold(ctx context.Context, j *job.Session, p *project.Project, s *deliver.Session) error {
+func (m *Part) fold(ctx context.Context, log zerolog.Logger, p *project.Project, s *deliver.Session) error {
 	var err error
 	if m.tmp, err = os.MkdirTemp("", "ralph-ci-integrate-"); err != nil {
 		return err
@@ -101,7 +102,7 @@ func (m *Part) fold(ctx context.Context, j *job.Session, p *project.Project, s *
 		return exitcode.New(exitcode.Failure, err)
 	}
 	if read.State != "" && !read.Bound {
-		j.Log.Warn().Msg(deliver.Unbound(read.Ref, read.Binding))
+		log.Warn().Msg(deliver.Unbound(read.Ref, read.Binding))
 	}
 	base := shards.Folder{Dir: baseDir}
 	if read.Found() {
@@ -117,7 +118,7 @@ func (m *Part) fold(ctx context.Context, j *job.Session, p *project.Project, s *
 	byName := map[string]deliver.ShardState{}
 	for _, sh := range fetched {
 		if sh.Unbound != "" {
-			j.Log.Warn().Str("shard", sh.Name).Msg(sh.Unbound + " (not integrated)")
+			log.Warn().Str("shard", sh.Name).Msg(sh.Unbound + " (not integrated)")
 			continue
 		}
 		folders = append(folders, shards.Folder{Name: sh.Name, Dir: sh.Dir, Changed: sh.Changed, Time: sh.Time})
@@ -129,7 +130,7 @@ func (m *Part) fold(ctx context.Context, j *job.Session, p *project.Project, s *
 	}
 	for _, pl := range placed {
 		if pl.Dropped {
-			j.Log.Info().Str("spec", pl.Path).Str("shard", pl.Shard).Msg("verified before files it has not seen changed: 3/3 drops to 2/3, verified again on the integrated commit")
+			log.Info().Str("spec", pl.Path).Str("shard", pl.Shard).Msg("verified before files it has not seen changed: 3/3 drops to 2/3, verified again on the integrated commit")
 		}
 	}
 	names := make([]string, 0, len(folded))
@@ -138,7 +139,7 @@ func (m *Part) fold(ctx context.Context, j *job.Session, p *project.Project, s *
 		names = append(names, f.Name)
 	}
 	s.Adopt = true
-	j.Log.Info().Strs("shards", names).Str("head", head).Msg("integrating the shards' states")
+	log.Info().Strs("shards", names).Str("head", head).Msg("integrating the shards' states")
 	return nil
 }
 

@@ -47,7 +47,7 @@ func TestPrepareShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := &job.Job{Dir: dir, Log: zerolog.Nop()}
-	if err := m.Prepare(context.Background(), job.Open(j), p, mode("pr"), s); err != nil {
+	if err := m.Prepare(context.Background(), job.Open(j), j.Log, p, mode("pr"), s); err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Specs) != 1 || p.Specs[0].Path != "specs/b.spec.md" {
@@ -81,7 +81,7 @@ func TestIntegrate(t *testing.T) {
 	dir, s := prepared(t, o)
 	m := &Part{Integrate: true}
 	j := &job.Job{Dir: dir, Log: zerolog.Nop()}
-	if err := m.Prepare(ctx, job.Open(j), &project.Project{Root: dir}, mode("pr"), s); err != nil {
+	if err := m.Prepare(ctx, job.Open(j), j.Log, &project.Project{Root: dir}, mode("pr"), s); err != nil {
 		t.Fatal(err)
 	}
 	st, err := state.Load(state.At(dir))

@@ -90,7 +90,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 		return err
 	}
 	if dl != nil {
-		if err := m.Prepare(ctx, j, p, mode, dl.session); err != nil {
+		if err := m.Prepare(ctx, j, j.Log, p, mode, dl.session); err != nil {
 			return err
 		}
 	}

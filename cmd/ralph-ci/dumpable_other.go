@@ -1,6 +1,0 @@
-//go:build !linux
-
-package main
-
-// makeNonDumpable is Linux-only.
-func makeNonDumpable() {}
