@@ -150,8 +150,11 @@ func TestPIDNSBoxAsRoot(t *testing.T) {
 // root with run --box pidns when n is nil.
 func nsEscape(t *testing.T, where, script string, n *nsUser) {
 	header := base64.StdEncoding.EncodeToString([]byte("x-access-token:test-token"))
-	out := filepath.Join(t.TempDir(), "out")
+	out := filepath.Join(e2e.RecordDir(t), "out") // the attack notes there (RecordsGrant)
 	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(out), 0o755); err != nil { // n's too
 		t.Fatal(err)
 	}
 	for name, body := range map[string]string{"escape.sh": script, "steal.sh": stealSh, "chase.sh": chaseSh, "look.sh": lookSh} {
@@ -301,7 +304,8 @@ func TestPIDNSBoxEndsWhenRalphDies(t *testing.T) {
 	}
 	dir := e2e.WriteRepoAt(t, filepath.Join(n.base, "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 5m}\n" +
-			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
+			"box: {writable: [" + out + "]}\n", // the agent notes that it started in $OUT
 		"agent.sh": `cat > /dev/null
 setsid sh "$OUT/hang.sh" < /dev/null > /dev/null 2>&1 &
 echo > "$OUT/started"
