@@ -87,6 +87,8 @@ type Box struct {
 	// Writable are absolute paths every boxed process may change besides
 	// the work tree, its scratch folder, HOME and tool folders.
 	Writable []string `json:"writable"`
+	// User is auto, off or a user's name (internal/agentuser).
+	User string `json:"user"`
 }
 
 // StageNames lists the stages in the order they run.

@@ -28,9 +28,14 @@ func Main(args []string) int {
 		return probe(args[1])
 	}
 	ns, idmap, args := cutPIDNS(args)
+	ids, credOK, args := cutUser(args)
+	var cred *syscall.Credential // the command's user, nil for the shepherd's
+	if ids != nil {
+		cred = &syscall.Credential{Uid: uint32(ids[0]), Gid: uint32(ids[1]), Groups: []uint32{}}
+	}
 	port, args := cutConnect(args)
 	grace, write, argv, err := parseArgs(args)
-	if err != nil || port < 0 {
+	if err != nil || port < 0 || !credOK {
 		say("usage: " + Name + " [-connect PORT] -grace DURATION [-write PATH]... -- COMMAND [ARG...]")
 		return 2
 	}
@@ -67,7 +72,7 @@ func Main(args []string) int {
 	start := func(flags uintptr) (*os.Process, error) {
 		return os.StartProcess(argv[0], argv, &os.ProcAttr{
 			Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-			Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Cloneflags: flags},
+			Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Cloneflags: flags, Credential: cred},
 		})
 	}
 	p, err := start(flags)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"github.com/ralph-ci/ralph-ci/internal/box"
 	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
@@ -54,6 +55,10 @@ type Host struct {
 	// Killed, when set, is told what emptying a process's box had to
 	// kill (the processes that outlived it), naming the command.
 	Killed func(command string, killed []box.Proc, err error)
+	// User, when not nil, is the user of the agent's own every process
+	// runs as (internal/agentuser), with its HOME; the work tree is lent
+	// to it before each start.
+	User *agentuser.Run
 }
 
 // Clone is a copy of h that changing leaves h as it is (a nil h: a zero
@@ -116,6 +121,9 @@ func (h *Host) prepare(inv Invocation) (argv, env []string, err error) {
 		job = append(job, h.Keys...)
 	}
 	env = BuildEnv(job, h.policy(inv.Pass, inv.Remove), append(h.scratchEnv(), inv.Env...))
+	if h != nil && h.User != nil {
+		env = UserEnv(env, inv.Env, h.User.Name, h.User.Home)
+	}
 	if h == nil || h.Network == nil {
 		return inv.Argv, env, nil
 	}

@@ -93,7 +93,11 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
 	setGroup(cmd, shepherded)
-	bx, err := inv.Host.newBox()
+	err = inv.Host.runAs(cmd, shepherded)
+	var bx *box.Box
+	if err == nil {
+		bx, err = inv.Host.newBox()
+	}
 	if err == nil {
 		err = bx.Prepare(cmd)
 	}

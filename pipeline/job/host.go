@@ -1,6 +1,7 @@
 package job
 
 import (
+	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -23,6 +24,8 @@ type HostPolicy struct {
 	// Writes is what the processes may change, and their scratch
 	// folder (UseWrites); nil limits nothing.
 	Writes *agent.Writes
+	// User is the agent's user of its own (UseUser); nil for ralph-ci's.
+	User *agentuser.Run
 }
 
 // RunHost builds the host every process of a run starts through, once,
@@ -38,6 +41,7 @@ func (s *Session) RunHost(pol HostPolicy) *agent.Host {
 	h.AddSecrets(s.hiddenValues...)
 	h.Boxes, h.Killed = pol.Box.Boxes, pol.Box.Killed
 	h.Network = pol.Network
+	h.User = pol.User
 	h.Remove = pol.Config.Environment.Remove
 	if pol.Fork { // the fork's code gets no secret of the job (its agents' keys stay with the proxy)
 		h.Only = agent.ForkAllowList()

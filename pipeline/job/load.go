@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime/debug"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/discovery"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -25,7 +24,6 @@ func (j *Job) Load() (*project.Project, error) {
 // checkout is the default branch, and the loop's specs are those of the
 // pull request's head, which the delivery checks out).
 func (j *Job) LoadSpecs(noSpecsOK bool) (*project.Project, error) {
-	defer lazierGC()()
 	p, err := project.Load(j.Dir, j.Config)
 	if none := (*discovery.NoSpecsError)(nil); noSpecsOK && p != nil && errors.As(err, &none) {
 		j.Log.Info().Str("reason", err.Error()).Msg("no specs in the checkout: the pull requests' own specs are read at their heads")
@@ -49,20 +47,4 @@ func (j *Job) LoadSpecs(noSpecsOK bool) (*project.Project, error) {
 		j.Log.Warn().Msg(w)
 	}
 	return p, nil
-}
-
-// loadGCPercent is the garbage collector's target while the specs are
-// validated: CUE's garbage is short-lived, and collecting it four times
-// less often saves about a third of the CPU of loading a thousand specs,
-// for a peak heap still well under what cue vet takes on the same files.
-const loadGCPercent = 400
-
-// lazierGC sets the collector's target to loadGCPercent, unless GOGC asks
-// for less collection already, and returns what restores it.
-func lazierGC() (restore func()) {
-	old := debug.SetGCPercent(loadGCPercent)
-	if old < 0 || old >= loadGCPercent {
-		debug.SetGCPercent(old)
-	}
-	return func() { debug.SetGCPercent(old) }
 }

@@ -65,7 +65,7 @@ var doors = map[string]string{
 // TestOneDoor fails when code outside the job session reads the event or
 // builds a GitHub client: a command takes them from the session, so that
 // a job reads its event once and talks to GitHub through one client
-// (cmd/ralph-ci's TestOneClientOneEventRead counts them in real jobs).
+// (cmd/ralph-ci/e2e/pullrequest's TestOneClientOneEventRead counts them in real jobs).
 func TestOneDoor(t *testing.T) {
 	root := filepath.Join("..", "..")
 	fset := token.NewFileSet()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
@@ -12,19 +13,25 @@ import (
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// UseWrites makes the run's scratch folder (private, removed by the
-// returned function) and decides what the boxed processes may change
+// UseWrites makes the run's scratch folder (private, the agent's user's
+// when it has one of its own, removed by the returned function) and decides what the boxed processes may change
 // (agent.Writes): where the kernel has Landlock and the config's
 // box.landlock is auto, only the work tree of root with its git folders,
 // the scratch folder, /dev's devices, box.writable, and each process's
 // HOME and tool folders, never ralph-ci's own git folder. The log says
 // once what holds, or that nothing does and what that costs.
-func (j *Job) UseWrites(root string, box schema.Box) (*agent.Writes, func(), error) {
+func (j *Job) UseWrites(root string, box schema.Box, user *agentuser.Run) (*agent.Writes, func(), error) {
 	scratch, err := os.MkdirTemp("", "ralph-ci-scratch-")
 	if err != nil {
 		return nil, nil, exitcode.New(exitcode.Failure, fmt.Errorf("the run's scratch folder: %w", err))
 	}
 	done := func() { _ = os.RemoveAll(scratch) }
+	if user != nil { // the agent's user of its own writes there
+		if err := os.Chown(scratch, user.UID, user.GID); err != nil {
+			done()
+			return nil, nil, exitcode.New(exitcode.Failure, fmt.Errorf("the run's scratch folder for %s: %w", user.Name, err))
+		}
+	}
 	w := &agent.Writes{Scratch: scratch}
 	if base := igit.PrivateBase(); base != "" {
 		w.Never = []string{base}

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -187,8 +188,10 @@ func gitTop(dir string) string {
 // spec. A problem in the files comes back as schema.Problems listing all
 // of them; missing files and I/O failures as plain errors. No spec at all
 // is a *discovery.NoSpecsError that comes with the project, its config
-// loaded and no specs.
+// loaded and no specs. The garbage collector runs less often meanwhile
+// (loadGCPercent).
 func Load(root, configPath string) (*Project, error) {
+	defer lazierGC()()
 	p := &Project{Root: root}
 	path, err := findConfig(root, configPath)
 	if err != nil {
@@ -423,4 +426,20 @@ func findConfig(root, explicit string) (string, error) {
 		return found[0], nil
 	}
 	return "", fmt.Errorf("several config files found (%s): keep one, or choose with --config", strings.Join(found, ", "))
+}
+
+// loadGCPercent is the garbage collector's target while the specs are
+// validated: CUE's garbage is short-lived, and collecting it four times
+// less often saves about a third of the CPU of loading a thousand specs,
+// for a peak heap still well under what cue vet takes on the same files.
+const loadGCPercent = 400
+
+// lazierGC sets the collector's target to loadGCPercent, unless GOGC asks
+// for less collection already, and returns what restores it.
+func lazierGC() (restore func()) {
+	old := debug.SetGCPercent(loadGCPercent)
+	if old < 0 || old >= loadGCPercent {
+		debug.SetGCPercent(old)
+	}
+	return func() { debug.SetGCPercent(old) }
 }

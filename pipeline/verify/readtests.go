@@ -41,6 +41,10 @@ func readTests(in Input, cfg schema.VerificationConfig, dir string, shown io.Wri
 		if err != nil {
 			return nil, fmt.Errorf("a folder for the test report: %w", err)
 		}
+		if err := sameOwner(tmp, in.Host.TempDir()); err != nil { // the agent's user of its own writes it
+			_ = os.RemoveAll(tmp)
+			return nil, fmt.Errorf("a folder for the test report: %w", err)
+		}
 		t.tmp = tmp
 		if p, ok := FindPreset(t.cmd, dir, tmp, os.Environ()); ok {
 			in.Log.Info().Str("command", t.cmd.String()).Str("runner", p.Runner).Str("added", p.Added).Msg("test report preset: ralph-ci reads the runner's own report (set test_report to choose another)")

@@ -229,8 +229,10 @@ func plantInRalphsGitFolder(t *testing.T, plants []string) {
 	bin := e2e.RalphBinary(t)
 	files := maps.Clone(e2e.CIRepoFiles)
 	files["agent.sh"] = plantAgent
-	files["ralph.yaml"] += "box: {landlock: off}\n" // what holds without Landlock
-	out := e2e.RecordDir(t)
+	// Landlock off and box.user off: what holds without either (the
+	// agent's user of its own could not reach the folder at all).
+	files["ralph.yaml"] += "box: {landlock: off, user: off}\n"
+	out := t.TempDir()
 	log := filepath.Join(out, "canary.log")
 	if err := os.WriteFile(filepath.Join(out, "canary"), []byte(strings.Replace(canary, "%s", log, 1)), 0o755); err != nil {
 		t.Fatal(err)
@@ -316,7 +318,8 @@ func TestTwoRunsOfOneUser(t *testing.T) {
 	bin := e2e.RalphBinary(t)
 	files := maps.Clone(e2e.CIRepoFiles)
 	files["agent.sh"] = crossAgent
-	sync := e2e.RecordDir(t) // the agents write there (RecordsGrant)
+	files["ralph.yaml"] += "box: {user: off, writable: [" + e2e.RecordsRoot + "]}\n" // Landlock without the agent's user of its own, which keeps them apart by uid too
+	sync := e2e.RecordDir(t)                                                         // the agents write there
 	worlds := map[string]*e2e.CIWorld{"a": e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin), "b": e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin)}
 	for me, w := range worlds {
 		you := map[string]string{"a": "b", "b": "a"}[me]

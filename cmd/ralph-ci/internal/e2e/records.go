@@ -21,7 +21,8 @@ var RecordsRoot = filepath.Join(os.TempDir(), "ralph-ci-e2e-records-"+strconv.It
 // RecordsRoot.
 var RecordsGrant = "box: {writable: [" + RecordsRoot + "]}\n"
 
-// RecordDir is a folder of t's below RecordsRoot, removed when t ends.
+// RecordDir is a folder of t's below RecordsRoot, mode 0777, removed
+// when t ends.
 func RecordDir(t testing.TB) string {
 	t.Helper()
 	if err := os.MkdirAll(RecordsRoot, 0o755); err != nil {
@@ -35,6 +36,11 @@ func RecordDir(t testing.TB) string {
 		os.RemoveAll(dir)
 		_ = os.Remove(RecordsRoot) // the last test's removes it
 	})
+	// The agent's user of its own (box.user, where ralph-ci is root)
+	// writes there too.
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
 	return dir
 }
 
