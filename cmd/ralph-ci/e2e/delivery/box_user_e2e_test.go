@@ -53,13 +53,8 @@ echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
 echo "RALPH_STATUS: DONE"
 `
 
-// agentDir is a folder of the test's that the agent's user may write
-// (e2e.RecordDir: mode 0777, below a folder everyone may enter, granted
-// by the configs' RecordsGrant), removed when the test ends.
-func agentDir(t *testing.T) string {
-	t.Helper()
-	return e2e.RecordDir(t)
-}
+// agentDir is e2e.AgentDir: a folder the agent's user may write.
+func agentDir(t *testing.T) string { return e2e.AgentDir(t) }
 
 // The boxed agent of a ralph-ci run as root, as the user of its own the
 // box gives it: every attempt on ralph-ci (its environment, its memory,

@@ -220,7 +220,7 @@ func TestForkRunGetsNoSecretAndReachesItsModel(t *testing.T) {
 	bin := e2e.RalphBinary(t)
 	for _, fork := range []bool{true, false} {
 		t.Run(fmt.Sprintf("fork=%t", fork), func(t *testing.T) {
-			dump := e2e.RecordDir(t) // the agent and the verification write there (RecordsGrant)
+			dump := e2e.AgentDir(t) // the agent and the verification write there (as root, as its own user; RecordsGrant)
 			var modelKeys []string
 			var mu sync.Mutex
 			model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

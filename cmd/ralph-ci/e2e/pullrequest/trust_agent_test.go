@@ -67,7 +67,11 @@ func TestAgentFindsNoCredential(t *testing.T) {
 			token := fmt.Sprintf("ghs_hunted%dtoken%x", os.Getpid(), time.Now().UnixNano())
 			header := "AUTHORIZATION: basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
 			apiKey := fmt.Sprintf("sk-ant-api03-%x", time.Now().UnixNano())
-			w := newPRWorld(t, bin, map[string]string{"agent.sh": hunter})
+			// box.user off: the hunt is by a process of ralph-ci's own
+			// user (the boundary the job's token needs without a user of
+			// the agent's own); TestAgentUserKeepsRalphOutOfReach is the
+			// hunt by that user.
+			w := newPRWorld(t, bin, map[string]string{"agent.sh": hunter, "ralph.yaml": e2e.PRRepoFiles["ralph.yaml"] + "box: {user: off}\n"})
 			w.Srv.Token = token
 			// actions/checkout's persisted credential: in .git/config, and
 			// in a file it includes (outside the workspace, as in v6).

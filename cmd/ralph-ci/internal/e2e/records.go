@@ -44,10 +44,17 @@ func RecordDir(t testing.TB) string {
 	return dir
 }
 
-// WithRecords is the config yaml with RecordsGrant added, when it has no
-// box section of its own (nor is empty).
+// WithRecords is the config yaml with RecordsRoot made writable: a line
+// of RecordsGrant, or an entry of its own box section written
+// `box: {...}` on one line; as it is when it is empty or its box section
+// lists writable paths already.
 func WithRecords(yaml string) string {
-	if yaml == "" || strings.Contains(yaml, "box:") {
+	switch {
+	case yaml == "" || strings.Contains(yaml, "writable:"):
+		return yaml
+	case strings.Contains(yaml, "box: {"):
+		return strings.Replace(yaml, "box: {", "box: {writable: ["+RecordsRoot+"], ", 1)
+	case strings.Contains(yaml, "box:"):
 		return yaml
 	}
 	return strings.TrimRight(yaml, "\n") + "\n" + RecordsGrant
