@@ -61,7 +61,7 @@ func landlockWorld(t *testing.T, box string) (dir string, env []string) {
 			"    verification_config: {command: sh check.sh, timeout: 60}\n---\n# A\n",
 	})
 	e2e.Git(t, dir, "remote", "add", "origin", origin)
-	env = []string{"OUTSIDE=" + outside, "ALLOWED=" + allowed, "HOME=" + home, "ORIGIN=" + origin, "BASE=" + gitFolderBase(),
+	env = []string{"OUTSIDE=" + outside, "ALLOWED=" + allowed, "HOME=" + home, "ORIGIN=" + origin, "BASE=" + e2e.GitFolderBase(),
 		"SCRATCH_PARENT=" + os.TempDir()}
 	return dir, env
 }
