@@ -3,6 +3,8 @@ package job
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/agentuser"
@@ -21,7 +23,8 @@ import (
 // HOME and tool folders, never ralph-ci's own git folder. The log says
 // once what holds, or that nothing does and what that costs.
 func (j *Job) UseWrites(root string, box schema.Box, user *agentuser.Run) (*agent.Writes, func(), error) {
-	scratch, err := os.MkdirTemp("", "ralph-ci-scratch-")
+	removeStaleScratch()
+	scratch, err := os.MkdirTemp("", scratchPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, nil, exitcode.New(exitcode.Failure, fmt.Errorf("the run's scratch folder: %w", err))
 	}
@@ -68,4 +71,26 @@ func (j *Job) UseWrites(root string, box schema.Box, user *agentuser.Run) (*agen
 		Str("tools", strings.Join(agent.ToolVars, " ")).Strs("never", w.Never).
 		Msg("landlock: agents and verification commands may change only these, their HOME and the tool folders their environment names; they read everything")
 	return w, done, nil
+}
+
+// scratchPrefix starts the name of a run's scratch folder, followed by
+// the pid of its ralph-ci.
+const scratchPrefix = "ralph-ci-scratch-"
+
+// removeStaleScratch removes the scratch folders that runs killed with
+// SIGKILL left in the temporary folder: those whose ralph-ci is gone.
+func removeStaleScratch() {
+	entries, _ := os.ReadDir(os.TempDir())
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), scratchPrefix)
+		pid, _, ok2 := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || !ok2 || err != nil || n <= 0 || !e.IsDir() || n == os.Getpid() {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + pid); err == nil || !os.IsNotExist(err) {
+			continue // its ralph-ci still runs (or /proc cannot tell)
+		}
+		_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+	}
 }
