@@ -95,9 +95,9 @@ func makePrivateDir(top string) (string, *os.File, error) {
 
 // makeBase makes ralph-ci's folder for its git directories (one per
 // user, ralph-ci-UID, only it may enter), outside the work tree: in
-// SetPrivateDir's folder, else the first of /var/tmp (where
-// agents make no files of their own, so that Landlock can deny them the
-// folder: see internal/shepherd.DenyWrites), the temporary folder, /tmp,
+// SetPrivateDir's folder, else the first of /var/tmp (outside what
+// Landlock lets the agents change: see pipeline/agent.Writes), the
+// temporary folder, /tmp,
 // the user's cache folder and the folder above the work tree that is
 // outside it and writable.
 func makeBase(top string) (string, error) {

@@ -53,12 +53,13 @@ func Is(args []string) bool {
 }
 
 // Args is the shepherd's command line for argv, whose first element is
-// the path of the command to start. deny are folders the command and
-// everything it starts may not write in (see DenyWrites).
-func Args(grace time.Duration, deny, argv []string) []string {
+// the path of the command to start. write, when not empty, are the only
+// paths the command and everything it starts may change (see
+// AllowWrites).
+func Args(grace time.Duration, write, argv []string) []string {
 	args := []string{Name, "-grace", grace.String()}
-	for _, d := range deny {
-		args = append(args, "-deny", d)
+	for _, w := range write {
+		args = append(args, "-write", w)
 	}
 	return append(append(args, "--"), argv...)
 }
@@ -178,8 +179,8 @@ func cutConnect(args []string) (port int, rest []string) {
 }
 
 // parseArgs reads the shepherd's arguments (os.Args[1:]).
-func parseArgs(args []string) (grace time.Duration, deny, argv []string, err error) {
-	usage := errors.New("usage: " + Name + " -grace DURATION [-deny DIR]... -- COMMAND [ARG...]")
+func parseArgs(args []string) (grace time.Duration, write, argv []string, err error) {
+	usage := errors.New("usage: " + Name + " -grace DURATION [-write PATH]... -- COMMAND [ARG...]")
 	if len(args) < 4 || args[0] != "-grace" {
 		return 0, nil, nil, usage
 	}
@@ -188,13 +189,13 @@ func parseArgs(args []string) (grace time.Duration, deny, argv []string, err err
 		return 0, nil, nil, errors.New("-grace: " + err.Error())
 	}
 	rest := args[2:]
-	for len(rest) >= 2 && rest[0] == "-deny" {
-		deny, rest = append(deny, rest[1]), rest[2:]
+	for len(rest) >= 2 && rest[0] == "-write" {
+		write, rest = append(write, rest[1]), rest[2:]
 	}
 	if len(rest) < 2 || rest[0] != "--" {
 		return 0, nil, nil, usage
 	}
-	return grace, deny, rest[1:], nil
+	return grace, write, rest[1:], nil
 }
 
 // say writes a line to stderr.

@@ -34,9 +34,9 @@ func Main(args []string) int {
 		cred = &syscall.Credential{Uid: uint32(ids[0]), Gid: uint32(ids[1]), Groups: []uint32{}}
 	}
 	port, args := cutConnect(args)
-	grace, deny, argv, err := parseArgs(args)
+	grace, write, argv, err := parseArgs(args)
 	if err != nil || port < 0 || !credOK {
-		say("usage: " + Name + " [-connect PORT] -grace DURATION [-deny DIR]... -- COMMAND [ARG...]")
+		say("usage: " + Name + " [-connect PORT] -grace DURATION [-write PATH]... -- COMMAND [ARG...]")
 		return 2
 	}
 	var report *os.File // the first process of a PID namespace reports there
@@ -48,8 +48,8 @@ func Main(args []string) int {
 		}
 	}
 	flags := unroot() // before Landlock, which forbids the mounts it makes
-	if err := DenyWrites(deny); err != nil {
-		say(Name + ": cannot deny writes to " + deny[0] + ": " + err.Error())
+	if err := AllowWrites(write); err != nil {
+		say(Name + ": cannot limit writes to " + write[0] + " and the rest: " + err.Error())
 		return 127
 	}
 	if err := ConnectOnly(port); err != nil {

@@ -32,9 +32,10 @@ type Host struct {
 	// does, from internal/shepherd's init); "" for none. It has an effect
 	// only where a shepherd can work (Linux).
 	Shepherd string
-	// Deny are folders no process started through the shepherd may write
-	// in (ralph-ci's own git directories; internal/shepherd.DenyWrites).
-	Deny []string
+	// Writes, when not nil, is all that a process started through the
+	// shepherd may change (Landlock; internal/shepherd.AllowWrites), and
+	// its scratch folder (TMPDIR).
+	Writes *Writes
 	// Keys are the model APIs' keys (KEY=VALUE) ralph-ci took out of its
 	// own environment (ModelKey): part of the job's environment for
 	// NetworkEnv, and inherited as before where there is no Network.
@@ -119,7 +120,7 @@ func (h *Host) prepare(inv Invocation) (argv, env []string, err error) {
 	if h != nil {
 		job = append(job, h.Keys...)
 	}
-	env = BuildEnv(job, h.policy(inv.Pass, inv.Remove), inv.Env)
+	env = BuildEnv(job, h.policy(inv.Pass, inv.Remove), append(h.scratchEnv(), inv.Env...))
 	if h != nil && h.User != nil {
 		env = UserEnv(env, inv.Env, h.User.Name, h.User.Home, h.User.Env...)
 	}
@@ -155,12 +156,31 @@ func (h *Host) start(cmd *exec.Cmd) error {
 	return h.Network.Start(cmd)
 }
 
-// deny are the folders of Deny.
-func (h *Host) deny() []string {
+// writes is what a process with the environment env may change (nil:
+// anything its user may).
+func (h *Host) writes(env []string) []string {
 	if h == nil {
 		return nil
 	}
-	return h.Deny
+	return h.Writes.For(env)
+}
+
+// TempDir is the folder for the files ralph-ci has a process write for
+// it (a test runner's report): the run's scratch folder, which the
+// process may write where Landlock holds; "" (the system's) without one.
+func (h *Host) TempDir() string {
+	if h == nil || h.Writes == nil {
+		return ""
+	}
+	return h.Writes.Scratch
+}
+
+// scratchEnv are the variables that name the run's scratch folder.
+func (h *Host) scratchEnv() []string {
+	if h == nil {
+		return nil
+	}
+	return h.Writes.ScratchEnv()
 }
 
 // shepherd is the shepherd executable, "" for none.

@@ -37,8 +37,12 @@ func readTests(in Input, cfg schema.VerificationConfig, dir string, shown io.Wri
 	case cfg.TestReport != "":
 		t.report = filepath.Join(in.Root, filepath.FromSlash(cfg.TestReport))
 	default:
-		tmp, err := os.MkdirTemp("", "ralph-report-")
+		tmp, err := os.MkdirTemp(in.Host.TempDir(), "ralph-report-") // where the command may write (Landlock)
 		if err != nil {
+			return nil, fmt.Errorf("a folder for the test report: %w", err)
+		}
+		if err := sameOwner(tmp, in.Host.TempDir()); err != nil { // the agent's user of its own writes it
+			_ = os.RemoveAll(tmp)
 			return nil, fmt.Errorf("a folder for the test report: %w", err)
 		}
 		t.tmp = tmp

@@ -109,7 +109,7 @@ func TestAgentPlantsInGit(t *testing.T) {
 	header := base64.StdEncoding.EncodeToString([]byte("x-access-token:test-token"))
 	for _, a := range gitAttacks {
 		t.Run(a.name, func(t *testing.T) {
-			out := t.TempDir()
+			out := e2e.RecordDir(t)
 			log := filepath.Join(out, "canary.log")
 			for _, name := range []string{"canary", "canary-filter"} {
 				if err := os.WriteFile(filepath.Join(out, name), []byte(strings.Replace(canary, "%s", log, 1)), 0o755); err != nil {

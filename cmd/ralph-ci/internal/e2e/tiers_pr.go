@@ -282,20 +282,11 @@ func Contains(t *testing.T, what, s string, subs ...string) {
 }
 
 // AgentDir is a folder of the test's that the agent's user of its own
-// (box.user, where ralph-ci runs as root) may write: under the system's
-// temporary folder (which everyone may enter), mode 0777, removed when
-// the test ends.
+// (box.user, where ralph-ci runs as root) may write, and that Landlock
+// lets the agent write where the config has RecordsGrant: RecordDir.
 func AgentDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "ralph-ci-agent-out-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return RecordDir(t)
 }
 
 // GiveAgent gives dir, and everything under it, to the agent's user of
