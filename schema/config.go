@@ -81,6 +81,14 @@ type Environment struct {
 type Box struct {
 	// Mode is auto, cgroup, pidns or off (internal/box's modes).
 	Mode string `json:"mode"`
+	// Landlock is auto (limit writes where the kernel has Landlock) or
+	// off.
+	Landlock string `json:"landlock"`
+	// Writable are absolute paths every boxed process may change besides
+	// the work tree, its scratch folder, HOME and tool folders.
+	Writable []string `json:"writable"`
+	// User is auto, off or a user's name (internal/agentuser).
+	User string `json:"user"`
 }
 
 // StageNames lists the stages in the order they run.

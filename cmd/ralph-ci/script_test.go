@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/e2e"
+	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 )
 
@@ -20,6 +21,7 @@ import (
 func TestMain(m *testing.M) { e2e.Main(m) }
 
 func TestScripts(t *testing.T) {
+	cache := scriptGoCache(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -31,9 +33,9 @@ func TestScripts(t *testing.T) {
 			// The allowed values an error message lists, from the registry
 			// (scripts say ${VERIFICATION_METHODS}, with cmpenv).
 			env.Setenv("VERIFICATION_METHODS", quotedList(verify.Names()))
-			// Scenarios that run go test share the build cache of the
-			// tests (HOME is /no-home in a script).
-			if cache, err := goCache(); err == nil {
+			// Scenarios that run go test share a build cache (HOME is
+			// /no-home in a script).
+			if cache != "" {
 				env.Setenv("GOCACHE", cache)
 			}
 			// cargo installed by rustup finds its toolchains in the
@@ -62,6 +64,32 @@ func quotedList(names []string) string {
 		quoted[i] = strconv.Quote(n)
 	}
 	return strings.Join(quoted, ", ")
+}
+
+// scriptGoCache is the go build cache the scenarios share: the tests'
+// own, but where they run as root, ralph-ci runs verification commands as
+// the agent's user of its own (box.user), which may not write root's
+// cache: then one of that user's, made for this test and removed after
+// it, as docs/security.md tells users to give it. "" for none.
+func scriptGoCache(t *testing.T) string {
+	if os.Geteuid() != 0 {
+		c, _ := goCache()
+		return c
+	}
+	u, err := agentuser.Ensure(agentuser.DefaultName, true)
+	if err != nil {
+		t.Logf("no cache of the agent's user: %v", err)
+		return ""
+	}
+	dir, err := os.MkdirTemp("", "ralph-ci-script-gocache-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chown(dir, u.UID, u.GID); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // goCache is the go build cache of the process running the tests.

@@ -48,30 +48,42 @@ func TestShepherdStartsBeforeHeavyInits(t *testing.T) {
 	}
 }
 
-// TestShepherdDeniesWrites: a command started by the shepherd with -deny
-// cannot write in that folder (Landlock), and still writes elsewhere;
-// ralph-ci gives its own git directory so (job.DenyGitDirs).
-func TestShepherdDeniesWrites(t *testing.T) {
+// TestShepherdLimitsWrites: a command started by the shepherd with
+// -write changes only what those paths hold (Landlock): a folder below a
+// granted one and /dev/null, given as a file, work; a file or a folder
+// beside them does not change (ralph-ci's own git directory is such a
+// folder: job.Writable never grants it).
+func TestShepherdLimitsWrites(t *testing.T) {
 	if shepherd.LandlockABI() == 0 {
 		t.Skip("this kernel has no Landlock")
 	}
-	denied, err := os.MkdirTemp("/var/tmp", "ralph-ci-landlock-test-")
-	if err != nil {
-		t.Skip(err)
+	root := t.TempDir()
+	granted, denied := filepath.Join(root, "granted"), filepath.Join(root, "denied")
+	for _, d := range []string{filepath.Join(granted, "sub"), denied} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Cleanup(func() { os.RemoveAll(denied) })
 	if err := os.WriteFile(filepath.Join(denied, "config"), []byte("ralph-ci's\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	free := t.TempDir()
-	script := `echo planted > "$1/config"; echo "config $?"; touch "$1/new"; echo "new $?"; touch "$2/ok"; echo "free $?"`
-	cmd := &exec.Cmd{Path: e2e.RalphBinary(t), Args: shepherd.Args(0, []string{denied}, []string{"/bin/sh", "-c", script, "sh", denied, free})}
+	script := `echo planted > "$1/config"; echo "config $?"; touch "$1/new"; echo "new $?"; rm -f "$1/config"; echo "rm $?"
+touch "$2/sub/ok"; echo "granted $?"; echo x > /dev/null; echo "null $?"; touch "$3"; echo "beside $?"`
+	cmd := &exec.Cmd{Path: e2e.RalphBinary(t), Args: shepherd.Args(0, []string{granted, "/dev/null", filepath.Join(root, "missing")},
+		[]string{"/bin/sh", "-c", script, "sh", denied, granted, filepath.Join(root, "beside")})}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("shepherd: %v\n%s", err, out)
 	}
-	if got := string(out); !strings.Contains(got, "config 1") && !strings.Contains(got, "config 2") || !strings.Contains(got, "free 0") || strings.Contains(got, "new 0") {
-		t.Errorf("want the denied folder unwritable and the other one writable:\n%s", out)
+	for _, want := range []string{"granted 0", "null 0"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("want %q:\n%s", want, out)
+		}
+	}
+	for _, denied := range []string{"config 0", "new 0", "rm 0", "beside 0"} {
+		if strings.Contains(string(out), denied) {
+			t.Errorf("the shepherd let %q through:\n%s", denied, out)
+		}
 	}
 	if raw, _ := os.ReadFile(filepath.Join(denied, "config")); string(raw) != "ralph-ci's\n" {
 		t.Errorf("the denied file holds %q", raw)

@@ -46,5 +46,6 @@
 // of theirs is alive to read a git process's environment or to change the
 // git directory under it; what they left there is rewritten before the
 // next command. Where the kernel has Landlock, the shepherd also denies
-// them writing ralph-ci's folder ([PrivateBase], internal/shepherd).
+// them writing ralph-ci's folder ([PrivateBase]): it is never among what
+// they may change (pipeline/agent.Writes, internal/shepherd).
 package git

@@ -37,32 +37,37 @@ func privateFor(c Checkout) (*private, error) {
 		}
 		return p, nil
 	}
-	dir, err := makePrivateDir(c.Top)
+	dir, held, err := makePrivateDir(c.Top)
 	if err != nil {
 		return nil, fmt.Errorf("ralph-ci's own git directory: %w", err)
 	}
-	p := &private{dir: dir}
+	p := &private{dir: dir, held: held}
 	if p.gitDir, err = os.Stat(c.GitDir); err != nil {
+		p.remove()
 		return nil, err
 	}
 	if p.commonDir, err = os.Stat(c.CommonDir); err != nil {
+		p.remove()
 		return nil, err
 	}
 	for _, d := range []string{"refs/heads", "refs/tags", "info"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			p.remove()
 			return nil, err
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o600); err != nil {
+		p.remove()
 		return nil, err
 	}
 	p.config = renderConfig(nil, "")
 	if err := os.WriteFile(filepath.Join(dir, "config"), p.config, 0o600); err != nil {
+		p.remove()
 		return nil, err
 	}
 	settings, err := readConfigFile(dir, filepath.Join(c.CommonDir, "config"))
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		p.remove()
 		return nil, fmt.Errorf("read the settings of %s: %w", c.Top, err)
 	}
 	p.config = renderConfig(settings, settings["remote.origin.url"])
@@ -78,7 +83,7 @@ func privateFor(c Checkout) (*private, error) {
 		}
 	}
 	if p.left, err = record(dir); err != nil {
-		_ = os.RemoveAll(dir)
+		p.remove()
 		return nil, err
 	}
 	privates[c.Top] = p
@@ -92,23 +97,28 @@ func sameDir(dir string, pinned fs.FileInfo) bool {
 }
 
 // makePrivateDir makes a git directory of ralph-ci's own, outside the
-// work tree top, in ralph-ci's folder (see PrivateBase).
-func makePrivateDir(top string) (string, error) {
+// work tree top, in ralph-ci's folder (see PrivateBase), held by this
+// process (see makeHeldDir). The first time this process uses a folder,
+// it removes the git directories there of runs that are gone (sweepGone).
+func makePrivateDir(top string) (string, *os.File, error) {
 	if privBase == "" || within(privBase, top) {
 		base, err := makeBase(top)
 		if err != nil {
-			return "", err
+			return "", nil, err
+		}
+		if base != privBase {
+			sweepGone(base)
 		}
 		privBase = base
 	}
-	return os.MkdirTemp(privBase, "git-")
+	return makeHeldDir(privBase)
 }
 
 // makeBase makes ralph-ci's folder for its git directories (one per
 // user, ralph-ci-UID, only it may enter), outside the work tree: in
-// SetPrivateDir's folder, else the first of /var/tmp (where
-// agents make no files of their own, so that Landlock can deny them the
-// folder: see internal/shepherd.DenyWrites), the temporary folder, /tmp,
+// SetPrivateDir's folder, else the first of /var/tmp (outside what
+// Landlock lets the agents change: see pipeline/agent.Writes), the
+// temporary folder, /tmp,
 // the user's cache folder and the folder above the work tree that is
 // outside it and writable.
 func makeBase(top string) (string, error) {
@@ -280,8 +290,56 @@ func quote(v string) string {
 // use: its config, an info folder holding only its exclude file, none of
 // the files that would make git read another git directory or config; and
 // checks that the checkout has no object store git would read besides its
-// own that ralph-ci did not see at the first use.
-func (p *private) guard(c Checkout) error {
+// own that ralph-ci did not see at the first use. swept tells that the
+// sweep just made the directory what p.left holds: when that record is
+// already so guarded (p.left.guarded), the directory is not looked at
+// again (some 30 system calls a git command).
+func (p *private) guard(c Checkout, swept bool) error {
+	if !swept || !p.left.guarded(p) {
+		if err := p.guardDir(); err != nil {
+			return err
+		}
+	}
+	alt, _ := safefile.Read(filepath.Join(c.Objects(), "info", "alternates"), 1<<20)
+	if !bytes.Equal(alt, p.alternates) {
+		return fmt.Errorf("%s changed since ralph-ci started: it names object stores ralph-ci did not choose; refusing to read them", filepath.Join(c.Objects(), "info", "alternates"))
+	}
+	if fi, err := os.Lstat(c.Objects()); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s is not the folder of the repository's objects", c.Objects())
+	}
+	if fi, err := os.Lstat(c.Index()); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file: refusing to read it as the index", c.Index())
+	}
+	return nil
+}
+
+// unguarded are the entries of ralph-ci's git directory that would make
+// git read another git directory, configuration or program.
+var unguarded = []string{"commondir", "gitdir", "config.worktree", "objects", "hooks", "worktrees", "refs/replace", "modules"}
+
+// guarded tells whether the git directory as recorded in l is as guard
+// makes it: ralph-ci's config, an info folder holding only its exclude
+// file, none of unguarded.
+func (l left) guarded(p *private) bool {
+	info := l["info"]
+	if !info.dir || len(info.names) != 1 || info.names[0] != "exclude" {
+		return false
+	}
+	for rel, want := range map[string][]byte{"config": p.config, "info/exclude": p.exclude} {
+		if k, ok := l[rel]; !ok || k.dir || k.other || !bytes.Equal(k.content, want) {
+			return false
+		}
+	}
+	for _, name := range unguarded {
+		if _, ok := l[name]; ok {
+			return false
+		}
+	}
+	return true
+}
+
+// guardDir is guard's part in ralph-ci's git directory.
+func (p *private) guardDir() error {
 	if err := rewrite(filepath.Join(p.dir, "config"), p.config); err != nil {
 		return err
 	}
@@ -303,20 +361,10 @@ func (p *private) guard(c Checkout) error {
 	if err := rewrite(filepath.Join(info, "exclude"), p.exclude); err != nil {
 		return err
 	}
-	for _, name := range []string{"commondir", "gitdir", "config.worktree", "objects", "hooks", "worktrees", "refs/replace", "modules"} {
+	for _, name := range unguarded {
 		if err := os.RemoveAll(filepath.Join(p.dir, name)); err != nil {
 			return err
 		}
-	}
-	alt, _ := safefile.Read(filepath.Join(c.Objects(), "info", "alternates"), 1<<20)
-	if !bytes.Equal(alt, p.alternates) {
-		return fmt.Errorf("%s changed since ralph-ci started: it names object stores ralph-ci did not choose; refusing to read them", filepath.Join(c.Objects(), "info", "alternates"))
-	}
-	if fi, err := os.Lstat(c.Objects()); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%s is not the folder of the repository's objects", c.Objects())
-	}
-	if fi, err := os.Lstat(c.Index()); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file: refusing to read it as the index", c.Index())
 	}
 	return nil
 }

@@ -123,6 +123,17 @@ type private struct {
 	// idLen is the length of the repository's object ids: 64 when its
 	// configuration says sha256 at the first use, else 40.
 	idLen int
+	// held is dir, open and locked while this process lives (see hold);
+	// nil where the system has no such lock.
+	held *os.File
+}
+
+// remove removes p's git directory and lets go of it.
+func (p *private) remove() {
+	_ = os.RemoveAll(p.dir)
+	if p.held != nil {
+		_ = p.held.Close()
+	}
 }
 
 var (
@@ -147,7 +158,7 @@ func Cleanup() {
 	privMu.Lock()
 	defer privMu.Unlock()
 	for k, p := range privates {
-		_ = os.RemoveAll(p.dir)
+		p.remove()
 		delete(privates, k)
 	}
 

@@ -144,12 +144,13 @@ func setup(dir string, args []string) (env []string, done func() error, err erro
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.busy == 0 {
+	swept := p.busy == 0
+	if swept {
 		if err := p.left.sweep(p.dir); err != nil {
 			return nil, nil, fmt.Errorf("sweep ralph-ci's own git directory %s: %w", p.dir, err)
 		}
 	}
-	if err := p.guard(c); err != nil {
+	if err := p.guard(c, swept); err != nil {
 		return nil, nil, err
 	}
 	if err := p.syncIn(c); err != nil {

@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,12 +166,22 @@ func TestSweepSeesChangesUnderAnOldStamp(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(p.dir, "MERGE_HEAD"), []byte(evil+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	hook := filepath.Join(t.TempDir(), "ran")
+	cfg, err := os.OpenFile(filepath.Join(p.dir, "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(cfg, "[core]\n\thooksPath = %s\n[alias]\n\tx = !touch %s\n", t.TempDir(), hook)
+	cfg.Close()
 	who := []string{"GIT_AUTHOR_NAME=R", "GIT_AUTHOR_EMAIL=r@example.com", "GIT_COMMITTER_NAME=R", "GIT_COMMITTER_EMAIL=r@example.com"}
 	if out, err := (Command{Dir: dir, Args: []string{"commit", "--quiet", "--allow-empty", "-m", "ralph-ci's own"}, Env: who}).Run(ctx); err != nil {
 		t.Fatalf("commit: %v %s", err, out)
 	}
 	if got := person(t, dir, "log", "-1", "--format=%P %s"); got != head+" ralph-ci's own" {
 		t.Errorf("ralph-ci's commit: %q, want %q", got, head+" ralph-ci's own")
+	}
+	if got, _ := os.ReadFile(filepath.Join(p.dir, "config")); string(got) != string(p.config) {
+		t.Errorf("the config the agent appended to is still there:\n%s", got)
 	}
 }
 

@@ -197,6 +197,7 @@ func (p *Proxy) model(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.URL.Scheme, r.URL.Host = "", ""
+	fullDuplex(w)
 	rt.rp.ServeHTTP(w, r)
 }
 
@@ -208,6 +209,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, host)
 		return
 	}
+	fullDuplex(w)
 	out := r.Clone(r.Context())
 	out.RequestURI = ""
 	out.Header.Del("Proxy-Connection")
@@ -223,6 +225,15 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	_, _ = io.Copy(w, resp.Body)
+}
+
+// fullDuplex keeps the server from discarding and closing the request
+// body when the answer's header goes out: the transport may still read
+// it then (for stray bytes past its length), and a read of a closed body
+// made it close the upstream connection mid-answer, cutting a streamed
+// answer short (TestStreamedAnswersArriveWhole).
+func fullDuplex(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).EnableFullDuplex()
 }
 
 // connect opens a tunnel to an allowed host.

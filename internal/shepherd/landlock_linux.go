@@ -1,65 +1,41 @@
 package shepherd
 
 import (
-	"bytes"
 	"os"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// writeRights are the Landlock rights DenyWrites handles: every way to
+// writeRights are the Landlock rights AllowWrites handles: every way to
 // change a file system (reads and execution are left alone).
 const writeRights = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeChar |
 	ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo | ll.AccessFSMakeBlock |
 	ll.AccessFSMakeSym | ll.AccessFSRefer | ll.AccessFSTruncate
 
-// DenyWrites keeps this process and everything it starts from writing in
-// the folders deny (ralph-ci's own git directories), with Landlock where
-// the kernel has it (nothing happens elsewhere: LandlockABI tells). Landlock
-// grants, it cannot take away, so the grant is everything but those
-// folders: every entry of each folder above them, except the one on the
-// way down. New entries directly in those folders above (/, /var,
-// /var/tmp for ralph-ci's) cannot be made either, so the folders denied
-// must not be where commands make files (the temporary folder). The
-// folders are absolute and clean, as ralph-ci gives them.
-func DenyWrites(deny []string) error {
-	if len(deny) == 0 {
+// AllowWrites keeps this process and everything it starts from changing
+// the file system anywhere but below the paths of write (folders, or
+// files such as /dev/null, which may then be written but not removed),
+// with Landlock where the kernel has it (nothing happens elsewhere:
+// LandlockABI tells; an older ABI holds what it knows). Reading and
+// executing are left alone. A path that does not exist is left out.
+// Without paths it does nothing.
+func AllowWrites(write []string) error {
+	if len(write) == 0 {
 		return nil
 	}
-	kept := map[string]bool{}  // the denied folders and every folder above them
-	above := map[string]bool{} // the folders above them
-	for _, d := range deny {
-		kept[d] = true
-		for p := d; parent(p) != p; {
-			p = parent(p)
-			kept[p], above[p] = true, true
+	var rules []landlock.Rule
+	for _, p := range write {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil: // gone, or not ours to see: nothing to grant
+		case fi.IsDir():
+			rules = append(rules, landlock.PathAccess(writeRights, p).IgnoreIfMissing())
+		default: // a file (a device): only the rights a file has
+			rules = append(rules, landlock.PathAccess(ll.AccessFSWriteFile|ll.AccessFSTruncate, p).IgnoreIfMissing())
 		}
 	}
-	var dirs, files []string
-	for p := range above {
-		entries, err := os.ReadDir(p)
-		if err != nil {
-			continue // a denied folder that is gone, or one not readable
-		}
-		for _, e := range entries {
-			full := p + "/" + e.Name()
-			if p == "/" {
-				full = "/" + e.Name()
-			}
-			switch {
-			case kept[full]:
-			case e.IsDir():
-				dirs = append(dirs, full)
-			default:
-				files = append(files, full)
-			}
-		}
-	}
-	return landlock.Config{HandledAccessFS: writeRights}.BestEffort().RestrictPaths(
-		landlock.PathAccess(writeRights, dirs...).IgnoreIfMissing(),
-		landlock.PathAccess(ll.AccessFSWriteFile|ll.AccessFSTruncate, files...).IgnoreIfMissing(),
-	)
+	return landlock.Config{HandledAccessFS: writeRights}.BestEffort().RestrictPaths(rules...)
 }
 
 // LandlockABI is the Landlock ABI version the kernel offers, 0 when it
@@ -70,14 +46,4 @@ func LandlockABI() int {
 		return 0
 	}
 	return v
-}
-
-// parent is the folder above the absolute, clean path p ("/" above "/").
-// (Not path/filepath: see the package documentation on inits.)
-func parent(p string) string {
-	i := bytes.LastIndexByte([]byte(p), '/')
-	if i <= 0 {
-		return "/"
-	}
-	return p[:i]
 }

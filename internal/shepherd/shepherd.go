@@ -53,12 +53,13 @@ func Is(args []string) bool {
 }
 
 // Args is the shepherd's command line for argv, whose first element is
-// the path of the command to start. deny are folders the command and
-// everything it starts may not write in (see DenyWrites).
-func Args(grace time.Duration, deny, argv []string) []string {
+// the path of the command to start. write, when not empty, are the only
+// paths the command and everything it starts may change (see
+// AllowWrites).
+func Args(grace time.Duration, write, argv []string) []string {
 	args := []string{Name, "-grace", grace.String()}
-	for _, d := range deny {
-		args = append(args, "-deny", d)
+	for _, w := range write {
+		args = append(args, "-write", w)
 	}
 	return append(append(args, "--"), argv...)
 }
@@ -108,6 +109,57 @@ func cutPIDNS(args []string) (ns bool, idmap string, rest []string) {
 	return false, "", args
 }
 
+// AsUser is the shepherd's command line args with the command (not the
+// shepherd) started as uid:gid, without supplementary groups: where the
+// shepherd must stay root (the first process of a PID namespace mounts
+// its /proc), the agent's user of its own (internal/agentuser).
+func AsUser(args []string, uid, gid int) []string {
+	return append([]string{args[0], userFlag, itoa(uid) + ":" + itoa(gid)}, args[1:]...)
+}
+
+const userFlag = "-user"
+
+// cutUser takes a leading "-user UID:GID" off the shepherd's arguments;
+// ok is false for one that is not two numbers.
+// ids is nil for none.
+func cutUser(args []string) (ids []int, ok bool, rest []string) {
+	if len(args) < 2 || args[0] != userFlag {
+		return nil, true, args
+	}
+	uid, gid, found := bytes.Cut([]byte(args[1]), []byte(":"))
+	u, okU := atoi(uid)
+	g, okG := atoi(gid)
+	if !found || !okU || !okG {
+		return nil, false, args
+	}
+	return []int{u, g}, true, args[2:]
+}
+
+// atoi reads a decimal number of at most 9 digits.
+func atoi(b []byte) (int, bool) {
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, len(b) > 0 && len(b) < 10
+}
+
+// itoa writes n in decimal (not strconv: see the package documentation
+// on inits).
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
 // cutConnect takes a leading "-connect PORT" off the shepherd's
 // arguments: the port, 0 for none, -1 for one that is not a port.
 func cutConnect(args []string) (port int, rest []string) {
@@ -127,8 +179,8 @@ func cutConnect(args []string) (port int, rest []string) {
 }
 
 // parseArgs reads the shepherd's arguments (os.Args[1:]).
-func parseArgs(args []string) (grace time.Duration, deny, argv []string, err error) {
-	usage := errors.New("usage: " + Name + " -grace DURATION [-deny DIR]... -- COMMAND [ARG...]")
+func parseArgs(args []string) (grace time.Duration, write, argv []string, err error) {
+	usage := errors.New("usage: " + Name + " -grace DURATION [-write PATH]... -- COMMAND [ARG...]")
 	if len(args) < 4 || args[0] != "-grace" {
 		return 0, nil, nil, usage
 	}
@@ -137,13 +189,13 @@ func parseArgs(args []string) (grace time.Duration, deny, argv []string, err err
 		return 0, nil, nil, errors.New("-grace: " + err.Error())
 	}
 	rest := args[2:]
-	for len(rest) >= 2 && rest[0] == "-deny" {
-		deny, rest = append(deny, rest[1]), rest[2:]
+	for len(rest) >= 2 && rest[0] == "-write" {
+		write, rest = append(write, rest[1]), rest[2:]
 	}
 	if len(rest) < 2 || rest[0] != "--" {
 		return 0, nil, nil, usage
 	}
-	return grace, deny, rest[1:], nil
+	return grace, write, rest[1:], nil
 }
 
 // say writes a line to stderr.

@@ -28,10 +28,15 @@ func Main(args []string) int {
 		return probe(args[1])
 	}
 	ns, idmap, args := cutPIDNS(args)
+	ids, credOK, args := cutUser(args)
+	var cred *syscall.Credential // the command's user, nil for the shepherd's
+	if ids != nil {
+		cred = &syscall.Credential{Uid: uint32(ids[0]), Gid: uint32(ids[1]), Groups: []uint32{}}
+	}
 	port, args := cutConnect(args)
-	grace, deny, argv, err := parseArgs(args)
-	if err != nil || port < 0 {
-		say("usage: " + Name + " [-connect PORT] -grace DURATION [-deny DIR]... -- COMMAND [ARG...]")
+	grace, write, argv, err := parseArgs(args)
+	if err != nil || port < 0 || !credOK {
+		say("usage: " + Name + " [-connect PORT] -grace DURATION [-write PATH]... -- COMMAND [ARG...]")
 		return 2
 	}
 	var report *os.File // the first process of a PID namespace reports there
@@ -43,8 +48,8 @@ func Main(args []string) int {
 		}
 	}
 	flags := unroot() // before Landlock, which forbids the mounts it makes
-	if err := DenyWrites(deny); err != nil {
-		say(Name + ": cannot deny writes to " + deny[0] + ": " + err.Error())
+	if err := AllowWrites(write); err != nil {
+		say(Name + ": cannot limit writes to " + write[0] + " and the rest: " + err.Error())
 		return 127
 	}
 	if err := ConnectOnly(port); err != nil {
@@ -67,7 +72,7 @@ func Main(args []string) int {
 	start := func(flags uintptr) (*os.Process, error) {
 		return os.StartProcess(argv[0], argv, &os.ProcAttr{
 			Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-			Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Cloneflags: flags},
+			Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Cloneflags: flags, Credential: cred},
 		})
 	}
 	p, err := start(flags)

@@ -12,8 +12,8 @@ func Main([]string) int {
 	return 2
 }
 
-// DenyWrites does nothing: Landlock is Linux's.
-func DenyWrites([]string) error { return nil }
+// AllowWrites does nothing: Landlock is Linux's.
+func AllowWrites([]string) error { return nil }
 
 // LandlockABI is 0: Landlock is Linux's.
 func LandlockABI() int { return 0 }

@@ -134,3 +134,46 @@ func KeyVars(format string) []string {
 // APIs: the proxy reads the keys and base URLs from ralph-ci's own
 // environment, whatever this list keeps.
 func ForkAllowList() []string { return slices.Clone(forkBasics) }
+
+// userScoped are the variables that name folders of ralph-ci's user, which
+// the agent's user of its own may not write: dropped, so that the tools'
+// defaults (below HOME) apply.
+var userScoped = []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"}
+
+// UserEnv is env for a process run as the agent's user name, with the
+// HOME of its own home: HOME, USER and LOGNAME are its, the userScoped
+// folders gone, unless the agent's configured env (extra) sets one; the
+// defaults (KEY=VALUE: toolchains found in ralph-ci's HOME) are added
+// where env sets none of them.
+func UserEnv(env, extra []string, name, home string, defaults ...string) []string {
+	set := map[string]string{"HOME": home, "USER": name, "LOGNAME": name}
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if (set[k] != "" || slices.Contains(userScoped, k)) && !hasVar(extra, k) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	for _, k := range []string{"HOME", "USER", "LOGNAME"} {
+		if !hasVar(extra, k) {
+			out = append(out, k+"="+set[k])
+		}
+	}
+	for _, kv := range defaults {
+		if k, _, _ := strings.Cut(kv, "="); !hasVar(out, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// hasVar tells whether env sets name.
+func hasVar(env []string, name string) bool {
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k == name {
+			return true
+		}
+	}
+	return false
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"github.com/ralph-ci/ralph-ci/internal/box"
 	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
@@ -31,9 +32,10 @@ type Host struct {
 	// does, from internal/shepherd's init); "" for none. It has an effect
 	// only where a shepherd can work (Linux).
 	Shepherd string
-	// Deny are folders no process started through the shepherd may write
-	// in (ralph-ci's own git directories; internal/shepherd.DenyWrites).
-	Deny []string
+	// Writes, when not nil, is all that a process started through the
+	// shepherd may change (Landlock; internal/shepherd.AllowWrites), and
+	// its scratch folder (TMPDIR).
+	Writes *Writes
 	// Keys are the model APIs' keys (KEY=VALUE) ralph-ci took out of its
 	// own environment (ModelKey): part of the job's environment for
 	// NetworkEnv, and inherited as before where there is no Network.
@@ -53,6 +55,10 @@ type Host struct {
 	// Killed, when set, is told what emptying a process's box had to
 	// kill (the processes that outlived it), naming the command.
 	Killed func(command string, killed []box.Proc, err error)
+	// User, when not nil, is the user of the agent's own every process
+	// runs as (internal/agentuser), with its HOME; the work tree is lent
+	// to it before each start.
+	User *agentuser.Run
 }
 
 // Clone is a copy of h that changing leaves h as it is (a nil h: a zero
@@ -114,7 +120,10 @@ func (h *Host) prepare(inv Invocation) (argv, env []string, err error) {
 	if h != nil {
 		job = append(job, h.Keys...)
 	}
-	env = BuildEnv(job, h.policy(inv.Pass, inv.Remove), inv.Env)
+	env = BuildEnv(job, h.policy(inv.Pass, inv.Remove), append(h.scratchEnv(), inv.Env...))
+	if h != nil && h.User != nil {
+		env = UserEnv(env, inv.Env, h.User.Name, h.User.Home, h.User.Env...)
+	}
 	if h == nil || h.Network == nil {
 		return inv.Argv, env, nil
 	}
@@ -147,12 +156,31 @@ func (h *Host) start(cmd *exec.Cmd) error {
 	return h.Network.Start(cmd)
 }
 
-// deny are the folders of Deny.
-func (h *Host) deny() []string {
+// writes is what a process with the environment env may change (nil:
+// anything its user may).
+func (h *Host) writes(env []string) []string {
 	if h == nil {
 		return nil
 	}
-	return h.Deny
+	return h.Writes.For(env)
+}
+
+// TempDir is the folder for the files ralph-ci has a process write for
+// it (a test runner's report): the run's scratch folder, which the
+// process may write where Landlock holds; "" (the system's) without one.
+func (h *Host) TempDir() string {
+	if h == nil || h.Writes == nil {
+		return ""
+	}
+	return h.Writes.Scratch
+}
+
+// scratchEnv are the variables that name the run's scratch folder.
+func (h *Host) scratchEnv() []string {
+	if h == nil {
+		return nil
+	}
+	return h.Writes.ScratchEnv()
 }
 
 // shepherd is the shepherd executable, "" for none.

@@ -81,7 +81,7 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 	var shepherded bool
 	if err == nil {
 		inv.Argv = argv
-		cmd, shepherded, err = command(inv, shepherd)
+		cmd, shepherded, err = command(inv, shepherd, env)
 	}
 	if err != nil {
 		inR.Close()
@@ -93,7 +93,11 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
 	setGroup(cmd, shepherded)
-	bx, err := inv.Host.newBox()
+	err = inv.Host.runAs(cmd, shepherded)
+	var bx *box.Box
+	if err == nil {
+		bx, err = inv.Host.newBox()
+	}
 	if err == nil {
 		err = bx.Prepare(cmd)
 	}
@@ -122,9 +126,10 @@ func startProcess(inv Invocation, shepherd string, output, scanner io.Writer) (*
 	return p, nil
 }
 
-// command is the process to start for inv: the command itself, or the
-// shepherd exe ("" for none) that starts it (shepherded).
-func command(inv Invocation, exe string) (cmd *exec.Cmd, shepherded bool, err error) {
+// command is the process to start for inv with the environment env: the
+// command itself, or the shepherd exe ("" for none) that starts it
+// (shepherded).
+func command(inv Invocation, exe string, env []string) (cmd *exec.Cmd, shepherded bool, err error) {
 	if exe == "" {
 		cmd = exec.Command(inv.Argv[0], inv.Argv[1:]...)
 	} else {
@@ -132,7 +137,7 @@ func command(inv Invocation, exe string) (cmd *exec.Cmd, shepherded bool, err er
 		if err != nil {
 			return nil, false, err
 		}
-		args := shepherd.Args(inv.Grace, inv.Host.deny(), append([]string{path}, inv.Argv[1:]...))
+		args := shepherd.Args(inv.Grace, inv.Host.writes(env), append([]string{path}, inv.Argv[1:]...))
 		if port := inv.Host.connectOnly(); port != 0 {
 			args = shepherd.WithConnect(args, strconv.Itoa(port))
 		}

@@ -32,9 +32,6 @@ type Env struct {
 	// ServerURL is GITHUB_SERVER_URL (https://github.com, or a GHES
 	// host): where delivery's git authenticates with the token.
 	ServerURL string
-	// Landlock is RALPH_LANDLOCK=1: deny agents writing ralph-ci's own
-	// git directory (see DeniedGitDirs).
-	Landlock bool
 	// RunID is GITHUB_RUN_ID: the workflow run the statuses point at.
 	RunID string
 	// HasEnv tells whether the job's environment sets a variable (check
@@ -54,7 +51,7 @@ type Env struct {
 // EnvFrom reads the environment through getenv (os.Getenv). The tokens
 // are read at the door, from where the Action hands them.
 func EnvFrom(getenv func(string) string) Env {
-	return Env{Actions: actions.EnvFrom(getenv), PR: prchannel.EnvFrom(getenv), RunnerDebug: getenv("RUNNER_DEBUG") == "1", RefName: getenv("GITHUB_REF_NAME"), Action: getenv("RALPH_ACTION") == "1", ServerURL: getenv("GITHUB_SERVER_URL"), Landlock: getenv("RALPH_LANDLOCK") == "1",
+	return Env{Actions: actions.EnvFrom(getenv), PR: prchannel.EnvFrom(getenv), RunnerDebug: getenv("RUNNER_DEBUG") == "1", RefName: getenv("GITHUB_REF_NAME"), Action: getenv("RALPH_ACTION") == "1", ServerURL: getenv("GITHUB_SERVER_URL"),
 		RunID: getenv("GITHUB_RUN_ID"), FailOnWaiting: getenv("RALPH_FAIL_ON_WAITING") == "true",
 		HasEnv: func(name string) bool { return getenv(name) != "" }}
 }

@@ -7,7 +7,6 @@ import (
 
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/gitauth"
-	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
 
 // Before its first git command, ralph-ci hides the credential
@@ -55,31 +54,6 @@ func (j *Job) UseGitCredential(ctx context.Context, root string) (restore func()
 			j.Log.Warn().Err(err).Msg("could not put back the git credential actions/checkout persisted")
 		}
 	}
-}
-
-// DeniedGitDirs are the folders the agents and verification commands are
-// denied write access to (the host's Deny):
-// ralph-ci's own git directories (Landlock, applied by the shepherd) when
-// RALPH_LANDLOCK=1, the kernel has Landlock and the folder is one agents
-// make no files in (/var/tmp); a log line says which. It is off by
-// default: a Landlock-restricted process may not change its mounts, so an
-// agent that sandboxes its own commands with namespaces (Codex's
-// bubblewrap) cannot run under it.
-func (j *Job) DeniedGitDirs() []string {
-	base := igit.PrivateBase()
-	switch {
-	case base == "":
-	case !j.Env.Landlock:
-		j.Log.Debug().Msg("landlock: off (RALPH_LANDLOCK=1 turns it on); ralph-ci sweeps its git directory back to what its git left before each git command")
-	case shepherd.LandlockABI() == 0:
-		j.Log.Warn().Str("dir", base).Msg("landlock: not available on this kernel; agents are not denied writing ralph-ci's own git directory (ralph-ci still sweeps it back to what its git left before each git command)")
-	case filepath.Dir(base) != "/var/tmp":
-		j.Log.Warn().Str("dir", base).Msg("landlock: ralph-ci's own git directory is not under /var/tmp, so agents are not denied writing it (ralph-ci still sweeps it back to what its git left before each git command)")
-	default:
-		j.Log.Info().Str("dir", base).Int("abi", shepherd.LandlockABI()).Msg("landlock: agents and verification commands cannot write ralph-ci's own git directory")
-		return []string{base}
-	}
-	return nil
 }
 
 // Resolved is dir, absolute and with its links resolved (as given when

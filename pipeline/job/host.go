@@ -1,6 +1,7 @@
 package job
 
 import (
+	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -20,25 +21,32 @@ type HostPolicy struct {
 	// Fork is a run on a fork's pull request: its processes inherit the
 	// allow-list alone (agent.ForkAllowList).
 	Fork bool
+	// Writes is what the processes may change, and their scratch
+	// folder (UseWrites); nil limits nothing.
+	Writes *agent.Writes
+	// User is the agent's user of its own (UseUser); nil for ralph-ci's.
+	User *agentuser.Run
 }
 
 // RunHost builds the host every process of a run starts through, once,
 // with its final policy: the door's secrets, model keys and shepherd
 // (Job.Host, which it does not change), the credential actions/checkout
 // persisted (UseGitCredential, masked), the box and the network, the
-// config's environment.remove, a fork's allow-list, ralph-ci's own git
-// folders denied to the agents (DeniedGitDirs) and the variables a
+// config's environment.remove, a fork's allow-list, what the processes
+// may change (Landlock, which never grants ralph-ci's own git folder) and
+// their scratch folder (UseWrites), and the variables a
 // command agent declares (no other process gets them).
 func (s *Session) RunHost(pol HostPolicy) *agent.Host {
 	h := s.Host.Clone()
 	h.AddSecrets(s.hiddenValues...)
 	h.Boxes, h.Killed = pol.Box.Boxes, pol.Box.Killed
 	h.Network = pol.Network
+	h.User = pol.User
 	h.Remove = pol.Config.Environment.Remove
 	if pol.Fork { // the fork's code gets no secret of the job (its agents' keys stay with the proxy)
 		h.Only = agent.ForkAllowList()
 	}
-	h.Deny = s.DeniedGitDirs()
+	h.Writes = pol.Writes
 	h.Declared = nil
 	for _, a := range pol.Config.Agents { // a command agent's model_api: no other process gets its variables
 		if m := a.ModelAPI; m != nil {

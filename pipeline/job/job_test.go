@@ -34,9 +34,9 @@ func TestDeliveryMode(t *testing.T) {
 // them, and the run's page is known only with server, repository and run.
 func TestEnvFrom(t *testing.T) {
 	env := map[string]string{"GITHUB_SERVER_URL": "https://ghes.example.com/", "GITHUB_REPOSITORY": "o/r", "GITHUB_RUN_ID": "42",
-		"GITHUB_REF_NAME": "main", "RALPH_ACTION": "1", "RALPH_LANDLOCK": "1", "RALPH_FAIL_ON_WAITING": "true", "RUNNER_DEBUG": "1"}
+		"GITHUB_REF_NAME": "main", "RALPH_ACTION": "1", "RALPH_FAIL_ON_WAITING": "true", "RUNNER_DEBUG": "1"}
 	e := EnvFrom(func(k string) string { return env[k] })
-	if !e.Action || !e.Landlock || !e.FailOnWaiting || !e.RunnerDebug || e.RefName != "main" {
+	if !e.Action || !e.FailOnWaiting || !e.RunnerDebug || e.RefName != "main" {
 		t.Errorf("EnvFrom: %+v", e)
 	}
 	if got, want := e.RunURL(), "https://ghes.example.com/o/r/actions/runs/42"; got != want {

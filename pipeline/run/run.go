@@ -77,6 +77,11 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 		return err
 	}
 	defer unbox()
+	user, unuser, err := j.UseUser(p.Config.Box.User, p.Root)
+	if err != nil {
+		return err
+	}
+	defer unuser()
 	ctx, sig := job.SignalContext(ctx)
 	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	restore := j.UseGitCredential(ctx, p.Root)
@@ -99,8 +104,13 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 		return err
 	}
 	defer stopNetwork()
+	writes, unscratch, err := j.UseWrites(p.Root, p.Config.Box, user)
+	if err != nil {
+		return err
+	}
+	defer unscratch()
 	eo := engineOptions(j, p, o)
-	eo.Host = j.RunHost(job.HostPolicy{Box: box, Network: network, Config: p.Config, Fork: fork})
+	eo.Host = j.RunHost(job.HostPolicy{Box: box, Network: network, Config: p.Config, Fork: fork, User: user, Writes: writes})
 	if m.Shard == "" { // a shard's checkpoints wait for the integration
 		if eo.Checkpoints, err = j.Channel(ctx, p); err != nil {
 			return err

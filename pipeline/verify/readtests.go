@@ -37,11 +37,19 @@ func readTests(in Input, cfg schema.VerificationConfig, dir string, shown io.Wri
 	case cfg.TestReport != "":
 		t.report = filepath.Join(in.Root, filepath.FromSlash(cfg.TestReport))
 	default:
-		tmp, err := os.MkdirTemp("", "ralph-report-")
+		tmp, err := os.MkdirTemp(in.Host.TempDir(), "ralph-report-") // where the command may write (Landlock)
 		if err != nil {
 			return nil, fmt.Errorf("a folder for the test report: %w", err)
 		}
+		if err := sameOwner(tmp, in.Host.TempDir()); err != nil { // the agent's user of its own writes it
+			_ = os.RemoveAll(tmp)
+			return nil, fmt.Errorf("a folder for the test report: %w", err)
+		}
 		t.tmp = tmp
+		if err := in.Host.GiveDir(tmp); err != nil { // the command writes its report there
+			t.close()
+			return nil, fmt.Errorf("a folder for the test report: %w", err)
+		}
 		if p, ok := FindPreset(t.cmd, dir, tmp, os.Environ()); ok {
 			in.Log.Info().Str("command", t.cmd.String()).Str("runner", p.Runner).Str("added", p.Added).Msg("test report preset: ralph-ci reads the runner's own report (set test_report to choose another)")
 			if p.GoJSON {

@@ -58,7 +58,7 @@ func TestCodexEndToEnd(t *testing.T) {
 	bin := e2e.RalphBinary(t)
 	start := time.Now()
 
-	home := t.TempDir()
+	home := e2e.AgentDir(t) // as root, the CLI runs as the agent's user of its own, which writes CODEX_HOME
 	codexHome := filepath.Join(home, ".codex")
 	repoDir := filepath.Join(t.TempDir(), "repo")
 	const content = "hello from codex\n"
@@ -70,6 +70,7 @@ func TestCodexEndToEnd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	e2e.GiveAgent(t, codexHome)
 
 	config := fmt.Sprintf(`agents:
   coder:

@@ -62,13 +62,17 @@ func TestGeminiCLIEndToEnd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			home := t.TempDir()
+			// The settings are in the HOME the agent's env names: as root the
+			// CLI runs as the agent's user of its own, whose HOME would be
+			// fresh otherwise.
+			home := e2e.AgentDir(t)
 			if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(geminiSettings), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			e2e.GiveAgent(t, home)
 			repoDir := filepath.Join(t.TempDir(), "repo")
 			const content = "hello from gemini\n"
 			hello := filepath.Join(repoDir, "hello.txt")
@@ -82,9 +86,10 @@ func TestGeminiCLIEndToEnd(t *testing.T) {
       GOOGLE_GEMINI_BASE_URL: %q
       GEMINI_API_KEY: test-not-a-real-key
       GEMINI_CLI_TRUST_WORKSPACE: "true"
+      HOME: %q
 stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
 specs: {default_tier: auto}
-`, tc.agent, srv.URL())
+`, tc.agent, srv.URL(), home)
 			prompt := "# Hello\n\nCreate hello.txt at the repository root containing exactly \"hello from gemini\".\n"
 			dir := e2e.WriteRepoAt(t, repoDir, map[string]string{
 				"ralph.yaml": config, "PROMPT.md": prompt, ".gitignore": ".ralph/\n",

@@ -40,7 +40,7 @@ func TestClaudeBashChildrenDieWithTheRotation(t *testing.T) {
 			home, configDir := claudeHome(t)
 			repoDir := filepath.Join(t.TempDir(), "repo")
 			hello := filepath.Join(repoDir, "hello.txt")
-			pids := filepath.Join(t.TempDir(), "pids")
+			pids := filepath.Join(e2e.RecordDir(t), "pids") // the Bash tool writes there (RecordsGrant)
 			srv := newMessagesServer(t, hello, "hello from claude\n", "IMPLEMENTATION_COMPLETE")
 			// In a script: Claude Code 2.1.332's Bash tool refuses a command
 			// line that chains sleeps ("Blocked: sleep 9001 followed by …").
@@ -57,7 +57,7 @@ func TestClaudeBashChildrenDieWithTheRotation(t *testing.T) {
     timeout: %s
 %sstages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
 specs: {default_tier: auto}
-`, tc.timeout, claudeEnvYAML(srv.URL(), configDir))
+%s`, tc.timeout, claudeEnvYAML(srv.URL(), configDir), e2e.RecordsGrant)
 			dir := e2e.WriteRepoAt(t, repoDir, map[string]string{
 				"ralph.yaml": config, "PROMPT.md": "# Hello\n\nCreate hello.txt.\n", ".gitignore": ".ralph/\n",
 			})

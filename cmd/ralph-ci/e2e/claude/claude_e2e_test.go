@@ -64,6 +64,11 @@ specs: {default_tier: auto}
 			elapsed := time.Since(start)
 			t.Logf("ralph-ci run took %v", elapsed.Round(time.Millisecond))
 			e2e.CheckRoutes(t, &srv.RequestLog, "claude_server_test.go")
+			if os.Geteuid() == 0 { // as root, the CLI runs as the agent's user of its own (box.user)
+				if !bytes.Contains(stderr, []byte(`"user":"ralph-agent"`)) {
+					t.Errorf("the CLI did not run as ralph-agent:\n%s", stderr)
+				}
+			}
 			srv.mu.Lock()
 			toolErrors, toolOK, prompts := srv.toolErrors, srv.toolOK, srv.prompts
 			srv.mu.Unlock()

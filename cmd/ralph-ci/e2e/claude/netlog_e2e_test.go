@@ -25,7 +25,7 @@ type netLogLine struct {
 func netLog(t *testing.T, script string, allow ...string) (net string, lines []netLogLine, stderr string) {
 	t.Helper()
 	bin := e2e.RalphBinary(t)
-	out := t.TempDir()
+	out := e2e.RecordDir(t) // the agent writes there (RecordsGrant)
 	agent := "cat > /dev/null\nOUT=" + out + "\n" + script + `
 echo '<promise>IMPLEMENTATION_COMPLETE</promise>'
 echo 'RALPH_STATUS: DONE'
@@ -34,7 +34,7 @@ echo 'RALPH_STATUS: DONE'
 	dir := e2e.WriteRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder: {command: [bash, agent.sh], format: text, timeout: 1m}\n" +
 			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
-			"network: {allow: " + string(allowed) + "}\n",
+			"network: {allow: " + string(allowed) + "}\n" + e2e.RecordsGrant,
 		"agent.sh": agent, "PROMPT.md": "# Net\n\nTry the network.\n", ".gitignore": ".ralph/\n",
 	})
 	_, stdout, errb := e2e.RunRalphArgs(t, bin, dir, e2e.AgentEnv(t.TempDir()), 60*time.Second, "--log-format", "json", "run", "--max-rotations", "1")

@@ -42,7 +42,7 @@ func TestClaudeCodeReachesItsModelThroughTheProxy(t *testing.T) {
 	repoDir := filepath.Join(t.TempDir(), "repo")
 	hello := filepath.Join(repoDir, "hello.txt")
 	srv := newMessagesServer(t, hello, content, "IMPLEMENTATION_COMPLETE")
-	dump := t.TempDir()
+	dump := e2e.RecordDir(t) // the agent writes there (RecordsGrant)
 	config := fmt.Sprintf(`agents:
   coder:
     command: [sh, -c, 'env > "$0/claude.env.$$"; exec claude -p --output-format stream-json --verbose --permission-mode acceptEdits', %q]
@@ -54,7 +54,7 @@ func TestClaudeCodeReachesItsModelThroughTheProxy(t *testing.T) {
       CLAUDE_CONFIG_DIR: %q
 stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}
 specs: {default_tier: auto}
-`, dump, configDir)
+%s`, dump, configDir, e2e.RecordsGrant)
 	dir := e2e.WriteRepoAt(t, repoDir, map[string]string{
 		"ralph.yaml": config, ".gitignore": ".ralph/\n",
 		"PROMPT.md": "# Hello\n\nCreate hello.txt at the repository root containing exactly \"hello from claude\".\n",
@@ -114,7 +114,7 @@ func TestBoxedProcessesReachOnlyTheProxy(t *testing.T) {
 	requireNetworkBox(t)
 	bin := e2e.RalphBinary(t)
 	n := newNetTargets(t)
-	dump := t.TempDir()
+	dump := e2e.RecordDir(t) // the agent writes there (RecordsGrant)
 	agent := "cat > /dev/null\n" + n.probe(dump) + "env > " + dump + `/agent.env
 echo '<promise>IMPLEMENTATION_COMPLETE</promise>'
 echo 'RALPH_STATUS: DONE'
@@ -122,7 +122,7 @@ echo 'RALPH_STATUS: DONE'
 	dir := e2e.WriteRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], format: text, timeout: 1m}\n" +
 			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
-			"network: {allow: [\"" + n.allowedHost + "\"]}\n",
+			"network: {allow: [\"" + n.allowedHost + "\"]}\n" + e2e.RecordsGrant,
 		"agent.sh": agent, "PROMPT.md": "# Net\n\nTry the network.\n", ".gitignore": ".ralph/\n",
 	})
 	const key = "sk-ant-job-key-0c1d2e3f4a5b6c7d"
@@ -274,7 +274,7 @@ func TestCommandAgentDeclaresItsModelAPI(t *testing.T) {
 		io.WriteString(w, "model reached")
 	}))
 	defer model.Close()
-	dump := t.TempDir()
+	dump := e2e.RecordDir(t) // the agent writes there (RecordsGrant)
 	agent := fmt.Sprintf(`cat > /dev/null
 env > %[1]s/agent.env
 curl -s -H "Authorization: Bearer $MY_API_KEY" "$MY_API_BASE_URL/v1/chat" > %[1]s/model.txt
@@ -285,7 +285,7 @@ echo 'RALPH_STATUS: DONE'
 `, dump)
 	dir := e2e.WriteRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder:\n    command: [sh, agent.sh]\n    timeout: 1m\n    model_api: {keys: [MY_API_KEY], base_url: MY_API_BASE_URL}\n" +
-			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" + e2e.RecordsGrant,
 		"agent.sh": agent, ".gitignore": ".ralph/\n",
 		"specs/a.spec.md": "---\ncompletion:\n  outcome: the work is finished\n  acceptance_criteria: [work.txt says finished]\n" +
 			"  coder:\n    promise: CHECKED\n    description: finished\n    verification_method: external\n" +

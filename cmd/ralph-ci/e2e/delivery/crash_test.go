@@ -47,7 +47,8 @@ eval "${line#* }"
 func crashRepo(t *testing.T) string {
 	t.Helper()
 	return e2e.WriteRepoAt(t, t.TempDir(), map[string]string{
-		"ralph.yaml":      "agents:\n  coder: {command: [sh, crash-agent.sh], timeout: 1m}\nstages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
+		"ralph.yaml": "agents:\n  coder: {command: [sh, crash-agent.sh], timeout: 1m}\nstages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
+			"box: {user: off}\n", // the agent kills ralph-ci, which only ralph-ci's own user may
 		"specs/a.spec.md": "# A\n", "specs/b.spec.md": "# B\n", "specs/c.spec.md": "# C\n",
 		"plan.txt": crashPlan, "crash-agent.sh": crashAgent, ".gitignore": ".ralph/\n",
 	})

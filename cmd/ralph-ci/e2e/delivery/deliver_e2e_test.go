@@ -165,6 +165,10 @@ fi
 func TestDeliveryPushRace(t *testing.T) {
 	files := maps.Clone(e2e.CIRepoFiles)
 	files["agent.sh"] = raceAgent
+	// The agent plays a person pushing from a clone outside its work
+	// tree (no Landlock) and kills ralph-ci, which only ralph-ci's own
+	// user may (no user of its own).
+	files["ralph.yaml"] += "box: {landlock: off, user: off}\n"
 	bin := e2e.RalphBinary(t)
 	person := append([]string{"RACE_AT=2"}, ghorigin.PersonEnv...)
 	t.Run("rebased and counted", func(t *testing.T) {

@@ -100,13 +100,16 @@ exit 1
 func TestAgentPlantsInGit(t *testing.T) {
 	bin := e2e.RalphBinary(t)
 	files := maps.Clone(e2e.CIRepoFiles)
-	files["ralph.yaml"] += "specs: {default_tier: auto}\n"
+	// box.user off: as root's run's user of its own (the default) the
+	// agent cannot reach ralph-ci's git folder at all; these attacks test
+	// what holds without it.
+	files["ralph.yaml"] += "specs: {default_tier: auto}\nbox: {user: off}\n"
 	files["specs/a.spec.md"] = "# A\n"
 	files["agent.sh"] = attackAgent
 	header := base64.StdEncoding.EncodeToString([]byte("x-access-token:test-token"))
 	for _, a := range gitAttacks {
 		t.Run(a.name, func(t *testing.T) {
-			out := t.TempDir()
+			out := e2e.RecordDir(t)
 			log := filepath.Join(out, "canary.log")
 			for _, name := range []string{"canary", "canary-filter"} {
 				if err := os.WriteFile(filepath.Join(out, name), []byte(strings.Replace(canary, "%s", log, 1)), 0o755); err != nil {

@@ -25,9 +25,6 @@ import (
 // /var/tmp/ralph-ci-UID): what git reads there, and what an agent that
 // writes there gains.
 
-// gitFolderBase is the folder holding ralph-ci's git directories.
-func gitFolderBase() string { return filepath.Join("/var/tmp", "ralph-ci-"+strconv.Itoa(os.Getuid())) }
-
 // TestGitReadsOnlyWhatRalphWrote runs a delivery job (two rotations, the
 // state pushed, then a second job that restores it) under strace and
 // lists every file ralph-ci's git opens, stats or probes in ralph-ci's git
@@ -101,7 +98,7 @@ func traceGitFolder(t *testing.T, log string, read, written map[string]bool) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	prefix := gitFolderBase() + "/git-"
+	prefix := e2e.GitFolderBase() + "/git-"
 	rel := func(p string) (string, bool) {
 		rest, ok := strings.CutPrefix(filepath.Clean(p), prefix)
 		if !ok {
@@ -229,6 +226,9 @@ func plantInRalphsGitFolder(t *testing.T, plants []string) {
 	bin := e2e.RalphBinary(t)
 	files := maps.Clone(e2e.CIRepoFiles)
 	files["agent.sh"] = plantAgent
+	// Landlock off and box.user off: what holds without either (the
+	// agent's user of its own could not reach the folder at all).
+	files["ralph.yaml"] += "box: {landlock: off, user: off}\n"
 	out := t.TempDir()
 	log := filepath.Join(out, "canary.log")
 	if err := os.WriteFile(filepath.Join(out, "canary"), []byte(strings.Replace(canary, "%s", log, 1)), 0o755); err != nil {
@@ -242,7 +242,7 @@ func plantInRalphsGitFolder(t *testing.T, plants []string) {
 
 	w := e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin)
 	w.ExtraEnv = append(w.ExtraEnv, "OUT="+out, "CANARY="+filepath.Join(out, "canary"), "EVIL=file://"+evil,
-		"BASE="+gitFolderBase(), "PLANTS="+strings.Join(plants, " "), "HOOKS="+gitHooks, "RALPH_LANDLOCK=0")
+		"BASE="+e2e.GitFolderBase(), "PLANTS="+strings.Join(plants, " "), "HOOKS="+gitHooks)
 	w.Job("", "")
 	before := w.HeadSHA
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -315,11 +315,12 @@ func TestTwoRunsOfOneUser(t *testing.T) {
 	bin := e2e.RalphBinary(t)
 	files := maps.Clone(e2e.CIRepoFiles)
 	files["agent.sh"] = crossAgent
-	sync := t.TempDir()
+	files["ralph.yaml"] += "box: {user: off, writable: [" + e2e.RecordsRoot + "]}\n" // Landlock without the agent's user of its own, which keeps them apart by uid too
+	sync := e2e.RecordDir(t)                                                         // the agents write there
 	worlds := map[string]*e2e.CIWorld{"a": e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin), "b": e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin)}
 	for me, w := range worlds {
 		you := map[string]string{"a": "b", "b": "a"}[me]
-		w.ExtraEnv = append(w.ExtraEnv, "SYNC="+sync, "ME="+me, "YOU="+you, "BASE="+gitFolderBase(), "RALPH_LANDLOCK=1")
+		w.ExtraEnv = append(w.ExtraEnv, "SYNC="+sync, "ME="+me, "YOU="+you, "BASE="+e2e.GitFolderBase())
 		w.Job("", "")
 	}
 	for me, w := range worlds {

@@ -54,7 +54,7 @@ func TestRunOnAForkOnlyWhenAMaintainerAsks(t *testing.T) {
 	w.ExtraEnv = append(w.ExtraEnv, "GITHUB_EVENT_NAME=issue_comment")
 	// The fork's code gets none of the job's environment but the basics:
 	// its config hands the agent where to note its rotations.
-	w.Push("changes", map[string]string{"ralph.yaml": strings.Replace(e2e.CIRepoFiles["ralph.yaml"], "timeout: 1m}", "timeout: 1m, env: {PROMPTS: "+w.Prompts+"}}", 1)}, "the fork's config")
+	w.Push("changes", map[string]string{"ralph.yaml": e2e.WithRecords(strings.Replace(e2e.CIRepoFiles["ralph.yaml"], "timeout: 1m}", "timeout: 1m, env: {PROMPTS: "+w.Prompts+"}}", 1))}, "the fork's config")
 
 	// The fork's synchronize: nothing runs.
 	w.SetEventJSON(`{"action":"synchronize","number":2,"pull_request":{"number":2,"head":{"sha":"x","ref":"changes","repo":{"full_name":"someone/Hello-World"}},"base":{"ref":"master","repo":{"full_name":"Codertocat/Hello-World"}}},"repository":{"full_name":"Codertocat/Hello-World"}}`)
@@ -220,7 +220,7 @@ func TestForkRunGetsNoSecretAndReachesItsModel(t *testing.T) {
 	bin := e2e.RalphBinary(t)
 	for _, fork := range []bool{true, false} {
 		t.Run(fmt.Sprintf("fork=%t", fork), func(t *testing.T) {
-			dump := t.TempDir()
+			dump := e2e.AgentDir(t) // the agent and the verification write there (as root, as its own user; RecordsGrant)
 			var modelKeys []string
 			var mu sync.Mutex
 			model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -46,6 +46,7 @@ func newPRWorld(t *testing.T, bin string, extra ...map[string]string) *e2e.PRWor
 			files[name] = content
 		}
 	}
+	files["ralph.yaml"] = e2e.WithRecords(files["ralph.yaml"])
 	for name, content := range files {
 		p := filepath.Join(w.Dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -3,6 +3,7 @@ package pullrequest
 import (
 	"encoding/base64"
 	"fmt"
+	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,7 +67,11 @@ func TestAgentFindsNoCredential(t *testing.T) {
 			token := fmt.Sprintf("ghs_hunted%dtoken%x", os.Getpid(), time.Now().UnixNano())
 			header := "AUTHORIZATION: basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
 			apiKey := fmt.Sprintf("sk-ant-api03-%x", time.Now().UnixNano())
-			w := newPRWorld(t, bin, map[string]string{"agent.sh": hunter})
+			// box.user off: the hunt is by a process of ralph-ci's own
+			// user (the boundary the job's token needs without a user of
+			// the agent's own); TestAgentUserKeepsRalphOutOfReach is the
+			// hunt by that user.
+			w := newPRWorld(t, bin, map[string]string{"agent.sh": hunter, "ralph.yaml": e2e.PRRepoFiles["ralph.yaml"] + "box: {user: off}\n"})
 			w.Srv.Token = token
 			// actions/checkout's persisted credential: in .git/config, and
 			// in a file it includes (outside the workspace, as in v6).
@@ -74,8 +79,8 @@ func TestAgentFindsNoCredential(t *testing.T) {
 			include := filepath.Join(t.TempDir(), "git-credentials.config")
 			e2e.Git(t, w.Dir, "config", "--file", include, "http.https://github.com/.extraheader", header)
 			e2e.Git(t, w.Dir, "config", "--local", "include.path", include)
-			loot := t.TempDir()
-			own := filepath.Dir(loot) // the subtest's temporary folder: w's files are under it
+			loot := e2e.RecordDir(t)         // the hunter writes what it found there (RecordsGrant)
+			own := filepath.Dir(t.TempDir()) // the subtest's temporary folder: w's files are under it
 			decoy := startDecoyJob(t)
 
 			ctx := t.Context()
@@ -140,7 +145,18 @@ func TestAgentFindsNoCredential(t *testing.T) {
 					t.Errorf("the agent found or wrote %s:\n%s\ntargets:\n%s", f, raw, targets)
 				}
 			}
-			if raw, _ := os.ReadFile(decoy); !strings.Contains(string(targets), decoy) || !strings.Contains(string(raw), "PWNED") {
+			// Another job's process of the same user: where Landlock holds
+			// (the default) the agent can neither read its environment (a
+			// Landlock domain may not trace, and so not read the /proc
+			// environ of, a process outside it) nor write its files; without
+			// Landlock it names and writes them (the control: the hunt
+			// reaches what it may).
+			raw, _ := os.ReadFile(decoy)
+			named, written := strings.Contains(string(targets), decoy), strings.Contains(string(raw), "PWNED")
+			switch landlock := shepherd.LandlockABI() > 0; {
+			case landlock && (named || written):
+				t.Errorf("under Landlock the agent named (%t) or wrote (%t) the decoy job's %s", named, written, decoy)
+			case !landlock && (!named || !written):
 				t.Fatalf("the hunt did not reach the decoy job's %s (targets:\n%s): it cannot tell what it reaches", decoy, targets)
 			}
 			out, _ := os.ReadFile(w.Output)

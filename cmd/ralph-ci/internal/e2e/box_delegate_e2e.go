@@ -10,6 +10,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -69,9 +70,13 @@ func NewBoxRun(t *testing.T, prefix string, sudo bool, agent, config string) *bo
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	grant := "box: {writable: [" + out + "]}\n" // the agent notes what it saw in $OUT
+	if strings.Contains(config, "box:") {
+		grant = "" // the test's own box section
+	}
 	dir := WriteRepoAt(t, filepath.Join(base, "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 1m}\n" +
-			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" + config,
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" + config + grant,
 		"agent.sh": agent, "PROMPT.md": "# A\n", ".gitignore": ".ralph/\n",
 	})
 	for _, p := range []string{dir, out, u.Home} {

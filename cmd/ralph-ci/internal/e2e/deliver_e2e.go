@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,6 +58,8 @@ const (
 
 func NewCIWorld(t *testing.T, bin string, files map[string]string, origin ...string) *CIWorld {
 	t.Helper()
+	files = maps.Clone(files)
+	files["ralph.yaml"] = WithRecords(files["ralph.yaml"])
 	o := ghorigin.New(t, "master", "changes", 2, map[string]string{"README.md": "hello\n", ".gitignore": ".ralph/\n", "ralph.yaml": files["ralph.yaml"]}, files)
 	return CIWorldOf(t, bin, o, files["ralph.yaml"], origin...)
 }

@@ -13,6 +13,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -51,3 +52,7 @@ func Root(t testing.TB, elem ...string) string {
 		dir = up
 	}
 }
+
+// GitFolderBase is the folder holding ralph-ci's git directories
+// (internal/git's, for this user).
+func GitFolderBase() string { return filepath.Join("/var/tmp", "ralph-ci-"+strconv.Itoa(os.Getuid())) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,8 +78,13 @@ func (w *PRWorld) StartGitHub(baseConfig string) {
 	t := w.T
 	gh := t.TempDir()
 	w.Event, w.Summary, w.Output = filepath.Join(gh, "event.json"), filepath.Join(gh, "summary.md"), filepath.Join(gh, "output.txt")
-	w.Prompts = filepath.Join(gh, "prompts")
-	if err := os.Mkdir(w.Prompts, 0o755); err != nil {
+	// The agent writes there: as root, ralph-ci runs it as its own user
+	// (box.user), which may not enter the test's 0700 folders.
+	w.Prompts = filepath.Join(AgentDir(t), "prompts")
+	if err := os.Mkdir(w.Prompts, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(w.Prompts, 0o777); err != nil {
 		t.Fatal(err)
 	}
 	w.SetEvent("pull_request.opened.json")
@@ -272,5 +278,36 @@ func Contains(t *testing.T, what, s string, subs ...string) {
 		if !strings.Contains(s, sub) {
 			t.Errorf("%s lacks %q:\n%s", what, sub, s)
 		}
+	}
+}
+
+// AgentDir is a folder of the test's that the agent's user of its own
+// (box.user, where ralph-ci runs as root) may write, and that Landlock
+// lets the agent write where the config has RecordsGrant: RecordDir.
+func AgentDir(t testing.TB) string {
+	t.Helper()
+	return RecordDir(t)
+}
+
+// GiveAgent gives dir, and everything under it, to the agent's user of
+// its own where the tests run as root (box.user auto): a CLI's settings
+// folder (CODEX_HOME, a HOME the agent's env names) that the CLI writes.
+func GiveAgent(t testing.TB, dir string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return
+	}
+	u, err := agentuser.Ensure(agentuser.DefaultName, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, u.UID, u.GID)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package delivery
+package box
 
 import (
 	"context"
@@ -150,10 +150,7 @@ func TestPIDNSBoxAsRoot(t *testing.T) {
 // root with run --box pidns when n is nil.
 func nsEscape(t *testing.T, where, script string, n *nsUser) {
 	header := base64.StdEncoding.EncodeToString([]byte("x-access-token:test-token"))
-	out := filepath.Join(t.TempDir(), "out")
-	if err := os.Mkdir(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	out := agentDir(t) // the agent writes there, as its own user where ralph-ci is root (under e2e.RecordsRoot: RecordsGrant)
 	for name, body := range map[string]string{"escape.sh": script, "steal.sh": stealSh, "chase.sh": chaseSh, "look.sh": lookSh} {
 		if err := os.WriteFile(filepath.Join(out, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -233,7 +230,12 @@ func nsEscape(t *testing.T, where, script string, n *nsUser) {
 			}
 		}
 	}
-	if !strings.Contains(string(log), "killed shepherd 1: 0") {
+	switch {
+	case n == nil: // as root, the agent's user of its own (box.user) may not signal its root shepherd
+		if !strings.Contains(string(log), "killed shepherd 1: 1") {
+			t.Errorf("the agent's user signalled its root shepherd, PID 1 of its namespace: %s", log)
+		}
+	case !strings.Contains(string(log), "killed shepherd 1: 0"):
 		t.Errorf("the attack did not kill its shepherd, PID 1 of its namespace: %s", log)
 	}
 }
@@ -301,7 +303,8 @@ func TestPIDNSBoxEndsWhenRalphDies(t *testing.T) {
 	}
 	dir := e2e.WriteRepoAt(t, filepath.Join(n.base, "repo"), map[string]string{
 		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 5m}\n" +
-			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n" +
+			"box: {writable: [" + out + "]}\n", // the agent notes that it started in $OUT
 		"agent.sh": `cat > /dev/null
 setsid sh "$OUT/hang.sh" < /dev/null > /dev/null 2>&1 &
 echo > "$OUT/started"

@@ -1,4 +1,4 @@
-package delivery
+package box
 
 import (
 	"bytes"
@@ -149,7 +149,7 @@ func TestBoxKeepsEscapesFromTheToken(t *testing.T) {
 	for _, e := range escapes {
 		for run := 1; run <= runs; run++ {
 			t.Run(e.name+"/"+strconv.Itoa(run), func(t *testing.T) {
-				out := t.TempDir()
+				out := agentDir(t) // the agent writes there, as its own user where ralph-ci is root
 				for name, body := range map[string]string{"escape.sh": e.script, "steal.sh": stealSh, "chase.sh": chaseSh, "look.sh": lookSh} {
 					if err := os.WriteFile(filepath.Join(out, name), []byte(body), 0o644); err != nil {
 						t.Fatal(err)
@@ -263,7 +263,7 @@ func TestSurvivorsWriteAfterVerificationIsNotCommitted(t *testing.T) {
 			if _, err := box.Open(box.Cgroup, ""); err != nil && mode == "cgroup" {
 				t.Skipf("no writable cgroup here: %v", err)
 			}
-			out := t.TempDir()
+			out := agentDir(t) // the agent writes there, as its own user where ralph-ci is root
 			escape := `setsid sh "$OUT/tamper.sh" < /dev/null > /dev/null 2>&1 &
 ` + waitSteal + killShepherd
 			for name, body := range map[string]string{"escape.sh": escape, "tamper.sh": tamperSh} {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package delivery
+package box
 
 import (
 	"os"

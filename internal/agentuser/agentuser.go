@@ -1,0 +1,85 @@
+// Package agentuser runs the agent as a user of its own where ralph-ci
+// is root: every boxed process (the agent, verification commands,
+// judges, reviewers) gets that user's uid and gid, so ralph-ci's memory,
+// its /proc, its git folder and the job's root-only files are out of its
+// reach by uid, and it cannot signal ralph-ci.
+//
+// The user is a system user, [DefaultName] unless the config names
+// another, created (useradd --system) when missing and kept: runs share
+// it. A run ([Open]) gives it what it needs and takes it back at the end
+// ([Run.Close]):
+//
+//   - a HOME of its own, fresh for the run (the agent CLIs write
+//     ~/.claude, ~/.codex, ~/.cache, ~/.npm there), removed at the end;
+//   - the work tree: before each start ([Run.Lend]) every entry of the
+//     tree becomes the user's (files git checked out, files ralph-ci
+//     wrote since), and at the end every entry belongs to the tree's
+//     owner again (the owner of its top folder when the run started);
+//   - a way down to the tree, its HOME and the job's PATH: a folder
+//     above them the user may not search (a root-only /root, a test's
+//     0700 temporary folder) gets a search-only ACL entry for the user
+//     (no listing: what lies below keeps its own modes). It stays: runs
+//     share those folders, and one run's end must not cut another's
+//     agent off.
+package agentuser
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// DefaultName is the system user the agent runs as where ralph-ci is
+// root and the config names none.
+const DefaultName = "ralph-agent"
+
+// The config's box.user values that are not a user's name.
+const (
+	Auto = "auto" // DefaultName where ralph-ci is root, else ralph-ci's user
+	Off  = "off"  // ralph-ci's own user (the opt-out)
+)
+
+// User is the agent's user.
+type User struct {
+	Name     string
+	UID, GID int
+}
+
+// String is "NAME (uid UID)".
+func (u User) String() string { return fmt.Sprintf("%s (uid %d)", u.Name, u.UID) }
+
+var nameRE = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
+
+// Pick tells which user setting (the config's box.user, "" for auto)
+// asks for, for a ralph-ci whose effective uid is euid: the name of the
+// user, or "" for ralph-ci's own. A name other than auto or off needs
+// root, and root itself is refused (that is off).
+func Pick(setting string, euid int) (string, error) {
+	switch {
+	case setting == "" || setting == Auto:
+		if euid == 0 {
+			return DefaultName, nil
+		}
+		return "", nil
+	case setting == Off:
+		return "", nil
+	case setting == "root":
+		return "", fmt.Errorf("box.user: root is ralph-ci's own user: say `off`")
+	case !nameRE.MatchString(setting):
+		return "", fmt.Errorf("box.user %q: want auto, off or a user's name", setting)
+	case euid != 0:
+		return "", fmt.Errorf("box.user %q: only a ralph-ci run as root can run the agent as another user", setting)
+	}
+	return setting, nil
+}
+
+// Toolchains are the variables that point a process with another HOME at
+// toolchains ralph-ci's HOME (home) holds and a user reads without
+// writing: rustup's toolchains (~/.rustup: RUSTUP_HOME), when it exists
+// and the job sets none. exists tells whether a folder exists.
+func Toolchains(home string, set func(string) bool, exists func(string) bool) []string {
+	var env []string
+	if home != "" && !set("RUSTUP_HOME") && exists(home+"/.rustup") {
+		env = append(env, "RUSTUP_HOME="+home+"/.rustup")
+	}
+	return env
+}

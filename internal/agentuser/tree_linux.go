@@ -1,0 +1,103 @@
+package agentuser
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// chownTree gives every entry under the folder top (top included) to
+// uid:gid, leaving those that have them already. It never follows a
+// symbolic link and never leaves top's file system: every folder is
+// opened below the one above it with O_NOFOLLOW, every entry changed
+// relative to its folder, so a process that swaps a folder for a link
+// while the walk runs moves nothing outside. A regular file of another
+// owner with more than one link is left alone when lend is true (a hard
+// link to a file outside, which the agent could otherwise get). It
+// returns how many entries changed.
+func chownTree(top string, uid, gid int, lend bool) (int, error) {
+	fd, err := unix.Open(top, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, fmt.Errorf("opening %s: %w", top, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return 0, err
+	}
+	n := 0
+	if int(st.Uid) != uid || int(st.Gid) != gid {
+		if err := unix.Fchown(fd, uid, gid); err != nil {
+			return 0, fmt.Errorf("chown %s: %w", top, err)
+		}
+		n++
+	}
+	w := walker{dev: st.Dev, uid: uid, gid: gid, lend: lend}
+	err = w.dir(fd, top)
+	return n + w.n, err
+}
+
+type walker struct {
+	dev      uint64
+	uid, gid int
+	lend     bool
+	n        int
+}
+
+// dir changes the entries of the open folder fd (named path, for errors).
+func (w *walker) dir(fd int, path string) error {
+	names, err := readNames(fd)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	var errs []error
+	for _, name := range names {
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			continue // gone meanwhile
+		}
+		if st.Dev != w.dev {
+			continue // a mount point: another file system
+		}
+		isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+		owned := int(st.Uid) == w.uid && int(st.Gid) == w.gid
+		linked := st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 && int(st.Uid) != w.uid
+		if !owned && !(w.lend && linked) {
+			if err := unix.Fchownat(fd, name, w.uid, w.gid, unix.AT_SYMLINK_NOFOLLOW); err != nil && !errors.Is(err, unix.ENOENT) {
+				errs = append(errs, fmt.Errorf("chown %s/%s: %w", path, name, err))
+			} else if err == nil {
+				w.n++
+			}
+		}
+		if !isDir {
+			continue
+		}
+		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // swapped for a link, or gone
+		}
+		errs = append(errs, w.dir(sub, path+"/"+name))
+		unix.Close(sub)
+	}
+	return errors.Join(errs...)
+}
+
+// readNames lists the entries of the open folder fd.
+func readNames(fd int) ([]string, error) {
+	if _, err := unix.Seek(fd, 0, 0); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 32<<10)
+	var names []string
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err != nil {
+			return names, err
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+}
