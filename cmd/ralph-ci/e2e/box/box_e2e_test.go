@@ -63,27 +63,36 @@ done
 const waitSteal = `until [ -s "$OUT/pids" ]; do sleep 0.01; done
 `
 
-// escapes are the classes: shell run by the agent (or by the test the
-// verification command runs), in the checkout, with $OUT a folder of
-// the test's.
-var escapes = []struct{ name, where, script string }{
-	{"setsid, then kill -9 of the shepherd, from the agent", "agent",
-		`setsid sh "$OUT/steal.sh" < /dev/null > /dev/null 2>&1 &
-` + waitSteal + killShepherd},
-	{"setsid, then kill -9 of the shepherd, from a test of the verification command", "verify",
-		`setsid sh "$OUT/steal.sh" < /dev/null > /dev/null 2>&1 &
-` + waitSteal + killShepherd},
-	{"16 fork-chasing chains, then kill -9 of the shepherd", "agent",
-		`for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do setsid sh "$OUT/chase.sh" < /dev/null > /dev/null 2>&1 & done
+// escape is a class of escape: shell run by the agent (or by the test the
+// verification command runs), in the checkout, with $OUT a folder of the
+// test's.
+type escape struct{ name, where, script string }
+
+// escapesKilling are the classes that every box must hold, each ending
+// with kill, the script that kills its shepherd.
+func escapesKilling(kill string) []escape {
+	return []escape{
+		{"setsid, then kill -9 of the shepherd, from the agent", "agent",
+			`setsid sh "$OUT/steal.sh" < /dev/null > /dev/null 2>&1 &
+` + waitSteal + kill},
+		{"setsid, then kill -9 of the shepherd, from a test of the verification command", "verify",
+			`setsid sh "$OUT/steal.sh" < /dev/null > /dev/null 2>&1 &
+` + waitSteal + kill},
+		{"16 fork-chasing chains, then kill -9 of the shepherd", "agent",
+			`for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do setsid sh "$OUT/chase.sh" < /dev/null > /dev/null 2>&1 & done
 until [ -f "$OUT/chased" ] && [ "$(wc -l < "$OUT/chased")" -gt 64 ]; do sleep 0.01; done
-` + killShepherd},
-	{"a process that moves itself out of the box, then kill -9 of the shepherd", "agent",
-		moveOut + waitSteal + killShepherd},
-	{"a double fork that re-parents itself, then kills the shepherd", "agent",
-		`( setsid sh -c 'sh "$OUT/steal.sh" & ` + strings.ReplaceAll(waitSteal+killShepherd, "'", `'"'"'`) + `wait' < /dev/null > /dev/null 2>&1 & )
+` + kill},
+		{"a double fork that re-parents itself, then kills the shepherd", "agent",
+			`( setsid sh -c 'sh "$OUT/steal.sh" & ` + strings.ReplaceAll(waitSteal+kill, "'", `'"'"'`) + `wait' < /dev/null > /dev/null 2>&1 & )
 until grep -q "killed shepherd" "$OUT/log" 2>/dev/null; do sleep 0.01; done
 `},
+	}
 }
+
+// escapes are the cgroup box's classes: every box's, and a process that
+// moves itself out of its cgroup.
+var escapes = append(escapesKilling(killShepherd),
+	escape{"a process that moves itself out of the box, then kill -9 of the shepherd", "agent", moveOut + waitSteal + killShepherd})
 
 // moveOut is a process that tries to leave the box: it writes its pid
 // into cgroup.procs of the cgroup2 mount's root and of every cgroup

@@ -37,24 +37,10 @@ while [ "$p" -ge 1 ]; do
 done
 `
 
-// nsEscapes are the classes of TestBoxKeepsEscapesFromTheToken, each
-// killing its shepherd as killShepherdNS does.
-var nsEscapes = []struct{ name, where, script string }{
-	{"setsid, then kill -9 of the shepherd, from the agent", "agent",
-		`setsid sh "$OUT/steal.sh" < /dev/null > /dev/null 2>&1 &
-` + waitSteal + killShepherdNS},
-	{"setsid, then kill -9 of the shepherd, from a test of the verification command", "verify",
-		`setsid sh "$OUT/steal.sh" < /dev/null > /dev/null 2>&1 &
-` + waitSteal + killShepherdNS},
-	{"16 fork-chasing chains, then kill -9 of the shepherd", "agent",
-		`for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do setsid sh "$OUT/chase.sh" < /dev/null > /dev/null 2>&1 & done
-until [ -f "$OUT/chased" ] && [ "$(wc -l < "$OUT/chased")" -gt 64 ]; do sleep 0.01; done
-` + killShepherdNS},
-	{"a double fork that re-parents itself, then kills the shepherd", "agent",
-		`( setsid sh -c 'sh "$OUT/steal.sh" & ` + strings.ReplaceAll(waitSteal+killShepherdNS, "'", `'"'"'`) + `wait' < /dev/null > /dev/null 2>&1 & )
-until grep -q "killed shepherd" "$OUT/log" 2>/dev/null; do sleep 0.01; done
-`},
-}
+// nsEscapes are the classes of TestBoxKeepsEscapesFromTheToken that a
+// PID namespace must hold, each killing its shepherd as killShepherdNS
+// does (a process cannot move itself out of a PID namespace).
+var nsEscapes = escapesKilling(killShepherdNS)
 
 // nsUser is a user of the test's own without sudo, and the folder it
 // runs ralph-ci from (a copy of the binary, HOME, TMPDIR).
