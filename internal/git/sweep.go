@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
@@ -85,14 +84,6 @@ type stamp struct {
 	mtime, ctime int64 // nanoseconds
 }
 
-func stampOf(fi fs.FileInfo) stamp {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return stamp{}
-	}
-	return stamp{ino: st.Ino, size: uint64(st.Size), mode: st.Mode,
-		mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
-}
 
 // racyWindow is how close to the read a change makes an entry racy: the
 // kernel stamps changes with a clock that moves in ticks (at most 10 ms).

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package cli
+
+// makeNonDumpable is Linux-only.
+func makeNonDumpable() {}
