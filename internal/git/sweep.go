@@ -84,7 +84,6 @@ type stamp struct {
 	mtime, ctime int64 // nanoseconds
 }
 
-
 // racyWindow is how close to the read a change makes an entry racy: the
 // kernel stamps changes with a clock that moves in ticks (at most 10 ms).
 const racyWindow = 50 * time.Millisecond
