@@ -21,6 +21,13 @@ func TestCorpus(t *testing.T) {
 	}
 	bin := e2e.RalphBinary(t)
 	dir := t.TempDir()
+	// The Go cases' verification commands share one build cache, the
+	// agent user's own where the test runs as root (as the scripts do):
+	// with none, each compiled the standard library again in its fresh
+	// HOME (TestCorpus/go took 160 s instead of 7).
+	if cache := scriptGoCache(t); cache != "" {
+		t.Setenv("GOCACHE", cache)
+	}
 	for _, eco := range corpus.All() {
 		t.Run(eco.Name, func(t *testing.T) {
 			if ok, err := runnerCondition("runner:" + eco.Runner); err != nil {
