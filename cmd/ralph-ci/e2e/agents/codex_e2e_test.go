@@ -1,11 +1,9 @@
 package agents
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -50,11 +48,7 @@ func TestCodexEndToEnd(t *testing.T) {
 		t.Skip("runs ralph-ci and the real Codex CLI")
 	}
 	codex := e2e.RequireAgentCLI(t, "codex", "@openai/codex")
-	if out, err := exec.Command(codex, "--version").CombinedOutput(); err != nil {
-		t.Fatalf("%s --version: %v\n%s", codex, err, out)
-	} else {
-		t.Logf("%s", bytes.TrimSpace(out))
-	}
+	e2e.LogAgentVersion(t, codex)
 	bin := e2e.RalphBinary(t)
 	start := time.Now()
 

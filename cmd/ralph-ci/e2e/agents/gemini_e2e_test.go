@@ -1,10 +1,8 @@
 package agents
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,11 +41,7 @@ func TestGeminiCLIEndToEnd(t *testing.T) {
 		t.Skip("runs ralph-ci and the real Gemini CLI")
 	}
 	gemini := e2e.RequireAgentCLI(t, "gemini", "@google/gemini-cli")
-	if out, err := exec.Command(gemini, "--version").CombinedOutput(); err != nil {
-		t.Fatalf("%s --version: %v\n%s", gemini, err, out)
-	} else {
-		t.Logf("gemini %s", bytes.TrimSpace(out))
-	}
+	e2e.LogAgentVersion(t, gemini)
 	bin := e2e.RalphBinary(t)
 
 	for _, tc := range []struct {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,11 +17,7 @@ func TestClaudeCodeEndToEnd(t *testing.T) {
 		t.Skip("runs ralph-ci and the real Claude Code CLI")
 	}
 	claude := e2e.RequireAgentCLI(t, "claude", "@anthropic-ai/claude-code")
-	if out, err := exec.Command(claude, "--version").CombinedOutput(); err != nil {
-		t.Fatalf("%s --version: %v\n%s", claude, err, out)
-	} else {
-		t.Logf("%s", bytes.TrimSpace(out))
-	}
+	e2e.LogAgentVersion(t, claude)
 	bin := e2e.RalphBinary(t)
 
 	for _, tc := range []struct {

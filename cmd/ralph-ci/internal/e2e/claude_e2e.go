@@ -32,6 +32,18 @@ func RequireAgentCLI(t testing.TB, name, npmPackage string) string {
 	return ""
 }
 
+// LogAgentVersion runs the agent CLI at path with --version and logs what
+// it says, so a failure names the CLI's version; a CLI that cannot say
+// it fails the test.
+func LogAgentVersion(t testing.TB, path string) {
+	t.Helper()
+	out, err := exec.Command(path, "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s --version: %v\n%s", path, err, out)
+	}
+	t.Logf("%s: %s", filepath.Base(path), bytes.TrimSpace(out))
+}
+
 // AgentEnv is the environment for ralph-ci and so for the agent: this
 // process's, without the variables that would make the CLI use the
 // developer's account, config or a proxy, and with HOME and the XDG dirs
