@@ -154,6 +154,22 @@ func lockDir(dir string) error {
 	return nil
 }
 
+// aclEdits takes the lock every run takes to change ACLs (a read, an
+// entry added or removed, a write): runs at once change the same folders
+// (/root, a shared temporary folder), and without it one run's write
+// drops the entry another run's added meanwhile.
+func aclEdits(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, ".acl"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("the ACL lock: %w", err)
+	}
+	if err := flock(f, unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("the ACL lock: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
 // note appends r to the user's record.
 func (h *Held) note(r record) error {
 	h.mu.Lock()
@@ -188,6 +204,13 @@ func (h *Held) clean(kill bool) (Cleaned, error) {
 		return c, fmt.Errorf("reading the record of %s: %w", h.Name, err)
 	}
 	grants, lent := pending(data)
+	if len(grants) > 0 {
+		unlock, err := aclEdits(h.dir)
+		if err != nil {
+			return c, err
+		}
+		defer unlock()
+	}
 	for _, l := range lent {
 		ok, err := giveBack(l)
 		if err != nil {

@@ -98,7 +98,11 @@ func Open(h *Held, tree string, reach []string) (*Run, error) {
 	note := func(g grant) error {
 		return h.note(record{Kind: recGrant, Dir: g.dir, UID: u.UID, Made: g.made, Mask: g.mask})
 	}
-	r.grants, err = searchable(u.UID, u.GID, note, append([]string{tree, home}, reach...)...)
+	unlock, err := aclEdits(h.dir)
+	if err == nil {
+		r.grants, err = searchable(u.UID, u.GID, note, append([]string{tree, home}, reach...)...)
+		unlock()
+	}
 	if err == nil {
 		err = h.note(record{Kind: recLend, Dir: tree, UID: u.UID, Owner: r.Owner, Group: r.Group, Mode: mode})
 	}
