@@ -105,7 +105,7 @@ func take(ctx context.Context, dir, name string, pool bool, waiting func([]strin
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for a user of the agent: %w", ctx.Err())
-		case <-time.After(time.Second):
+		case <-time.After(250 * time.Millisecond):
 		}
 	}
 }

@@ -39,8 +39,13 @@ func (j *Job) UseUser(ctx context.Context, config, tree string) (*agentuser.Run,
 	}
 	pool := config == "" || config == agentuser.Auto
 	h, err := agentuser.Take(ctx, name, pool, func(names []string) {
-		j.Log.Warn().Strs("users", names).Str("locks", agentuser.LockDir).
-			Msg("box: every user of the agent is held by another run on this machine: waiting for one to end")
+		if pool {
+			j.Log.Warn().Strs("users", names).Str("locks", agentuser.LockDir).
+				Msg("box: every user of the agent's pool is held by another run on this machine: waiting for one to end")
+			return
+		}
+		j.Log.Warn().Str("user", name).Str("locks", agentuser.LockDir).
+			Msg("box: the agent's user is held alone by another run (one of the pool's, or one taking back what a killed run left): waiting")
 	})
 	if err != nil {
 		return nil, func() {}, exitcode.New(exitcode.Failure, err)
