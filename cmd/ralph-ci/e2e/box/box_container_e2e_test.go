@@ -1,0 +1,261 @@
+//go:build linux
+
+package box
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/e2e"
+)
+
+// A container job (`container:` in the workflow) without Docker: each
+// test starts ralph-ci the way the runner's docker exec starts a step,
+// in a container e2e.NewContainer simulates (see its doc: namespaces,
+// Docker's capabilities and seccomp filter, a read-only cgroup2 mount of
+// the container's cgroup namespace, /proc as Docker mounts it), for
+// each set of options docs/security.md names.
+
+// probeSh says what a step of the container sees.
+const probeSh = `grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status
+echo "cgroup"; cat /proc/self/cgroup
+echo "cgroup mount $(grep ' - cgroup2 ' /proc/self/mountinfo | cut -d' ' -f4,5)"
+if mkdir /sys/fs/cgroup/probe-$$ 2>/dev/null; then rmdir /sys/fs/cgroup/probe-$$; echo "cgroup writable"; else echo "cgroup read-only"; fi
+if unshare --user true 2>/dev/null; then echo "userns yes"; else echo "userns no"; fi
+if unshare --pid --fork --mount-proc true 2>/dev/null; then echo "pidns yes"; else echo "pidns no"; fi
+if [ -s /proc/kcore ] || [ "$(head -c 1 /proc/keys | wc -c)" = 1 ]; then echo "proc unmasked"; else echo "proc masked"; fi
+echo "pid $$ host $(hostname)"
+`
+
+// TestContainerSimulatesDocker: what a step of each simulated container
+// sees is what a step of Docker's sees with those options: root with
+// Docker's default capabilities (plus CAP_SYS_ADMIN with --cap-add, all
+// with --privileged), no no_new_privs, the seccomp filter only by
+// default, the container's cgroup as its namespace's root, mounted
+// read-only unless privileged, namespaces refused by default, /proc
+// masked unless privileged, and the step not PID 1.
+func TestContainerSimulatesDocker(t *testing.T) {
+	for _, c := range []struct {
+		profile e2e.Profile
+		caps    uint64 // 0: the host's
+		want    []string
+	}{
+		{e2e.ProfileDefault, e2e.DockerCapMask(), []string{"Seccomp:\t2", "cgroup read-only", "userns no", "pidns no", "proc masked"}},
+		{e2e.ProfileSysAdmin, e2e.DockerCapMask() | 1<<21, []string{"Seccomp:\t0", "cgroup read-only", "pidns yes", "proc masked"}},
+		{e2e.ProfilePrivileged, 0, []string{"Seccomp:\t0", "cgroup writable", "pidns yes", "proc unmasked"}},
+	} {
+		t.Run(string(c.profile), func(t *testing.T) {
+			ctr := e2e.NewContainer(t, c.profile)
+			cmd := exec.Command("/bin/sh", "-c", probeSh)
+			cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}
+			ctr.Exec(cmd)
+			raw, err := cmd.CombinedOutput()
+			out := string(raw)
+			t.Logf("%s", out)
+			if err != nil {
+				t.Fatalf("the probe failed: %v", err)
+			}
+			caps := c.caps
+			if caps == 0 {
+				caps = hostCaps(t)
+			}
+			want := append([]string{fmt.Sprintf("CapEff:\t%016x", caps), "NoNewPrivs:\t0", "\n0::/\n", "cgroup mount / /sys/fs/cgroup\n",
+				"host ralph-ci-container"}, c.want...)
+			for _, w := range want {
+				if !strings.Contains(out, w) {
+					t.Errorf("the step does not see %q", w)
+				}
+			}
+			if strings.Contains(out, "pid 1 ") {
+				t.Errorf("the step is its PID namespace's first process; docker exec's is not")
+			}
+			clone3 := ctr.Helper("clone3")
+			ctr.Exec(clone3)
+			raw, err = clone3.CombinedOutput()
+			t.Logf("%s", raw)
+			wantErr := "EINVAL"
+			if c.profile == e2e.ProfileDefault {
+				wantErr = "ENOSYS" // as Docker's profile refuses it, so that libc falls back to clone
+			}
+			if err != nil || string(raw) != "clone3: "+wantErr+"\n" {
+				t.Errorf("clone3: %q %v, want %s", raw, err, wantErr)
+			}
+		})
+	}
+}
+
+// hostCaps is this process's effective capabilities (a privileged
+// container's are all the host gives).
+func hostCaps(t *testing.T) uint64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("no CapEff in /proc/self/status")
+	return 0
+}
+
+// TestContainerJobRefusesByDefault: in a container of Docker's default
+// (no `options:`), ralph-ci, root there, has no writable cgroup and no
+// namespace: run refuses with exit 1, and the message says it is a
+// container, which options give a box, how to opt out and what that
+// costs. With the opt-out (run --box off) the same container runs the
+// loop, and the log says what is given up.
+func TestContainerJobRefusesByDefault(t *testing.T) {
+	ctr := e2e.NewContainer(t, e2e.ProfileDefault)
+	dir := e2e.WriteRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
+		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 1m}\n" +
+			"stages: {reviewer: {enabled: false}, tester: {enabled: false}, qa: {enabled: false}}\nspecs: {default_tier: auto}\n",
+		"agent.sh":  "cat > /dev/null\nid -u > uid\necho '<promise>IMPLEMENTATION_COMPLETE</promise>'\necho RALPH_STATUS: DONE\n",
+		"PROMPT.md": "# A\n", ".gitignore": ".ralph/\nuid\n",
+	})
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1"}
+	run := func(args ...string) (int, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, e2e.RalphBinary(t), args...)
+		cmd.Dir, cmd.Env = dir, env
+		ctr.Exec(cmd)
+		out, _ := cmd.CombinedOutput()
+		t.Logf("ralph-ci %s: exit %d:\n%s", strings.Join(args, " "), cmd.ProcessState.ExitCode(), out)
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+	code, out := run("run", "--max-rotations", "1")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"no box", "read-only", "container", "options: --privileged",
+		"--cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined",
+		"box: {mode: off}", "run --box off", "outlive its rotation", "token"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the refusal does not say %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "uid")); err == nil {
+		t.Errorf("the agent ran although run refused")
+	}
+	code, out = run("--log-format", "json", "run", "--box", "off", "--max-rotations", "1")
+	if code != 0 || !strings.Contains(out, "box: off") {
+		t.Errorf("with --box off: exit %d, want 0 and the log saying the box is off", code)
+	}
+	if uid, _ := os.ReadFile(filepath.Join(dir, "uid")); len(uid) == 0 {
+		t.Errorf("with --box off the agent did not run")
+	}
+}
+
+// TestContainerJobBoxHolds: with each set of options the docs give, the
+// box holds in the container: ralph-ci, root there, runs the agent as a
+// user of its own, and the escapes that every box must hold (a setsid'd
+// process that then kills its shepherd, from the agent and from a test
+// of the verification command; fork-chasing chains; a double fork), one
+// run each, against an HTTP origin that asks for the token: the token
+// is never seen, nothing of the attack outlives the run, and the log
+// names what the box killed. --privileged gives the cgroup box (its
+// cgroup2 mount is writable); --cap-add SYS_ADMIN with seccomp and
+// AppArmor unconfined the PID namespace, made without a user namespace.
+func TestContainerJobBoxHolds(t *testing.T) {
+	for _, c := range []struct {
+		profile e2e.Profile
+		kind    string
+	}{{e2e.ProfilePrivileged, "cgroup"}, {e2e.ProfileSysAdmin, "pidns"}} {
+		t.Run(string(c.profile), func(t *testing.T) {
+			ctr := e2e.NewContainer(t, c.profile)
+			for _, e := range escapesKilling(killShepherdNS) {
+				t.Run(e.name, func(t *testing.T) { containerEscape(t, ctr, c.kind, e) })
+			}
+		})
+	}
+}
+
+// containerEscape runs the escape e through the binary, started in ctr
+// as a container job's step, and checks that the box of kind holds it.
+func containerEscape(t *testing.T, ctr *e2e.Container, kind string, e escape) {
+	header := base64.StdEncoding.EncodeToString([]byte("x-access-token:test-token"))
+	out := agentDir(t)
+	script := `id -u >> "$OUT/uid"` + "\n" + e.script
+	for name, body := range map[string]string{"escape.sh": script, "steal.sh": stealSh, "chase.sh": chaseSh, "look.sh": lookSh} {
+		if err := os.WriteFile(filepath.Join(out, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := e2e.NewCIWorld(t, e2e.RalphBinary(t), escapeFiles(), e2e.HTTPOrigin)
+	var mu sync.Mutex
+	var aliveAtGit []string
+	w.OnRequest = func(r *http.Request) {
+		if left := processesNaming(out); len(left) > 0 {
+			mu.Lock()
+			aliveAtGit = append(aliveAtGit, r.Method+" "+r.URL.Path+": "+strconv.Itoa(len(left))+" processes of the attack alive")
+			mu.Unlock()
+		}
+	}
+	w.ExtraEnv = append(w.ExtraEnv, "OUT="+out, "WHERE="+e.where, "HEADER_A="+header[:10], "HEADER_B="+header[10:])
+	w.Job("", "")
+	w.ExtraEnv = append(w.ExtraEnv, "WORK="+w.Dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd, stdout, stderr := w.Command(ctx, "--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3")
+	cmd.Env = tokenInFile(t, cmd.Env)
+	ctr.Exec(cmd)
+	_ = cmd.Run()
+	left := processesNaming(out)
+	for _, pid := range left {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	read := func(name string) string { b, _ := os.ReadFile(filepath.Join(out, name)); return string(b) }
+	t.Logf("exit %d; uid %s; the attack said: %s", cmd.ProcessState.ExitCode(), strings.TrimSpace(read("uid")), read("log"))
+	if !strings.Contains(stderr.String(), `"kind":"`+kind+`"`) {
+		t.Fatalf("the run was not boxed in a %s:\n%s\n%s", kind, stdout, stderr)
+	}
+	if kind == "pidns" && !strings.Contains(stderr.String(), `"user_namespace":false`) {
+		t.Errorf("the PID namespace was made through a user namespace, with CAP_SYS_ADMIN at hand:\n%s", stderr)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit %d, want 0:\n%s\n%s", code, stdout, stderr)
+	}
+	if uid := strings.Fields(read("uid")); len(uid) == 0 || uid[0] == "0" {
+		t.Errorf("the attack ran as uid %v, not as the agent's user of its own", uid)
+	}
+	if stolen := read("stolen"); stolen != "" {
+		t.Errorf("the escaped process read the token:\n%s", stolen)
+	}
+	mu.Lock()
+	if len(aliveAtGit) > 0 {
+		t.Errorf("processes of the attack were alive when ralph-ci's git reached the origin: %v", aliveAtGit)
+	}
+	mu.Unlock()
+	if pushes := w.Pushes(); len(pushes) == 0 {
+		t.Errorf("ralph-ci pushed nothing: the origin saw %v", w.Requests)
+	}
+	if len(left) > 0 {
+		t.Errorf("processes of the attack outlived the run: %v", left)
+	}
+	if !strings.Contains(stderr.String(), "box: killed the processes that outlived their command") {
+		t.Errorf("the log names no process the box killed:\n%s\n%s", stdout, stderr)
+	}
+	if !strings.Contains(read("log"), "killed shepherd") {
+		t.Errorf("the attack did not run (no shepherd found)")
+	}
+	if strings.Contains(read("log"), ": 0\n") {
+		t.Errorf("the agent's user killed its shepherd, root's: %s", read("log"))
+	}
+}
