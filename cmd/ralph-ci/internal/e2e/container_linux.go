@@ -59,10 +59,10 @@ import (
 // apparmor=unconfined with CAP_SYS_ADMIN).
 type Container struct {
 	Profile Profile
-	cgroup  string   // its cgroup, on the host
-	cgfd    int      // that folder, open for CLONE_INTO_CGROUP
-	pid     int      // its PID 1, on the host
-	helper  string   // a link named ralph-ci-container to the test binary
+	cgroup  string // its cgroup, on the host
+	cgfd    int    // that folder, open for CLONE_INTO_CGROUP
+	pid     int    // its PID 1, on the host
+	helper  string // a link named ralph-ci-container to the test binary
 	init    *exec.Cmd
 }
 
