@@ -55,6 +55,11 @@ func openPIDNS(exe string) (*pidnsRun, error) {
 	if msg == "" {
 		msg = err.Error()
 	}
+	if r.userns && os.Geteuid() == 0 && seccompFiltered() {
+		return nil, fmt.Errorf("ralph-ci is root without CAP_SYS_ADMIN, under a seccomp filter: a container's, as Docker makes one by default; "+
+			"it then takes a user namespace, which the filter refused (%s) (a container job's "+
+			"`options: --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined` gives the PID namespace)", msg)
+	}
 	if r.userns {
 		return nil, fmt.Errorf("without CAP_SYS_ADMIN it takes a user namespace, which this kernel refused (%s): "+
 			"unprivileged user namespaces are off (user.max_user_namespaces=0, kernel.unprivileged_userns_clone=0, "+
@@ -64,16 +69,26 @@ func openPIDNS(exe string) (*pidnsRun, error) {
 	return nil, fmt.Errorf("%s", msg)
 }
 
-// hasCap tells whether this process has capability c in effect.
-func hasCap(c uint) bool {
+// seccompFiltered tells whether this process runs under a seccomp
+// filter ("Seccomp: 2" in /proc/self/status), as a container's
+// processes do by default.
+func seccompFiltered() bool { return statusField("Seccomp") == "2" }
+
+// statusField is the value of field name in /proc/self/status, or "".
+func statusField(name string) string {
 	raw, _ := os.ReadFile("/proc/self/status")
 	for _, line := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
-			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return err == nil && n&(1<<c) != 0
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return strings.TrimSpace(v)
 		}
 	}
-	return false
+	return ""
+}
+
+// hasCap tells whether this process has capability c in effect.
+func hasCap(c uint) bool {
+	n, err := strconv.ParseUint(statusField("CapEff"), 16, 64)
+	return err == nil && n&(1<<c) != 0
 }
 
 // prepare makes attr start its process as the first of a new PID
