@@ -140,7 +140,7 @@ func NewContainer(t *testing.T, profile Profile) *Container {
 	if err := os.Mkdir(c.cgroup, 0o755); err != nil {
 		t.Skipf("no cgroup of the test's to write: %v", err)
 	}
-	t.Cleanup(c.stop)
+	t.Cleanup(func() { c.stop(t) })
 	if c.cgfd, err = syscall.Open(c.cgroup, syscall.O_DIRECTORY|syscall.O_RDONLY|syscall.O_CLOEXEC, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -212,8 +212,9 @@ func (c *Container) Helper(args ...string) *exec.Cmd { return exec.Command(c.hel
 func (c *Container) Cgroup() string { return c.cgroup }
 
 // stop kills the container's processes (its PID 1, and so its PID
-// namespace) and removes its cgroup.
-func (c *Container) stop() {
+// namespace: their mounts go with its mount namespace) and removes its
+// cgroup; it fails the test if a process was left in it or it stays.
+func (c *Container) stop(t *testing.T) {
 	if c.init != nil && c.init.Process != nil {
 		if c.pid != 0 {
 			_ = syscall.Kill(c.pid, syscall.SIGKILL)
@@ -224,8 +225,17 @@ func (c *Container) stop() {
 	if c.cgfd >= 0 {
 		_ = syscall.Close(c.cgfd)
 	}
-	if killed, err := box.Remove(c.cgroup); err != nil || len(killed) > 0 {
-		fmt.Fprintf(os.Stderr, "container %s: killed %v: %v\n", c.cgroup, killed, err)
+	killed, err := box.Remove(c.cgroup)
+	if err != nil {
+		t.Errorf("removing the container's cgroup: %v", err)
+	}
+	for _, p := range killed {
+		if p.PID != c.pid { // its PID 1, killed above, may not be reaped yet
+			t.Errorf("the container's cgroup still held %s when it stopped", p)
+		}
+	}
+	if _, err := os.Stat(c.cgroup); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the container's cgroup %s is left", c.cgroup)
 	}
 }
 
