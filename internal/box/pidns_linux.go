@@ -58,7 +58,7 @@ func openPIDNS(exe string) (*pidnsRun, error) {
 	if r.userns && os.Geteuid() == 0 && seccompFiltered() {
 		return nil, fmt.Errorf("ralph-ci is root without CAP_SYS_ADMIN, under a seccomp filter: a container's, as Docker makes one by default; "+
 			"it then takes a user namespace, which the filter refused (%s) (a container job's "+
-			"`options: --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined` gives the PID namespace)", msg)
+			"`options: --cap-add SYS_ADMIN --security-opt apparmor=unconfined` gives the PID namespace)", msg)
 	}
 	if r.userns {
 		return nil, fmt.Errorf("without CAP_SYS_ADMIN it takes a user namespace, which this kernel refused (%s): "+

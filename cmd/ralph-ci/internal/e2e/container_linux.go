@@ -44,9 +44,10 @@ import (
 //     namespaces (its parent outside the PID namespace, as the shim's is),
 //     started straight into the container's cgroup, as root; then the
 //     capability bounding set cut to Docker's default (plus
-//     CAP_SYS_ADMIN for ProfileSysAdmin), no_new_privs left unset (Docker
+//     CAP_SYS_ADMIN with --cap-add), no_new_privs left unset (Docker
 //     sets it only with --security-opt no-new-privileges), and Docker's
-//     default seccomp filter (dockerSeccomp) installed while CAP_SYS_ADMIN
+//     default seccomp filter (dockerSeccomp, fitted to those
+//     capabilities) unless unconfined, installed while CAP_SYS_ADMIN
 //     is still held, as runc does without no_new_privs; the step's exec
 //     then leaves root with exactly the bounding set.
 //
@@ -75,7 +76,17 @@ const (
 	ProfilePrivileged Profile = "privileged" // options: --privileged
 	// options: --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined
 	ProfileSysAdmin Profile = "sys-admin"
+	// options: --cap-add SYS_ADMIN --security-opt apparmor=unconfined:
+	// Docker's seccomp profile as it is for a container with CAP_SYS_ADMIN
+	ProfileSysAdminSeccomp Profile = "sys-admin-seccomp"
 )
+
+// seccomp tells whether the profile keeps Docker's seccomp filter.
+func (p Profile) seccomp() bool { return p == ProfileDefault || p == ProfileSysAdminSeccomp }
+
+// sysAdmin tells whether the profile adds CAP_SYS_ADMIN to Docker's
+// default capabilities (--privileged gives every one).
+func (p Profile) sysAdmin() bool { return p == ProfileSysAdmin || p == ProfileSysAdminSeccomp }
 
 // dockerCaps is Docker's default capability set (moby's
 // oci/caps.DefaultCapabilities).
@@ -126,8 +137,8 @@ func NewContainer(t *testing.T, profile Profile) *Container {
 			t.Skipf("a simulated container needs %s (util-linux): %v", tool, err)
 		}
 	}
-	if profile == ProfileDefault {
-		if _, err := dockerSeccomp(); err != nil {
+	if profile.seccomp() {
+		if _, err := dockerSeccomp(false); err != nil {
 			t.Skip(err)
 		}
 	}
@@ -205,7 +216,7 @@ func (c *Container) Exec(cmd *exec.Cmd) {
 }
 
 // Helper is a command of the container's helper (the test binary):
-// "clone3" says how clone3 fares (for Exec).
+// "syscalls" says how clone3 and keyctl fare (for Exec).
 func (c *Container) Helper(args ...string) *exec.Cmd { return exec.Command(c.helper, args...) }
 
 // Cgroup is the container's cgroup folder on the host.
@@ -249,14 +260,17 @@ func containerMain() {
 		err = containerInit(Profile(os.Args[2]))
 	case len(os.Args) >= 6 && os.Args[1] == "exec":
 		err = containerExec(Profile(os.Args[2]), os.Args[3], os.Args[4], os.Args[5:])
-	case len(os.Args) == 2 && os.Args[1] == "clone3":
+	case len(os.Args) == 2 && os.Args[1] == "syscalls":
 		// clone3 with no arguments: EINVAL where it is allowed, ENOSYS
-		// where Docker's seccomp profile refuses it.
+		// where Docker's seccomp profile refuses it. keyctl, which the
+		// profile always refuses: the session keyring's id, or EPERM.
 		_, _, errno := unix.Syscall(unix.SYS_CLONE3, 0, 0, 0)
 		fmt.Printf("clone3: %s\n", unix.ErrnoName(errno))
+		_, err := unix.KeyctlInt(unix.KEYCTL_GET_KEYRING_ID, unix.KEY_SPEC_SESSION_KEYRING, 1, 0, 0)
+		fmt.Printf("keyctl: %v\n", err)
 		os.Exit(0)
 	default:
-		err = errors.New("usage: ralph-ci-container init PROFILE | exec PROFILE DIR PATH ARGV... | clone3")
+		err = errors.New("usage: ralph-ci-container init PROFILE | exec PROFILE DIR PATH ARGV... | syscalls")
 	}
 	fmt.Fprintf(os.Stderr, "ralph-ci-container: %v\n", err)
 	os.Exit(125) // docker's own failure
@@ -350,8 +364,8 @@ func containerExec(p Profile, dir, path string, argv []string) error {
 		return err
 	}
 	runtime.LockOSThread() // the bounding set is the thread's: the one that execs
-	if p == ProfileDefault {
-		filter, err := dockerSeccomp()
+	if p.seccomp() {
+		filter, err := dockerSeccomp(p.sysAdmin())
 		if err != nil {
 			return err
 		}
@@ -364,7 +378,7 @@ func containerExec(p Profile, dir, path string, argv []string) error {
 		for _, c := range dockerCaps {
 			keep[c] = true
 		}
-		keep[unix.CAP_SYS_ADMIN] = p == ProfileSysAdmin
+		keep[unix.CAP_SYS_ADMIN] = p.sysAdmin()
 		for c := 0; c <= unix.CAP_LAST_CAP; c++ {
 			if keep[c] {
 				continue

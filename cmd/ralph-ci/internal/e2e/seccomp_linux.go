@@ -12,10 +12,13 @@ import (
 )
 
 // Docker's default seccomp profile (moby's profiles/seccomp/default.json)
-// for a container without CAP_SYS_ADMIN, as far as ralph-ci's boxes are
-// concerned: the calls it refuses with EPERM, clone with a namespace flag
-// refused, clone3 refused with ENOSYS (so that libc falls back to clone,
-// whose flags the filter can read). The profile is an allow-list; the
+// as far as ralph-ci's boxes are concerned. Docker fits it to the
+// container's capabilities (a rule's includes/excludes "caps"): without
+// CAP_SYS_ADMIN it refuses with EPERM the calls below, clone with a
+// namespace flag, and clone3 with ENOSYS (so that libc falls back to
+// clone, whose flags the filter can read); with CAP_SYS_ADMIN (--cap-add
+// SYS_ADMIN) it allows the namespace and mount calls and clone3, and
+// still refuses the rest. The profile is an allow-list; the
 // filter here is the matching deny-list of the calls that make
 // namespaces, mounts, keys, BPF and the like (everything else allowed),
 // so that a newer system call the profile's version lacks does not fail
@@ -38,13 +41,20 @@ const afVsock = 40
 // default (modules, reboot, accounting, time, ptrace's kin, raw I/O,
 // memory policy, tty hangup, open_by_handle_at), and those it never
 // allows (keys, pivot_root, userfaultfd, kexec, swap, obsolete calls).
-var dockerRefused = []uintptr{
-	// CAP_SYS_ADMIN only.
+var dockerRefused = append(sysAdminOnly, neverRefused...)
+
+// sysAdminOnly are the calls the profile allows only with CAP_SYS_ADMIN.
+var sysAdminOnly = []uintptr{
 	unix.SYS_BPF, unix.SYS_FANOTIFY_INIT, unix.SYS_FSCONFIG, unix.SYS_FSMOUNT, unix.SYS_FSOPEN,
 	unix.SYS_FSPICK, unix.SYS_LOOKUP_DCOOKIE, unix.SYS_MOUNT, unix.SYS_MOUNT_SETATTR, unix.SYS_MOVE_MOUNT,
 	unix.SYS_OPEN_TREE, unix.SYS_PERF_EVENT_OPEN, unix.SYS_QUOTACTL, unix.SYS_QUOTACTL_FD,
 	unix.SYS_SETDOMAINNAME, unix.SYS_SETHOSTNAME, unix.SYS_SETNS, unix.SYS_SYSLOG, unix.SYS_UMOUNT2,
 	unix.SYS_UNSHARE,
+}
+
+// neverRefused are the calls the profile refuses with or without
+// CAP_SYS_ADMIN.
+var neverRefused = []uintptr{
 	// Another capability Docker does not give by default.
 	unix.SYS_OPEN_BY_HANDLE_AT, unix.SYS_REBOOT, unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE,
 	unix.SYS_DELETE_MODULE, unix.SYS_ACCT, unix.SYS_KCMP, unix.SYS_PIDFD_GETFD, unix.SYS_PROCESS_MADVISE,
@@ -61,9 +71,10 @@ var dockerRefused = []uintptr{
 // (Docker's handles them as their x86_64 twins; nothing here makes one).
 const x32 = 0x40000000
 
-// dockerSeccomp is the filter, for the machine's architecture (amd64
-// only: the system call numbers are x/sys/unix's of the build).
-func dockerSeccomp() ([]unix.SockFilter, error) {
+// dockerSeccomp is the filter for a container with CAP_SYS_ADMIN or
+// without, for the machine's architecture (amd64 only: the system call
+// numbers are x/sys/unix's of the build).
+func dockerSeccomp(sysAdmin bool) ([]unix.SockFilter, error) {
 	if runtime.GOARCH != "amd64" {
 		return nil, fmt.Errorf("the simulated Docker seccomp profile is amd64's, not %s's", runtime.GOARCH)
 	}
@@ -83,20 +94,27 @@ func dockerSeccomp() ([]unix.SockFilter, error) {
 		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32, SkipFalse: 1},
 		bpf.RetConstant{Val: eperm},
 	}
-	for _, n := range dockerRefused {
+	refused := dockerRefused
+	if sysAdmin {
+		refused = neverRefused
+	}
+	for _, n := range refused {
 		prog = append(prog,
 			bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(n), SkipTrue: 1},
 			bpf.RetConstant{Val: eperm})
 	}
+	if !sysAdmin {
+		prog = append(prog,
+			bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.SYS_CLONE3, SkipTrue: 1},
+			bpf.RetConstant{Val: enosys},
+			// clone: refused with a namespace flag in its first argument.
+			bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.SYS_CLONE, SkipTrue: 4},
+			bpf.LoadAbsolute{Off: arg0, Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: nsFlags, SkipFalse: 1},
+			bpf.RetConstant{Val: eperm},
+			bpf.RetConstant{Val: allow})
+	}
 	prog = append(prog,
-		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.SYS_CLONE3, SkipTrue: 1},
-		bpf.RetConstant{Val: enosys},
-		// clone: refused with a namespace flag in its first argument.
-		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.SYS_CLONE, SkipTrue: 4},
-		bpf.LoadAbsolute{Off: arg0, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: nsFlags, SkipFalse: 1},
-		bpf.RetConstant{Val: eperm},
-		bpf.RetConstant{Val: allow},
 		// socket: refused for AF_VSOCK.
 		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.SYS_SOCKET, SkipTrue: 4},
 		bpf.LoadAbsolute{Off: arg0, Size: 4},
