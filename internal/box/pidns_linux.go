@@ -55,10 +55,18 @@ func openPIDNS(exe string) (*pidnsRun, error) {
 	if msg == "" {
 		msg = err.Error()
 	}
-	if r.userns && os.Geteuid() == 0 && seccompFiltered() {
+	const sysAdmin = "(a container job's `options: --cap-add SYS_ADMIN --security-opt apparmor=unconfined` gives the PID namespace)"
+	switch {
+	case r.userns && os.Geteuid() == 0 && seccompFiltered():
 		return nil, fmt.Errorf("ralph-ci is root without CAP_SYS_ADMIN, under a seccomp filter: a container's, as Docker makes one by default; "+
-			"it then takes a user namespace, which the filter refused (%s) (a container job's "+
-			"`options: --cap-add SYS_ADMIN --security-opt apparmor=unconfined` gives the PID namespace)", msg)
+			"it then takes a user namespace, which the filter refused (%s) %s", msg, sysAdmin)
+	case r.userns && os.Geteuid() == 0:
+		// Root without CAP_SYS_ADMIN is a container's (seccomp=unconfined
+		// alone): the kernel lets a user namespace mount a /proc only
+		// where the one it has is fully visible, and Docker masks parts.
+		return nil, fmt.Errorf("ralph-ci is root without CAP_SYS_ADMIN, as in a container; it then takes a user namespace, "+
+			"which did not give a box (%s): a user namespace may mount a /proc of its own only where /proc has nothing masked, "+
+			"and a container's has (Docker masks /proc/kcore, /proc/keys, ... unless --privileged) %s", msg, sysAdmin)
 	}
 	if r.userns {
 		return nil, fmt.Errorf("without CAP_SYS_ADMIN it takes a user namespace, which this kernel refused (%s): "+

@@ -54,6 +54,7 @@ func TestContainerSimulatesDocker(t *testing.T) {
 		{e2e.ProfileDefault, e2e.DockerCapMask(), []string{"Seccomp:\t2", "cgroup read-only", "userns no", "pidns no", "proc masked"}},
 		{e2e.ProfileSysAdmin, e2e.DockerCapMask() | 1<<21, []string{"Seccomp:\t0", "cgroup read-only", "pidns yes", "proc masked"}},
 		{e2e.ProfileSysAdminSeccomp, e2e.DockerCapMask() | 1<<21, []string{"Seccomp:\t2", "cgroup read-only", "pidns yes", "proc masked"}},
+		{e2e.ProfileSeccompUnconfined, e2e.DockerCapMask(), []string{"Seccomp:\t0", "cgroup read-only", "userns yes", "pidns no", "proc masked"}},
 		{e2e.ProfilePrivileged, 0, []string{"Seccomp:\t0", "cgroup writable", "pidns yes", "proc unmasked"}},
 	} {
 		t.Run(string(c.profile), func(t *testing.T) {
@@ -164,6 +165,36 @@ func TestContainerJobRefusesByDefault(t *testing.T) {
 	}
 	if uid, _ := os.ReadFile(filepath.Join(dir, "uid")); len(uid) == 0 {
 		t.Errorf("with --box off the agent did not run")
+	}
+}
+
+// TestContainerJobSeccompUnconfinedAloneRefuses: `--security-opt
+// seccomp=unconfined` without --cap-add SYS_ADMIN (advice often given
+// for namespaces in containers) gives no box either: root without
+// CAP_SYS_ADMIN makes a user namespace, but the kernel refuses it a
+// /proc of its own over the container's masked one. run refuses and
+// says so, with the options that work.
+func TestContainerJobSeccompUnconfinedAloneRefuses(t *testing.T) {
+	ctr := e2e.NewContainer(t, e2e.ProfileSeccompUnconfined)
+	dir := e2e.WriteRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
+		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 1m}\n",
+		"agent.sh":   "cat > /dev/null\necho RALPH_STATUS: DONE\n", "PROMPT.md": "# A\n", ".gitignore": ".ralph/\n",
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e2e.RalphBinary(t), "run", "--max-rotations", "1")
+	cmd.Dir, cmd.Env = dir, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1"}
+	ctr.Exec(cmd)
+	out, _ := cmd.CombinedOutput()
+	t.Logf("exit %d:\n%s", cmd.ProcessState.ExitCode(), out)
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"root without CAP_SYS_ADMIN, as in a container", "mounting a /proc", "masked",
+		"--cap-add SYS_ADMIN --security-opt apparmor=unconfined", "run --box off"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the refusal does not say %q", want)
+		}
 	}
 }
 

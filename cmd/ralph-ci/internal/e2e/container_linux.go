@@ -79,6 +79,9 @@ const (
 	// options: --cap-add SYS_ADMIN --security-opt apparmor=unconfined:
 	// Docker's seccomp profile as it is for a container with CAP_SYS_ADMIN
 	ProfileSysAdminSeccomp Profile = "sys-admin-seccomp"
+	// options: --security-opt seccomp=unconfined: Docker's default
+	// capabilities, no seccomp filter
+	ProfileSeccompUnconfined Profile = "seccomp-unconfined"
 )
 
 // seccomp tells whether the profile keeps Docker's seccomp filter.
