@@ -230,7 +230,8 @@ func TestContainerJobBoxHolds(t *testing.T) {
 func containerEscape(t *testing.T, ctr *e2e.Container, kind string, e escape) {
 	header := base64.StdEncoding.EncodeToString([]byte("x-access-token:test-token"))
 	out := agentDir(t)
-	script := `id -u >> "$OUT/uid"; readlink /proc/self/ns/net >> "$OUT/netns"` + "\n" + e.script
+	script := `id -u >> "$OUT/uid"; readlink /proc/self/ns/net >> "$OUT/netns"; grep -E '^(CapEff|NoNewPrivs):' /proc/self/status >> "$OUT/privs"` +
+		"\n" + e.script
 	for name, body := range map[string]string{"escape.sh": script, "steal.sh": stealSh, "chase.sh": chaseSh, "look.sh": lookSh} {
 		if err := os.WriteFile(filepath.Join(out, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -287,6 +288,11 @@ func containerEscape(t *testing.T, ctr *e2e.Container, kind string, e escape) {
 	}
 	if uid := strings.Fields(read("uid")); len(uid) == 0 || uid[0] == "0" {
 		t.Errorf("the attack ran as uid %v, not as the agent's user of its own", uid)
+	}
+	// Docker sets no no_new_privs, and root there has capabilities:
+	// the box takes both away.
+	if privs := read("privs"); !strings.Contains(privs, "CapEff:\t0000000000000000") || !strings.Contains(privs, "NoNewPrivs:\t1") || strings.Contains(privs, "NoNewPrivs:\t0") {
+		t.Errorf("the boxed process has privileges: %s", privs)
 	}
 	if stolen := read("stolen"); stolen != "" {
 		t.Errorf("the escaped process read the token:\n%s", stolen)
