@@ -57,7 +57,9 @@ import (
 // itself is a namespace of its own either way). /dev is the host's. No
 // AppArmor profile is applied (this machine has no AppArmor; Docker's
 // docker-default profile refuses mount, which is why the docs ask for
-// apparmor=unconfined with CAP_SYS_ADMIN).
+// apparmor=unconfined with CAP_SYS_ADMIN; ProfileSysAdminAppArmor has
+// the seccomp filter refuse mount and umount2 with EACCES instead, the
+// effect of that profile on ralph-ci).
 type Container struct {
 	Profile Profile
 	cgroup  string // its cgroup, on the host
@@ -79,17 +81,25 @@ const (
 	// options: --cap-add SYS_ADMIN --security-opt apparmor=unconfined:
 	// Docker's seccomp profile as it is for a container with CAP_SYS_ADMIN
 	ProfileSysAdminSeccomp Profile = "sys-admin-seccomp"
+	// options: --cap-add SYS_ADMIN (AppArmor's docker-default on, as
+	// on an Ubuntu host: its mount denial done by the seccomp filter,
+	// this machine having no AppArmor)
+	ProfileSysAdminAppArmor Profile = "sys-admin-apparmor"
 	// options: --security-opt seccomp=unconfined: Docker's default
 	// capabilities, no seccomp filter
 	ProfileSeccompUnconfined Profile = "seccomp-unconfined"
 )
 
 // seccomp tells whether the profile keeps Docker's seccomp filter.
-func (p Profile) seccomp() bool { return p == ProfileDefault || p == ProfileSysAdminSeccomp }
+func (p Profile) seccomp() bool {
+	return p == ProfileDefault || p == ProfileSysAdminSeccomp || p == ProfileSysAdminAppArmor
+}
 
 // sysAdmin tells whether the profile adds CAP_SYS_ADMIN to Docker's
 // default capabilities (--privileged gives every one).
-func (p Profile) sysAdmin() bool { return p == ProfileSysAdmin || p == ProfileSysAdminSeccomp }
+func (p Profile) sysAdmin() bool {
+	return p == ProfileSysAdmin || p == ProfileSysAdminSeccomp || p == ProfileSysAdminAppArmor
+}
 
 // dockerCaps is Docker's default capability set (moby's
 // oci/caps.DefaultCapabilities).
@@ -141,7 +151,7 @@ func NewContainer(t *testing.T, profile Profile) *Container {
 		}
 	}
 	if profile.seccomp() {
-		if _, err := dockerSeccomp(false); err != nil {
+		if _, err := dockerSeccomp(false, false); err != nil {
 			t.Skip(err)
 		}
 	}
@@ -368,7 +378,7 @@ func containerExec(p Profile, dir, path string, argv []string) error {
 	}
 	runtime.LockOSThread() // the bounding set is the thread's: the one that execs
 	if p.seccomp() {
-		filter, err := dockerSeccomp(p.sysAdmin())
+		filter, err := dockerSeccomp(p.sysAdmin(), p == ProfileSysAdminAppArmor)
 		if err != nil {
 			return err
 		}
