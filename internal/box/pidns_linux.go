@@ -67,6 +67,12 @@ func openPIDNS(exe string) (*pidnsRun, error) {
 		return nil, fmt.Errorf("ralph-ci is root without CAP_SYS_ADMIN, as in a container; it then takes a user namespace, "+
 			"which did not give a box (%s): a user namespace may mount a /proc of its own only where /proc has nothing masked, "+
 			"and a container's has (Docker masks /proc/kcore, /proc/keys, ... unless --privileged) %s", msg, sysAdmin)
+	case !r.userns && strings.Contains(msg, "mount") && strings.Contains(msg, syscall.EACCES.Error()):
+		// EACCES, not EPERM: not a capability missing but a security
+		// module's rule, as AppArmor's docker-default has for mount.
+		return nil, fmt.Errorf("ralph-ci has CAP_SYS_ADMIN, but the shepherd may not mount in its namespace (%s): "+
+			"a security module refuses mount, as AppArmor's docker-default profile of a container does "+
+			"(a container job's `options: --security-opt apparmor=unconfined`, with --cap-add SYS_ADMIN, lets it)", msg)
 	}
 	if r.userns {
 		return nil, fmt.Errorf("without CAP_SYS_ADMIN it takes a user namespace, which this kernel refused (%s): "+

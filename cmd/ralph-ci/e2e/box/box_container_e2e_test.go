@@ -55,6 +55,7 @@ func TestContainerSimulatesDocker(t *testing.T) {
 		{e2e.ProfileSysAdmin, e2e.DockerCapMask() | 1<<21, []string{"Seccomp:\t0", "cgroup read-only", "pidns yes", "proc masked"}},
 		{e2e.ProfileSysAdminSeccomp, e2e.DockerCapMask() | 1<<21, []string{"Seccomp:\t2", "cgroup read-only", "pidns yes", "proc masked"}},
 		{e2e.ProfileSeccompUnconfined, e2e.DockerCapMask(), []string{"Seccomp:\t0", "cgroup read-only", "userns yes", "pidns no", "proc masked"}},
+		{e2e.ProfileSysAdminAppArmor, e2e.DockerCapMask() | 1<<21, []string{"Seccomp:\t2", "cgroup read-only", "pidns no", "proc masked"}},
 		{e2e.ProfilePrivileged, 0, []string{"Seccomp:\t0", "cgroup writable", "pidns yes", "proc unmasked"}},
 	} {
 		t.Run(string(c.profile), func(t *testing.T) {
@@ -90,7 +91,7 @@ func TestContainerSimulatesDocker(t *testing.T) {
 			switch c.profile {
 			case e2e.ProfileDefault:
 				want = []string{"clone3: ENOSYS\n", "keyctl: operation not permitted\n"} // ENOSYS so that libc falls back to clone
-			case e2e.ProfileSysAdminSeccomp:
+			case e2e.ProfileSysAdminSeccomp, e2e.ProfileSysAdminAppArmor:
 				want[1] = "keyctl: operation not permitted\n"
 			}
 			if err != nil || string(raw) != strings.Join(want, "") {
@@ -168,33 +169,48 @@ func TestContainerJobRefusesByDefault(t *testing.T) {
 	}
 }
 
-// TestContainerJobSeccompUnconfinedAloneRefuses: `--security-opt
-// seccomp=unconfined` without --cap-add SYS_ADMIN (advice often given
-// for namespaces in containers) gives no box either: root without
-// CAP_SYS_ADMIN makes a user namespace, but the kernel refuses it a
-// /proc of its own over the container's masked one. run refuses and
-// says so, with the options that work.
-func TestContainerJobSeccompUnconfinedAloneRefuses(t *testing.T) {
-	ctr := e2e.NewContainer(t, e2e.ProfileSeccompUnconfined)
-	dir := e2e.WriteRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
-		"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 1m}\n",
-		"agent.sh":   "cat > /dev/null\necho RALPH_STATUS: DONE\n", "PROMPT.md": "# A\n", ".gitignore": ".ralph/\n",
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, e2e.RalphBinary(t), "run", "--max-rotations", "1")
-	cmd.Dir, cmd.Env = dir, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1"}
-	ctr.Exec(cmd)
-	out, _ := cmd.CombinedOutput()
-	t.Logf("exit %d:\n%s", cmd.ProcessState.ExitCode(), out)
-	if code := cmd.ProcessState.ExitCode(); code != 1 {
-		t.Errorf("exit %d, want 1", code)
-	}
-	for _, want := range []string{"root without CAP_SYS_ADMIN, as in a container", "mounting a /proc", "masked",
-		"--cap-add SYS_ADMIN --security-opt apparmor=unconfined", "run --box off"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("the refusal does not say %q", want)
-		}
+// TestContainerJobRefusesWithoutTheOptions: the options that look
+// close to the docs' but give no box, and what run says there.
+// `--security-opt seccomp=unconfined` alone (advice often given for
+// namespaces in containers): root without CAP_SYS_ADMIN makes a user
+// namespace, but the kernel refuses it a /proc of its own over the
+// container's masked one. `--cap-add SYS_ADMIN` without
+// apparmor=unconfined on a host with AppArmor: docker-default refuses
+// the shepherd's mounts (here the seccomp filter does it, with the
+// same EACCES, the machine having no AppArmor). run refuses with exit 1
+// and names the cause and the options that work.
+func TestContainerJobRefusesWithoutTheOptions(t *testing.T) {
+	for _, c := range []struct {
+		profile e2e.Profile
+		want    []string
+	}{
+		{e2e.ProfileSeccompUnconfined, []string{"root without CAP_SYS_ADMIN, as in a container", "mounting a /proc", "masked",
+			"--cap-add SYS_ADMIN --security-opt apparmor=unconfined"}},
+		{e2e.ProfileSysAdminAppArmor, []string{"ralph-ci has CAP_SYS_ADMIN, but the shepherd may not mount", "permission denied",
+			"AppArmor's docker-default", "--security-opt apparmor=unconfined"}},
+	} {
+		t.Run(string(c.profile), func(t *testing.T) {
+			ctr := e2e.NewContainer(t, c.profile)
+			dir := e2e.WriteRepoAt(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
+				"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh], timeout: 1m}\n",
+				"agent.sh":   "cat > /dev/null\necho RALPH_STATUS: DONE\n", "PROMPT.md": "# A\n", ".gitignore": ".ralph/\n",
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, e2e.RalphBinary(t), "run", "--max-rotations", "1")
+			cmd.Dir, cmd.Env = dir, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1"}
+			ctr.Exec(cmd)
+			out, _ := cmd.CombinedOutput()
+			t.Logf("exit %d:\n%s", cmd.ProcessState.ExitCode(), out)
+			if code := cmd.ProcessState.ExitCode(); code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			for _, want := range append(c.want, "read-only mount", "run --box off") {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("the refusal does not say %q", want)
+				}
+			}
+		})
 	}
 }
 

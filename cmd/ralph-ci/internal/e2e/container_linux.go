@@ -9,20 +9,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/ralph-ci/ralph-ci/internal/box"
 )
 
-// A container job simulated without Docker. GitHub's runner makes the
+// Container is a container job's container, simulated without Docker
+// (there is no Docker engine on the machines that run the tests).
+// GitHub's runner makes the
 // job's container (docker create ... tail -f /dev/null) and runs each
 // step in it with docker exec: runc enters the container's namespaces
 // and cgroup, and execs the step as root with the container's
@@ -57,7 +57,9 @@ import (
 // itself is a namespace of its own either way). /dev is the host's. No
 // AppArmor profile is applied (this machine has no AppArmor; Docker's
 // docker-default profile refuses mount, which is why the docs ask for
-// apparmor=unconfined with CAP_SYS_ADMIN).
+// apparmor=unconfined with CAP_SYS_ADMIN; ProfileSysAdminAppArmor has
+// the seccomp filter refuse mount and umount2 with EACCES instead, the
+// effect of that profile on ralph-ci).
 type Container struct {
 	Profile Profile
 	cgroup  string // its cgroup, on the host
@@ -79,17 +81,25 @@ const (
 	// options: --cap-add SYS_ADMIN --security-opt apparmor=unconfined:
 	// Docker's seccomp profile as it is for a container with CAP_SYS_ADMIN
 	ProfileSysAdminSeccomp Profile = "sys-admin-seccomp"
+	// options: --cap-add SYS_ADMIN (AppArmor's docker-default on, as
+	// on an Ubuntu host: its mount denial done by the seccomp filter,
+	// this machine having no AppArmor)
+	ProfileSysAdminAppArmor Profile = "sys-admin-apparmor"
 	// options: --security-opt seccomp=unconfined: Docker's default
 	// capabilities, no seccomp filter
 	ProfileSeccompUnconfined Profile = "seccomp-unconfined"
 )
 
 // seccomp tells whether the profile keeps Docker's seccomp filter.
-func (p Profile) seccomp() bool { return p == ProfileDefault || p == ProfileSysAdminSeccomp }
+func (p Profile) seccomp() bool {
+	return p == ProfileDefault || p == ProfileSysAdminSeccomp || p == ProfileSysAdminAppArmor
+}
 
 // sysAdmin tells whether the profile adds CAP_SYS_ADMIN to Docker's
 // default capabilities (--privileged gives every one).
-func (p Profile) sysAdmin() bool { return p == ProfileSysAdmin || p == ProfileSysAdminSeccomp }
+func (p Profile) sysAdmin() bool {
+	return p == ProfileSysAdmin || p == ProfileSysAdminSeccomp || p == ProfileSysAdminAppArmor
+}
 
 // dockerCaps is Docker's default capability set (moby's
 // oci/caps.DefaultCapabilities).
@@ -107,15 +117,6 @@ func DockerCapMask() uint64 {
 	}
 	return m
 }
-
-// Docker's masked and read-only paths of a container that is not
-// privileged (moby's oci.DefaultSpec).
-var (
-	maskedPaths = []string{"/proc/asound", "/proc/acpi", "/proc/interrupts", "/proc/kcore", "/proc/keys",
-		"/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
-		"/sys/firmware", "/sys/devices/virtual/powercap"}
-	readonlyPaths = []string{"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"}
-)
 
 // containerSeq names the test's containers.
 var containerSeq atomic.Int64
@@ -141,7 +142,7 @@ func NewContainer(t *testing.T, profile Profile) *Container {
 		}
 	}
 	if profile.seccomp() {
-		if _, err := dockerSeccomp(false); err != nil {
+		if _, err := dockerSeccomp(false, false); err != nil {
 			t.Skip(err)
 		}
 	}
@@ -251,145 +252,4 @@ func (c *Container) stop(t *testing.T) {
 	if _, err := os.Stat(c.cgroup); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the container's cgroup %s is left", c.cgroup)
 	}
-}
-
-// containerMain is the test binary run as containerHelper: "init
-// PROFILE" as the container's PID 1, "exec PROFILE DIR PATH ARGV..." as
-// the last step of docker exec.
-func containerMain() {
-	var err error
-	switch {
-	case len(os.Args) == 3 && os.Args[1] == "init":
-		err = containerInit(Profile(os.Args[2]))
-	case len(os.Args) >= 6 && os.Args[1] == "exec":
-		err = containerExec(Profile(os.Args[2]), os.Args[3], os.Args[4], os.Args[5:])
-	case len(os.Args) == 2 && os.Args[1] == "syscalls":
-		// clone3 with no arguments: EINVAL where it is allowed, ENOSYS
-		// where Docker's seccomp profile refuses it. keyctl, which the
-		// profile always refuses: the session keyring's id, or EPERM.
-		_, _, errno := unix.Syscall(unix.SYS_CLONE3, 0, 0, 0)
-		fmt.Printf("clone3: %s\n", unix.ErrnoName(errno))
-		_, err := unix.KeyctlInt(unix.KEYCTL_GET_KEYRING_ID, unix.KEY_SPEC_SESSION_KEYRING, 1, 0, 0)
-		fmt.Printf("keyctl: %v\n", err)
-		os.Exit(0)
-	default:
-		err = errors.New("usage: ralph-ci-container init PROFILE | exec PROFILE DIR PATH ARGV... | syscalls")
-	}
-	fmt.Fprintf(os.Stderr, "ralph-ci-container: %v\n", err)
-	os.Exit(125) // docker's own failure
-}
-
-// containerInit mounts what Docker mounts, says "ready" and waits to be
-// killed (as PID 1 of its namespace it ignores every other signal).
-func containerInit(p Profile) error {
-	flags := uintptr(unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC)
-	ro := uintptr(unix.MS_RDONLY)
-	if p == ProfilePrivileged {
-		ro = 0
-	}
-	if err := unix.Mount("proc", "/proc", "proc", flags, ""); err != nil {
-		return fmt.Errorf("mounting /proc: %w", err)
-	}
-	// The host's cgroup mounts under it go: the container sees one
-	// cgroup2 mount, its namespace's.
-	if err := unix.Unmount("/sys/fs/cgroup", unix.MNT_DETACH); err != nil {
-		return fmt.Errorf("unmounting the host's /sys/fs/cgroup: %w", err)
-	}
-	if err := unix.Mount("cgroup", "/sys/fs/cgroup", "cgroup2", flags|ro, ""); err != nil {
-		return fmt.Errorf("mounting cgroup2 on /sys/fs/cgroup: %w", err)
-	}
-	// In the host's network namespace, sysfs cannot be mounted anew
-	// (its network folders are the namespace's): runc uses the host's,
-	// as here, read-only unless privileged (a flag of this mount only).
-	if err := unix.Mount("", "/sys", "", unix.MS_BIND|unix.MS_REMOUNT|flags|ro, ""); err != nil {
-		return fmt.Errorf("remounting /sys: %w", err)
-	}
-	if p != ProfilePrivileged {
-		for _, path := range maskedPaths {
-			if err := mask(path); err != nil {
-				return err
-			}
-		}
-		for _, path := range readonlyPaths {
-			if err := readonly(path); err != nil {
-				return err
-			}
-		}
-	}
-	if err := unix.Sethostname([]byte("ralph-ci-container")); err != nil {
-		return fmt.Errorf("naming the container: %w", err)
-	}
-	fmt.Println("ready")
-	for {
-		time.Sleep(time.Hour)
-	}
-}
-
-// mask hides path as Docker does: /dev/null over a file, an empty
-// read-only tmpfs over a folder.
-func mask(path string) error {
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return err
-	case fi.IsDir():
-		err = unix.Mount("tmpfs", path, "tmpfs", unix.MS_RDONLY, "")
-	default:
-		err = unix.Mount("/dev/null", path, "", unix.MS_BIND, "")
-	}
-	if err != nil {
-		return fmt.Errorf("masking %s: %w", path, err)
-	}
-	return nil
-}
-
-// readonly makes path a read-only bind mount of itself.
-func readonly(path string) error {
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return fmt.Errorf("binding %s: %w", path, err)
-	}
-	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("making %s read-only: %w", path, err)
-	}
-	return nil
-}
-
-// containerExec is docker exec's last step, in the container's
-// namespaces and cgroup: it goes to dir, takes the profile's seccomp
-// filter and capability bounding set, and execs path.
-func containerExec(p Profile, dir, path string, argv []string) error {
-	if err := os.Chdir(dir); err != nil {
-		return err
-	}
-	runtime.LockOSThread() // the bounding set is the thread's: the one that execs
-	if p.seccomp() {
-		filter, err := dockerSeccomp(p.sysAdmin())
-		if err != nil {
-			return err
-		}
-		if err := installSeccomp(filter); err != nil {
-			return err
-		}
-	}
-	if p != ProfilePrivileged {
-		keep := map[int]bool{}
-		for _, c := range dockerCaps {
-			keep[c] = true
-		}
-		keep[unix.CAP_SYS_ADMIN] = p.sysAdmin()
-		for c := 0; c <= unix.CAP_LAST_CAP; c++ {
-			if keep[c] {
-				continue
-			}
-			if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-				return fmt.Errorf("dropping capability %d: %w", c, err)
-			}
-		}
-	}
-	return syscall.Exec(path, argv, os.Environ())
 }

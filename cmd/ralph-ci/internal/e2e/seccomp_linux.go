@@ -73,8 +73,11 @@ const x32 = 0x40000000
 
 // dockerSeccomp is the filter for a container with CAP_SYS_ADMIN or
 // without, for the machine's architecture (amd64 only: the system call
-// numbers are x/sys/unix's of the build).
-func dockerSeccomp(sysAdmin bool) ([]unix.SockFilter, error) {
+// numbers are x/sys/unix's of the build). With denyMount it also does
+// what AppArmor's docker-default profile does to mount and umount
+// ("deny mount, deny umount,": EACCES, whatever the capabilities), for
+// a machine without AppArmor.
+func dockerSeccomp(sysAdmin, denyMount bool) ([]unix.SockFilter, error) {
 	if runtime.GOARCH != "amd64" {
 		return nil, fmt.Errorf("the simulated Docker seccomp profile is amd64's, not %s's", runtime.GOARCH)
 	}
@@ -93,6 +96,13 @@ func dockerSeccomp(sysAdmin bool) ([]unix.SockFilter, error) {
 		bpf.LoadAbsolute{Off: nr, Size: 4},
 		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32, SkipFalse: 1},
 		bpf.RetConstant{Val: eperm},
+	}
+	if denyMount {
+		for _, n := range []uint32{unix.SYS_MOUNT, unix.SYS_UMOUNT2} {
+			prog = append(prog,
+				bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: n, SkipTrue: 1},
+				bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)})
+		}
 	}
 	refused := dockerRefused
 	if sysAdmin {
