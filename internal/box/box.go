@@ -86,7 +86,7 @@ var ErrNoBox = errors.New("no box for the agent's processes")
 // error run gives then, before OptOut.
 const Ways = "a box needs a writable cgroup v2 (ralph-ci as root, with passwordless sudo, or in a cgroup delegated to its user; " +
 	"a container job with `options: --privileged`) or a PID namespace (CAP_SYS_ADMIN, or unprivileged user namespaces; " +
-	"a container job with `options: --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined`); " +
+	"a container job with `options: --cap-add SYS_ADMIN --security-opt apparmor=unconfined`); " +
 	"see docs/security.md"
 
 // OptOut says how to run without a box, and what that costs: the end of

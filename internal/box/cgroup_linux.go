@@ -42,6 +42,10 @@ func openCgroup() (*cgroupRun, error) {
 	var deleg *delegation
 	dir := filepath.Join(own, "ralph-ci-"+strconv.Itoa(os.Getpid()))
 	err = os.Mkdir(dir, 0o755)
+	if errors.Is(err, syscall.EROFS) { // no user, sudo or delegation helps
+		return nil, fmt.Errorf("ralph-ci's cgroup %s is on a read-only mount, as a container's /sys/fs/cgroup is unless the container is privileged "+
+			"(a container job's `options: --privileged` makes it writable): %w", own, err)
+	}
 	if errors.Is(err, os.ErrPermission) && os.Geteuid() != 0 {
 		var serr error
 		if deleg, serr = delegateBySudo(own); serr != nil {

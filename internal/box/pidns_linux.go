@@ -55,6 +55,25 @@ func openPIDNS(exe string) (*pidnsRun, error) {
 	if msg == "" {
 		msg = err.Error()
 	}
+	const sysAdmin = "(a container job's `options: --cap-add SYS_ADMIN --security-opt apparmor=unconfined` gives the PID namespace)"
+	switch {
+	case r.userns && os.Geteuid() == 0 && seccompFiltered():
+		return nil, fmt.Errorf("ralph-ci is root without CAP_SYS_ADMIN, under a seccomp filter: a container's, as Docker makes one by default; "+
+			"it then takes a user namespace, which the filter refused (%s) %s", msg, sysAdmin)
+	case r.userns && os.Geteuid() == 0:
+		// Root without CAP_SYS_ADMIN is a container's (seccomp=unconfined
+		// alone): the kernel lets a user namespace mount a /proc only
+		// where the one it has is fully visible, and Docker masks parts.
+		return nil, fmt.Errorf("ralph-ci is root without CAP_SYS_ADMIN, as in a container; it then takes a user namespace, "+
+			"which did not give a box (%s): a user namespace may mount a /proc of its own only where /proc has nothing masked, "+
+			"and a container's has (Docker masks /proc/kcore, /proc/keys, ... unless --privileged) %s", msg, sysAdmin)
+	case !r.userns && strings.Contains(msg, "mount") && strings.Contains(msg, syscall.EACCES.Error()):
+		// EACCES, not EPERM: not a capability missing but a security
+		// module's rule, as AppArmor's docker-default has for mount.
+		return nil, fmt.Errorf("ralph-ci has CAP_SYS_ADMIN, but the shepherd may not mount in its namespace (%s): "+
+			"a security module refuses mount, as AppArmor's docker-default profile of a container does "+
+			"(a container job's `options: --security-opt apparmor=unconfined`, with --cap-add SYS_ADMIN, lets it)", msg)
+	}
 	if r.userns {
 		return nil, fmt.Errorf("without CAP_SYS_ADMIN it takes a user namespace, which this kernel refused (%s): "+
 			"unprivileged user namespaces are off (user.max_user_namespaces=0, kernel.unprivileged_userns_clone=0, "+
@@ -64,16 +83,26 @@ func openPIDNS(exe string) (*pidnsRun, error) {
 	return nil, fmt.Errorf("%s", msg)
 }
 
-// hasCap tells whether this process has capability c in effect.
-func hasCap(c uint) bool {
+// seccompFiltered tells whether this process runs under a seccomp
+// filter ("Seccomp: 2" in /proc/self/status), as a container's
+// processes do by default.
+func seccompFiltered() bool { return statusField("Seccomp") == "2" }
+
+// statusField is the value of field name in /proc/self/status, or "".
+func statusField(name string) string {
 	raw, _ := os.ReadFile("/proc/self/status")
 	for _, line := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
-			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return err == nil && n&(1<<c) != 0
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return strings.TrimSpace(v)
 		}
 	}
-	return false
+	return ""
+}
+
+// hasCap tells whether this process has capability c in effect.
+func hasCap(c uint) bool {
+	n, err := strconv.ParseUint(statusField("CapEff"), 16, 64)
+	return err == nil && n&(1<<c) != 0
 }
 
 // prepare makes attr start its process as the first of a new PID

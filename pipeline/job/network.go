@@ -68,9 +68,9 @@ func (j *Job) StartNetwork(cfg schema.Network) (_ agent.Network, stop func(), er
 			j.Log.Warn().Err(err).Msg("network: no network box (network.confinement: proxy-only): the keys stay with ralph-ci's proxy, but agents and verification commands can connect to any host directly")
 		case abi >= landlockNet && j.Host.Shepherd != "" && shepherd.Works:
 			landlock = true
-			j.Log.Info().Err(err).Int("abi", abi).Msg("network: no network box (it needs root): Landlock lets agents and verification commands connect over TCP to ralph-ci's proxy's port alone (not UDP, and not a test's own server on another port)")
+			j.Log.Info().Err(err).Int("abi", abi).Msg("network: no network box (it needs root with CAP_SYS_ADMIN and CAP_NET_ADMIN): Landlock lets agents and verification commands connect over TCP to ralph-ci's proxy's port alone (not UDP, and not a test's own server on another port)")
 		default:
-			return nil, nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: no network box for the agents here (%w) and no Landlock network rules (Linux 6.7): the box needs root (GitHub's hosted runners with sudo, a container job); network.confinement: proxy-only runs without one, where the keys still stay with ralph-ci's proxy but every process can connect to any host directly", err))
+			return nil, nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: no network box for the agents here (%w) and no Landlock network rules (Linux 6.7): the box needs root with CAP_SYS_ADMIN and CAP_NET_ADMIN (GitHub's hosted runners with sudo, a container job with --privileged); network.confinement: proxy-only runs without one, where the keys still stay with ralph-ci's proxy but every process can connect to any host directly", err))
 		}
 		box = nil
 		if ln, err = net.Listen("tcp4", "127.0.0.1:0"); err != nil {

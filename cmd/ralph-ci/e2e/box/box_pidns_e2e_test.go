@@ -260,7 +260,7 @@ exec setpriv --reuid="$U" --regid="$G" --clear-groups "$BIN" run --max-rotations
 		t.Errorf("exit %d, want 1", code)
 	}
 	for _, want := range []string{"cgroup:", "PID namespace:", "user namespace", "max_user_namespaces",
-		"--privileged", "--cap-add SYS_ADMIN", "seccomp=unconfined", "run --box off", "box: {mode: off}"} {
+		"--privileged", "--cap-add SYS_ADMIN", "apparmor=unconfined", "run --box off", "box: {mode: off}"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the refusal does not say %q:\n%s", want, out)
 		}

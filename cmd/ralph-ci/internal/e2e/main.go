@@ -28,8 +28,16 @@ import (
 // ralph-ci's main (cli.Run). Run as the shepherd, internal/shepherd's init
 // takes it before this.
 func Main(m *testing.M) {
-	testscript.Main(m, map[string]func(){"ralph-ci": cli.Run})
+	commands := map[string]func(){"ralph-ci": cli.Run}
+	for name, f := range helperCommands {
+		commands[name] = f
+	}
+	testscript.Main(m, commands)
 }
+
+// helperCommands are the other names the test binary answers to: the
+// helpers the tests start (a simulated container's, on Linux).
+var helperCommands = map[string]func(){}
 
 // Root is the path of elem in the module's root folder (the first folder
 // up from the test's own with a go.mod), so that a test reads the
