@@ -32,7 +32,7 @@ type Held struct {
 
 // Cleaned is what was taken back from a user (nothing here).
 type Cleaned struct {
-	Killed             []Proc
+	Killed, Alive      []Proc
 	Revoked, GivenBack []string
 }
 

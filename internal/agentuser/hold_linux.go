@@ -13,13 +13,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// LockDir is the root-only folder that holds a lock file per user of the
-// agent: a run holds its user's lock (flock) while it lives, so the
-// kernel releases it when the run ends, killed or not. The file also
-// records what the run gave its user (ACL entries, the lent tree), for
-// whoever holds the user next to take back what a killed run left.
-const LockDir = "/run/ralph-ci-agent-users"
-
 // Held is a user of the agent held by this run: the pool's user held
 // alone, or a user the config names, shared with the runs that name it
 // too.
@@ -38,14 +31,17 @@ type Held struct {
 
 // Cleaned is what was taken back from a user.
 type Cleaned struct {
-	Killed    []Proc   // processes of its uid, killed
+	Killed []Proc // processes of its uid, killed (a user of the pool)
+	// Alive are processes of its uid left alive: a user the config
+	// names may be a user of the machine's (a runner's service).
+	Alive     []Proc
 	Revoked   []string // folders whose ACL entry for it was removed
 	GivenBack []string // work trees given back to their owner
 }
 
 // Empty tells whether nothing was taken back.
 func (c Cleaned) Empty() bool {
-	return len(c.Killed) == 0 && len(c.Revoked) == 0 && len(c.GivenBack) == 0
+	return len(c.Killed) == 0 && len(c.Alive) == 0 && len(c.Revoked) == 0 && len(c.GivenBack) == 0
 }
 
 // Take holds a user for the run. pool (box.user auto): the first of
@@ -53,8 +49,11 @@ func (c Cleaned) Empty() bool {
 // every one is held, waiting tells who holds them and Take waits for one
 // to end (or ctx). Else the user name (never made), held shared with the
 // runs that name it too; a pool run holding it is waited for. Whoever
-// holds a user alone first kills every process of its uid (a killed
-// run's leftovers) and takes back what a killed run gave it.
+// holds a user alone first takes back what a killed run gave it, and
+// kills every process of its uid (a killed run's leftovers) when it is
+// the pool's; a user the config names may be a user of the machine
+// (whose processes are not ralph-ci's to kill): its live processes are
+// listed (Cleaned.Alive).
 func Take(ctx context.Context, name string, pool bool, waiting func([]string)) (*Held, error) {
 	return take(ctx, LockDir, name, pool, waiting)
 }
@@ -86,7 +85,7 @@ func take(ctx context.Context, dir, name string, pool bool, waiting func([]strin
 			}
 			h.User = u
 			if !h.Shared {
-				h.Cleaned, err = h.clean(true)
+				h.Cleaned, err = h.clean(pool, !pool)
 				if err == nil && !pool {
 					err = flock(h.f, unix.LOCK_SH) // from alone to shared: others that name it may come
 				}
@@ -182,9 +181,9 @@ func (h *Held) note(r record) error {
 
 // clean takes back what the user's record says runs gave it and did not
 // take back (ACL entries, lent trees), and empties the record; first,
-// with kill, it kills every process of the user's uid. Only while the
-// user is held alone.
-func (h *Held) clean(kill bool) (Cleaned, error) {
+// with kill, it kills every process of the user's uid, or with list it
+// lists them. Only while the user is held alone.
+func (h *Held) clean(kill, list bool) (Cleaned, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var c Cleaned
@@ -195,6 +194,8 @@ func (h *Held) clean(kill bool) (Cleaned, error) {
 		if err != nil {
 			return c, err
 		}
+	} else if list {
+		c.Alive = userProcs(h.UID)
 	}
 	if _, err := h.f.Seek(0, io.SeekStart); err != nil {
 		return c, err
@@ -258,5 +259,5 @@ func (h *Held) Release() (Cleaned, error) {
 	if h.Shared && flock(h.f, unix.LOCK_EX|unix.LOCK_NB) != nil {
 		return Cleaned{}, nil // another run holds it still: the last one takes them back
 	}
-	return h.clean(false)
+	return h.clean(false, false)
 }

@@ -61,6 +61,17 @@ func killUser(uid int) ([]Proc, error) {
 	}
 }
 
+// userProcs lists the processes of uid that are alive.
+func userProcs(uid int) []Proc {
+	var out []Proc
+	for _, pid := range userPIDs(uid) {
+		if comm, ok := procOf(pid, uid); ok {
+			out = append(out, Proc{pid, comm})
+		}
+	}
+	return out
+}
+
 // userPIDs lists the processes of uid that are alive (not zombies).
 func userPIDs(uid int) []int {
 	entries, _ := os.ReadDir("/proc")

@@ -8,6 +8,13 @@ import (
 	"strings"
 )
 
+// LockDir is the root-only folder that holds a lock file per user of the
+// agent: a run holds its user's lock (flock) while it lives, so the
+// kernel releases it when the run ends, killed or not. The file also
+// records what the run gave its user (ACL entries, the lent tree), for
+// whoever holds the user next to take back what a killed run left.
+const LockDir = "/run/ralph-ci-agent-users"
+
 // PoolSize is how many users the pool has (DefaultName, DefaultName-2,
 // ... DefaultName-16): as many root runs at once on one machine get a
 // user each; one more waits until a run ends. Users are made when a run

@@ -82,9 +82,15 @@ func logCleaned(ev *zerolog.Event, u agentuser.User, c agentuser.Cleaned, msg st
 	if c.Empty() {
 		return
 	}
-	killed := make([]string, len(c.Killed))
-	for i, p := range c.Killed {
-		killed[i] = fmt.Sprintf("%d (%s)", p.PID, p.Comm)
+	procs := func(ps []agentuser.Proc) []string {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = fmt.Sprintf("%d (%s)", p.PID, p.Comm)
+		}
+		return out
 	}
-	ev.Str("user", u.Name).Int("uid", u.UID).Strs("killed", killed).Strs("acl_removed", c.Revoked).Strs("given_back", c.GivenBack).Msg(msg)
+	if len(c.Alive) > 0 {
+		ev.Strs("alive", procs(c.Alive)).Str("note", "processes of a user box.user names are not ralph-ci's to kill: they may reach this run's agent")
+	}
+	ev.Str("user", u.Name).Int("uid", u.UID).Strs("killed", procs(c.Killed)).Strs("acl_removed", c.Revoked).Strs("given_back", c.GivenBack).Msg(msg)
 }
