@@ -140,6 +140,9 @@ func flock(f *os.File, how int) error {
 // lockDir makes dir, root's alone, or checks that it is: a folder (not
 // a link) of uid 0 that no one else may change.
 func lockDir(dir string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil { // a container without /run
+		return fmt.Errorf("the agent users' lock folder: %w", err)
+	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("the agent users' lock folder: %w", err)
 	}

@@ -458,3 +458,43 @@ func logLine(stderr []byte, msg string) string {
 	}
 	return ""
 }
+
+// A root run that finds every user of the pool held waits, says so in
+// its log, and goes on once one is let go: here the test holds every
+// user no run holds, and lets them go when the run says it waits.
+func TestAgentUserWaitsForAFreeUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("ralph-ci as root only")
+	}
+	bin := e2e.RalphBinary(t)
+	tree := peerRepo(t, filepath.Join(t.TempDir(), "a"), killedAgent, "user: auto")
+	release := holdPoolBut(t, "")
+	defer release()
+	cmd, logFile := ralphStarted(t, bin, tree, append(os.Environ(), "ROLE=next"))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	const waiting = "box: every user of the agent's pool is held by another run on this machine: waiting for one to end"
+	guard := time.After(2 * time.Minute)
+	for {
+		b, _ := os.ReadFile(logFile)
+		if logLine(b, waiting) != "" {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the run ended without waiting (%v):\n%s", err, b)
+		case <-guard:
+			t.Fatalf("the run did not say it waits:\n%s", b)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	release()
+	err := <-done
+	stderr, _ := os.ReadFile(logFile)
+	if err != nil || !bytes.Contains(stderr, []byte("all specs verified")) {
+		t.Fatalf("the run did not end verified once a user was free (%v):\n%s", err, stderr)
+	}
+	if name, _ := e2e.AgentUserOf(stderr); !agentuser.InPool(name) {
+		t.Errorf("the run's agent ran as %q", name)
+	}
+}
