@@ -78,7 +78,7 @@ func take(ctx context.Context, dir, name string, pool bool, waiting func([]strin
 			return nil, err
 		}
 		if h != nil {
-			u, err := Ensure(h.Name, pool)
+			u, err := ensureOne(dir, h.Name, pool)
 			if err != nil {
 				h.f.Close()
 				return nil, err
@@ -107,6 +107,21 @@ func take(ctx context.Context, dir, name string, pool bool, waiting func([]strin
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// ensureOne is Ensure, one run at a time: useradd fails while another
+// holds /etc/passwd's lock, and runs at once make users of the pool at
+// once.
+func ensureOne(dir, name string, create bool) (User, error) {
+	if u, err := lookup(name); err == nil || !create {
+		return u, err
+	}
+	unlock, err := dirLock(dir, ".useradd")
+	if err != nil {
+		return User{}, err
+	}
+	defer unlock()
+	return Ensure(name, create)
 }
 
 // tryHold takes name's lock without waiting: alone, or (shared) with
@@ -160,14 +175,17 @@ func lockDir(dir string) error {
 // entry added or removed, a write): runs at once change the same folders
 // (/root, a shared temporary folder), and without it one run's write
 // drops the entry another run's added meanwhile.
-func aclEdits(dir string) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, ".acl"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+func aclEdits(dir string) (unlock func(), err error) { return dirLock(dir, ".acl") }
+
+// dirLock takes the lock name of the lock folder dir, waiting for it.
+func dirLock(dir, name string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("the ACL lock: %w", err)
+		return nil, fmt.Errorf("the lock %s: %w", name, err)
 	}
 	if err := flock(f, unix.LOCK_EX); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("the ACL lock: %w", err)
+		return nil, fmt.Errorf("the lock %s: %w", name, err)
 	}
 	return func() { f.Close() }, nil
 }
