@@ -202,3 +202,23 @@ func TestKillUser(t *testing.T) {
 		t.Error("killUser(0) was tried")
 	}
 }
+
+// BenchmarkTakeAndRelease is what holding a user costs a run: its lock,
+// the scan of /proc for its processes, and letting it go. Root only (the
+// lock folder is root's); a user of the machine (nobody), held in a lock
+// folder of the test's, so no run's user is touched.
+func BenchmarkTakeAndRelease(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("root only")
+	}
+	dir := filepath.Join(b.TempDir(), "locks")
+	for b.Loop() {
+		h, err := take(context.Background(), dir, "nobody", false, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := h.Release(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
