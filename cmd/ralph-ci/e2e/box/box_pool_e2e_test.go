@@ -24,8 +24,9 @@ import (
 
 // peerAttack is the agent of one of two root runs at once ($ME, the
 // other is $OTHER; $XCHG is a folder both may write). It keeps a secret
-// in its work tree, HOME and scratch, tells the other where they are and
-// its PID, waits for the other's, then tries, one line each in
+// in its work tree, HOME and scratch, tells the other where they are,
+// waits for the other's and for the other's PID (as the machine sees it:
+// $XCHG/$OTHER.pid, which the test writes), then tries, one line each in
 // $XCHG/$ME-attempts, to read and write the other's tree, HOME and
 // scratch, to signal the other's agent (kill -0: the permission check
 // alone) and to read its /proc/PID/environ. It waits until the other
@@ -39,7 +40,9 @@ if [ "$RALPH_ITERATION" = 1 ]; then
   echo "secret-of-$ME" > tree-secret && echo "secret-of-$ME" > "$HOME/home-secret" && echo "secret-of-$ME" > "$TMPDIR/scratch-secret"
   printf '%s\n%s\n%s\n%s\n%s\n' "$PWD" "$HOME" "$TMPDIR" "$$" "$(id -u)" > "$XCHG/$ME.tmp" && mv "$XCHG/$ME.tmp" "$XCHG/$ME"
   await "$XCHG/$OTHER"
-  { read -r T; read -r H; read -r S; read -r P; } < "$XCHG/$OTHER"
+  { read -r T; read -r H; read -r S; } < "$XCHG/$OTHER"
+  await "$XCHG/$OTHER.pid"
+  read -r P < "$XCHG/$OTHER.pid"
   try tree-read cat "$T/tree-secret"
   try tree-list ls "$T"
   try tree-write touch "$T/planted-by-$ME"
@@ -81,18 +84,24 @@ func peerRepo(t *testing.T, dir, script, box string) string {
 // gives it, with no PID namespace and no Landlock (box mode off,
 // landlock off: the uid alone holds): each agent tries to read and write
 // the other's work tree, HOME and scratch, to signal the other's agent
-// and to read its /proc/PID/environ, and every attempt fails; both loops
-// end verified; the search-only ACL entries the runs added (on the
-// test's 0700 folder above both trees) are gone after them. The control
-// is one user named in both configs (box.user NAME, shared by choice):
-// then every attempt gets through.
+// and to read its /proc/PID/environ, and every attempt fails by uid;
+// both loops end verified; the search-only ACL entries the runs added
+// (on the test's 0700 folder above both trees) are gone after them. In
+// the default box too (a PID namespace here, where the other's agent is
+// not even seen, or a cgroup). The control is one user named in both
+// configs (box.user NAME, shared by choice): then every attempt gets
+// through.
 func TestAgentUsersOfRunsAtOnceAreApart(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("ralph-ci as root only")
 	}
 	bin := e2e.RalphBinary(t)
 	removeNewPoolUsers(t)
-	for _, c := range []struct{ name, user string }{{"pool", "auto"}, {"one named user", "ralph-ci-test-shared"}} {
+	for _, c := range []struct{ name, user, box string }{
+		{"pool", "auto", "mode: off, landlock: off"},
+		{"pool in the default box", "auto", "mode: auto"},
+		{"one named user", "ralph-ci-test-shared", "mode: off, landlock: off"},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.user != "auto" {
 				makeUser(t, c.user)
@@ -103,7 +112,10 @@ func TestAgentUsersOfRunsAtOnceAreApart(t *testing.T) {
 				t.Fatal(err)
 			}
 			xchg := agentDir(t)
-			box := "mode: off, landlock: off, user: " + c.user
+			box := c.box + ", user: " + c.user
+			if c.box == "mode: auto" {
+				box += ", writable: [" + e2e.RecordsRoot + "]"
+			}
 			trees := map[string]string{"a": peerRepo(t, filepath.Join(work, "a"), peerAttack, box), "b": peerRepo(t, filepath.Join(work, "b"), peerAttack, box)}
 			type result struct {
 				code           int
@@ -112,6 +124,8 @@ func TestAgentUsersOfRunsAtOnceAreApart(t *testing.T) {
 			results := map[string]result{}
 			var mu sync.Mutex
 			var wg sync.WaitGroup
+			stop := make(chan struct{})
+			go tellPIDs(t, xchg, stop)
 			for me, other := range map[string]string{"a": "b", "b": "a"} {
 				wg.Add(1)
 				go func() {
@@ -124,6 +138,7 @@ func TestAgentUsersOfRunsAtOnceAreApart(t *testing.T) {
 				}()
 			}
 			wg.Wait()
+			close(stop)
 			read := func(name string) string { b, _ := os.ReadFile(filepath.Join(xchg, name)); return string(b) }
 			uids := map[int]string{}
 			for _, me := range []string{"a", "b"} {
@@ -165,7 +180,8 @@ func TestAgentUsersOfRunsAtOnceAreApart(t *testing.T) {
 					if !strings.Contains(read(me+"-attempts"), "denied "+a+": ") {
 						t.Errorf("agent %s: attempt %s was not denied:\n%s", me, a, read(me+"-attempts"))
 					}
-					if e := read(me + "-err-" + a); !strings.Contains(e, "ermission denied") && !strings.Contains(e, "ot permitted") {
+					byNS := c.box == "mode: auto" && (a == "signal" || a == "environ") // a PID namespace may hide the other
+					if e := read(me + "-err-" + a); !byNS && !strings.Contains(e, "ermission denied") && !strings.Contains(e, "ot permitted") {
 						t.Errorf("agent %s: attempt %s failed, but not by uid: %q", me, a, e)
 					}
 					if got := read(me + "-got-" + a); strings.Contains(got, "secret-of-") || (a == "environ" && got != "") {
@@ -179,6 +195,57 @@ func TestAgentUsersOfRunsAtOnceAreApart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tellPIDs writes, for each agent of peerAttack ($XCHG/a and $XCHG/b
+// once they are there), its PID as the machine sees it to $XCHG/NAME.pid:
+// the process whose name is sh, whose command ends in agent.sh and whose
+// environment has XCHG=xchg and ME=NAME. It stops at stop.
+func tellPIDs(t *testing.T, xchg string, stop <-chan struct{}) {
+	told := map[string]bool{}
+	for len(told) < 2 {
+		for _, me := range []string{"a", "b"} {
+			if _, err := os.Stat(filepath.Join(xchg, me)); err != nil || told[me] {
+				continue
+			}
+			if pid := agentPID(xchg, me); pid > 0 {
+				tmp := filepath.Join(xchg, me+".pid.tmp")
+				if err := os.WriteFile(tmp, []byte(fmt.Sprintf("%d\n", pid)), 0o644); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := os.Rename(tmp, filepath.Join(xchg, me+".pid")); err != nil {
+					t.Error(err)
+					return
+				}
+				told[me] = true
+			}
+		}
+		select {
+		case <-stop:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// agentPID is the PID of peerAttack's agent me (tellPIDs), 0 for none.
+func agentPID(xchg, me string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
+			continue
+		}
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if string(comm) == "sh\n" && bytes.HasSuffix(cmdline, []byte("agent.sh\x00")) &&
+			bytes.Contains(env, []byte("\x00XCHG="+xchg+"\x00")) && bytes.Contains(env, []byte("\x00ME="+me+"\x00")) {
+			return pid
+		}
+	}
+	return 0
 }
 
 // makeUser makes a system user for the test and removes it after.
