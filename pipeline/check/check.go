@@ -22,7 +22,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
-	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
@@ -31,7 +30,6 @@ type Options struct {
 	// Wait is how long to read the answers again while a checkpoint waits
 	// for one (0: read once); Every how often (DefaultPollInterval).
 	Wait, Every time.Duration
-	Deliver     string // --deliver ("": the config's delivery.mode)
 	// JSON prints one JSON document (Report) instead of the lines.
 	JSON bool
 }
@@ -59,16 +57,17 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 	// sweep judges each one.
 	sweep := j.Env.PR.Sweep() || j.Env.PR.EventName == "pull_request_target"
 	queue := j.Env.PR.EventName == "merge_group" // the group's pull requests are judged by their statuses
-	p, err := j.LoadSpecs(sweep || queue)
+	t, err := j.Trust(sweep || queue)
 	if err != nil {
 		if !sweep && !queue { // a broken config fails the gate of the pull request
 			j.BrokenGate(ctx, err)
 		}
 		return err
 	}
+	p := t.Project
 	var warnings []string
-	if mode, merr := job.DeliveryMode(o.Deliver, p.Config); merr == nil && !sweep {
-		warnings = doctorWarnings(ctx, j, p, mode)
+	if !sweep {
+		warnings = doctorWarnings(ctx, t)
 	}
 	if rep != nil {
 		rep.fill(p, warnings)
@@ -90,7 +89,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 	if sweep { // each pull request's delivered state is judged on its own events
 		err = sweepPulls(ctx, j, p, o.Wait)
 	} else {
-		err = Gate(ctx, j, p, o)
+		err = Gate(ctx, t, o)
 	}
 	if exitcode.Of(err) == exitcode.Interrupted {
 		return exitcode.New(sig.Code(), err)
@@ -110,14 +109,11 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 // pr, delivered's rule), else ralph-ci's own earlier gate status on the
 // head (verifiedEarlier). The exit code is the checkpoints', then
 // delivery pr's rule.
-func Gate(ctx context.Context, j *job.Session, p *project.Project, o Options) (err error) {
+func Gate(ctx context.Context, j *job.Trusted, o Options) (err error) {
 	if o.Every <= 0 {
 		return exitcode.Usagef("--poll-interval %v: want a positive duration", o.Every)
 	}
-	mode, err := job.DeliveryMode(o.Deliver, p.Config)
-	if err != nil {
-		return err
-	}
+	p, mode := j.Project, j.Mode
 	if pr, ok, _ := j.PullRequest(); ok && j.Env.PR.Token == "" {
 		return exitcode.New(exitcode.Failure, fmt.Errorf("pull request #%d and no GitHub token: check reads the answers and posts the checkpoints through the GitHub API; %s", pr, giveToken))
 	}
@@ -153,7 +149,7 @@ func Gate(ctx context.Context, j *job.Session, p *project.Project, o Options) (e
 		}
 		return err
 	}
-	head, why, derr := delivered(ctx, j, p, mode)
+	head, why, derr := delivered(ctx, j)
 	if onPR {
 		s := gate.Standing{Checkpoints: res, Unverified: why, Failed: derr}
 		if mode.Gate == deliver.GateOwnStatus && derr == nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
-	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
@@ -17,8 +16,9 @@ import (
 // head, and the loop's state saved in git for its head branch. It
 // returns the head and why the rule does not hold (nothing when it does,
 // or under a mode whose gate asks for another rule).
-func delivered(ctx context.Context, j *job.Session, p *project.Project, mode deliver.Mode) (string, []string, error) {
-	if mode.Gate != deliver.GateDeliveredState {
+func delivered(ctx context.Context, j *job.Trusted) (string, []string, error) {
+	p := j.Project
+	if j.Mode.Gate != deliver.GateDeliveredState {
 		return "", nil, nil
 	}
 	ev, err := j.Event(ctx)

@@ -18,9 +18,7 @@ import (
 
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
-	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
-	"github.com/ralph-ci/ralph-ci/schema"
 )
 
 // Job is one invocation of a command: the flags every command takes, where
@@ -41,25 +39,15 @@ type Job struct {
 	Host *agent.Host
 	// Version is ralph-ci's version, recorded in the state's lock.
 	Version string
+	// Deliver is --deliver MODE of run, check and plan ("": the
+	// config's delivery.mode); Session.Trust chooses the mode from it.
+	Deliver string
 
 	// hidden is the credential actions/checkout persisted, as
 	// UseGitCredential took it (a fork push gives it back to origin's
 	// commands), and hiddenValues its secrets, which the run's host masks.
 	hidden       []igit.Credential
 	hiddenValues []string
-}
-
-// DeliveryMode is the mode the --deliver flag names, else the config's
-// delivery.mode (the schema allows only the registry's).
-func DeliveryMode(flag string, cfg *schema.Config) (deliver.Mode, error) {
-	if flag == "" {
-		return deliver.ModeNamed(cfg.Delivery.Mode)
-	}
-	m, err := deliver.ModeNamed(flag)
-	if err != nil {
-		return m, exitcode.Usagef("--deliver %q: want %s", flag, deliver.OrList(deliver.ModeNames()))
-	}
-	return m, nil
 }
 
 // Shown prints, one line each, where things stand, logs msg and returns

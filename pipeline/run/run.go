@@ -60,16 +60,12 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	// (never the fork's code before ralph-ci runs), which may have no
 	// specs yet: the loop's are those of the pull request's head, loaded
 	// once the delivery has checked it out.
-	p, err := j.LoadSpecs(fork)
+	t, err := j.Trust(fork)
 	if err != nil {
 		return err
 	}
-	mode, err := job.DeliveryMode(o.Deliver, p.Config)
-	if err != nil {
-		return err
-	}
-	m := &o.Matrix
-	if err := m.Check(mode); err != nil {
+	p, m := t.Project, &o.Matrix
+	if err := m.Check(t.Mode); err != nil {
 		return err
 	}
 	box, unbox, err := j.OpenBox(o.Box, p.Config.Box.Mode)
@@ -86,16 +82,17 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	restore := j.UseGitCredential(ctx, p.Root)
 	defer restore()
-	p, dl, err := setupDelivery(ctx, j, p, mode)
+	dl, err := setupDelivery(ctx, t)
 	if err != nil {
 		return err
 	}
+	p = t.Project
 	if len(p.Specs) == 0 { // a fork's run that did not move to its head (not --deliver pr): no specs is an error, as anywhere
 		_, err := j.Load()
 		return err
 	}
 	if dl != nil {
-		if err := m.Prepare(ctx, j, j.Log, p, mode, dl.session); err != nil {
+		if err := m.Prepare(ctx, j, j.Log, p, t.Mode, dl.session); err != nil {
 			return err
 		}
 	}
