@@ -14,7 +14,7 @@ import (
 // once it is built.
 type HostPolicy struct {
 	Box     Box           // OpenBox
-	Network agent.Network // StartNetwork; nil for none
+	Network agent.Network // network.Start; nil for none
 	// Config gives environment.remove and the variables the agents
 	// declare (model_api).
 	Config *schema.Config

@@ -20,6 +20,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/matrix"
+	"github.com/ralph-ci/ralph-ci/pipeline/network"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
@@ -96,7 +97,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 			return err
 		}
 	}
-	network, stopNetwork, err := j.StartNetwork(p.Config.Network)
+	nw, stopNetwork, err := network.Start(p.Config.Network, j.Host.Shepherd, j.Log)
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	}
 	defer unscratch()
 	eo := engineOptions(j, p, o)
-	eo.Host = j.RunHost(job.HostPolicy{Box: box, Network: network, Config: p.Config, Fork: fork, User: user, Writes: writes})
+	eo.Host = j.RunHost(job.HostPolicy{Box: box, Network: nw, Config: p.Config, Fork: fork, User: user, Writes: writes})
 	if m.Shard == "" { // a shard's checkpoints wait for the integration
 		if eo.Checkpoints, err = j.Channel(ctx, p); err != nil {
 			return err
