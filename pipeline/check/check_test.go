@@ -25,9 +25,9 @@ func write(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func newJob(dir string) (*job.Job, *bytes.Buffer) {
+func newJob(dir string) (*job.Session, *bytes.Buffer) {
 	var stdout bytes.Buffer
-	return &job.Job{Dir: dir, Stdout: &stdout, Log: zerolog.Nop(), Version: "test"}, &stdout
+	return &job.Session{Dir: dir, Stdout: &stdout, Log: zerolog.Nop(), Version: "test"}, &stdout
 }
 
 // TestRunListsSpecsAndWarns: check of a valid project on a laptop lists

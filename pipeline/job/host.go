@@ -30,7 +30,7 @@ type HostPolicy struct {
 
 // RunHost builds the host every process of a run starts through, once,
 // with its final policy: the door's secrets, model keys and shepherd
-// (Job.Host, which it does not change), the credential actions/checkout
+// (Session.Host, which it does not change), the credential actions/checkout
 // persisted (UseGitCredential, masked), the box and the network, the
 // config's environment.remove, a fork's allow-list, what the processes
 // may change (Landlock, which never grants ralph-ci's own git folder) and

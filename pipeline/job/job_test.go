@@ -85,7 +85,7 @@ func TestExit(t *testing.T) {
 // back already shown.
 func TestShown(t *testing.T) {
 	var stdout bytes.Buffer
-	j := &Job{Stdout: &stdout, Log: zerolog.Nop()}
+	j := &Session{Stdout: &stdout, Log: zerolog.Nop()}
 	if err := j.Shown([]string{"a\tapproved"}, exitcode.OK, "all approved"); err != nil {
 		t.Errorf("OK: %v", err)
 	}
@@ -107,7 +107,7 @@ func TestLoadPrintsProblems(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout bytes.Buffer
-	j := &Job{Dir: dir, Stdout: &stdout, Log: zerolog.Nop()}
+	j := &Session{Dir: dir, Stdout: &stdout, Log: zerolog.Nop()}
 	j.Env.Actions.Actions = true
 	_, err := j.Load()
 	var ce *exitcode.Error

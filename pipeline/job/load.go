@@ -14,7 +14,7 @@ import (
 
 // Load loads the config and specs, printing every problem (and, on
 // GitHub Actions, annotating its line).
-func (j *Job) Load() (*project.Project, error) {
+func (j *Session) Load() (*project.Project, error) {
 	return j.load(false)
 }
 
@@ -23,7 +23,7 @@ func (j *Job) Load() (*project.Project, error) {
 // a pull request brings them; run on a fork's pull request: the job's
 // checkout is the default branch, and the loop's specs are those of the
 // pull request's head, which the delivery checks out).
-func (j *Job) load(noSpecsOK bool) (*project.Project, error) {
+func (j *Session) load(noSpecsOK bool) (*project.Project, error) {
 	p, err := project.Load(j.Dir, j.Config)
 	if none := (*discovery.NoSpecsError)(nil); noSpecsOK && p != nil && errors.As(err, &none) {
 		j.Log.Info().Str("reason", err.Error()).Msg("no specs in the checkout: the pull requests' own specs are read at their heads")

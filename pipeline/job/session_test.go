@@ -25,7 +25,7 @@ func TestSessionReadsTheEventOnce(t *testing.T) {
 	open := func(repo, file string) (*Session, *bytes.Buffer) {
 		var log bytes.Buffer
 		name, _, _ := strings.Cut(file, ".") // the event the example is of
-		j := &Job{Log: zerolog.New(&log).Level(zerolog.DebugLevel)}
+		j := &Session{Log: zerolog.New(&log).Level(zerolog.DebugLevel)}
 		j.Env.PR = prchannel.Env{Repository: repo, EventName: name, EventPath: filepath.Join(events, file)}
 		return Open(j), &log
 	}

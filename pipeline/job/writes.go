@@ -22,7 +22,7 @@ import (
 // the scratch folder, /dev's devices, box.writable, and each process's
 // HOME and tool folders, never ralph-ci's own git folder. The log says
 // once what holds, or that nothing does and what that costs.
-func (j *Job) UseWrites(root string, box schema.Box, user *agentuser.Run) (*agent.Writes, func(), error) {
+func (j *Session) UseWrites(root string, box schema.Box, user *agentuser.Run) (*agent.Writes, func(), error) {
 	removeStaleScratch()
 	scratch, err := os.MkdirTemp("", scratchPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {

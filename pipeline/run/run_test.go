@@ -72,9 +72,9 @@ func git(t *testing.T, dir string, args ...string) string {
 
 // newJob is a job on dir outside GitHub Actions: stdout and the log in
 // buffers.
-func newJob(dir string) (*job.Job, *bytes.Buffer, *bytes.Buffer) {
+func newJob(dir string) (*job.Session, *bytes.Buffer, *bytes.Buffer) {
 	var stdout, log bytes.Buffer
-	return &job.Job{Dir: dir, Stdout: &stdout, Log: zerolog.New(&log), Host: &agent.Host{}, Version: "test"}, &stdout, &log
+	return &job.Session{Dir: dir, Stdout: &stdout, Log: zerolog.New(&log), Host: &agent.Host{}, Version: "test"}, &stdout, &log
 }
 
 // reportExit reads the exit of the JSON report at path.

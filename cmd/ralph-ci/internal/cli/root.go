@@ -22,11 +22,11 @@ import (
 )
 
 // GlobalOptions are the flags every subcommand takes and the job they
-// make (job.Job: -C, --config, the writers, the log, the environment read
+// make (job.Session: -C, --config, the writers, the log, the environment read
 // once at the door, the agent host), which each command hands to its one
 // function below.
 type GlobalOptions struct {
-	job.Job
+	job.Session
 	logFormat string
 	logLevel  string
 
@@ -43,7 +43,7 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.
 	if env.Actions.Actions { // the runner reads the log for workflow commands: only ralph-ci's own may be one
 		stdout, stderr = actions.NewGuard(stdout), actions.NewGuard(stderr)
 	}
-	opts := &GlobalOptions{Job: job.Job{Stdout: stdout, Env: env, Host: &agent.Host{}, Version: versionString()}, stdin: stdin, stderr: stderr}
+	opts := &GlobalOptions{Session: job.Session{Stdout: stdout, Env: env, Host: &agent.Host{}, Version: versionString()}, stdin: stdin, stderr: stderr}
 	token, err := readToken(getenv)
 	opts.Env.PR.Token = token
 	if err == nil {
@@ -201,7 +201,7 @@ func withFlagSuggestion(c *cobra.Command, err error) error {
 
 // session is the job session of the command that runs (job.Open): built
 // once, at the door, and handed to the command's one function.
-func (o *GlobalOptions) session() *job.Session { return job.Open(&o.Job) }
+func (o *GlobalOptions) session() *job.Session { return job.Open(&o.Session) }
 
 // modelKeys are the model APIs' keys among the sealed entries, for the
 // proxy (agent.Host.Keys).
