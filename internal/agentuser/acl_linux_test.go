@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -220,5 +221,37 @@ func BenchmarkTakeAndRelease(b *testing.B) {
 		if _, err := h.Release(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A user whose HOME a live ralph-ci made (one before the pool, which
+// takes no lock) is not free; once that ralph-ci is gone it is.
+func TestUnlockedRunUses(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("root only")
+	}
+	const uid = 4245
+	live := exec.Command("sleep", "600") // stands for the older ralph-ci
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	home, err := os.MkdirTemp("", homePrefix+strconv.Itoa(live.Process.Pid)+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(home)
+	if err := os.Chown(home, uid, uid); err != nil {
+		t.Fatal(err)
+	}
+	if !unlockedRunUses(uid) {
+		t.Error("the user of a live run's HOME was taken as free")
+	}
+	if unlockedRunUses(uid + 1) {
+		t.Error("another user was taken as used")
+	}
+	_ = live.Process.Kill()
+	_ = live.Wait()
+	if unlockedRunUses(uid) {
+		t.Error("the user of a gone run's HOME was taken as used")
 	}
 }

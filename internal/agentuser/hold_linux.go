@@ -72,6 +72,12 @@ func take(ctx context.Context, dir, name string, pool bool, waiting func([]strin
 		_, err := firstFree(names, func(n string) (bool, error) {
 			var err error
 			h, err = tryHold(dir, n, !pool)
+			if h != nil && pool {
+				if u, err := lookup(n); err == nil && unlockedRunUses(u.UID) {
+					h.f.Close()
+					h = nil
+				}
+			}
 			return h != nil, err
 		})
 		if err != nil {

@@ -38,6 +38,30 @@ func removeStaleHomes() {
 	}
 }
 
+// unlockedRunUses tells whether a live ralph-ci that takes no lock (a
+// version before the pool, still running while a newer one starts) runs
+// its agent as uid: a HOME of its own (homePrefix + its PID) is uid's
+// and that PID is alive. Its user is then not free: taking it would kill
+// that run's agent.
+func unlockedRunUses(uid int) bool {
+	entries, _ := os.ReadDir(os.TempDir())
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), homePrefix)
+		pid, _, ok2 := strings.Cut(rest, "-")
+		if !ok || !ok2 || pid == strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Lstat(filepath.Join(os.TempDir(), e.Name()), &st) != nil || int(st.Uid) != uid {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + pid); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Run is what one run gives the agent's user, taken back by Close.
 type Run struct {
 	User
