@@ -78,7 +78,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 		}
 	}
 	j.Log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
-	ctx, sig := job.SignalContext(ctx)
+	ctx, sig := exitcode.SignalContext(ctx)
 	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	if mg, ok, merr := j.MergeGroup(); merr != nil || ok {
 		if merr != nil {

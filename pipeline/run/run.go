@@ -79,7 +79,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 		return err
 	}
 	defer unuser()
-	ctx, sig := job.SignalContext(ctx)
+	ctx, sig := exitcode.SignalContext(ctx)
 	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	restore := j.UseGitCredential(ctx, p.Root)
 	defer restore()
@@ -139,7 +139,7 @@ type ran struct {
 	p        *project.Project
 	dl       *delivery
 	m        *matrix.Part
-	sig      *job.Caught
+	sig      *exitcode.Caught
 	o        Options
 	ch       gate.Channel
 	progress *progressComment
