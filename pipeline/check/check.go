@@ -22,6 +22,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
@@ -57,17 +58,16 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 	// sweep judges each one.
 	sweep := j.Env.PR.Sweep() || j.Env.PR.EventName == "pull_request_target"
 	queue := j.Env.PR.EventName == "merge_group" // the group's pull requests are judged by their statuses
-	t, err := j.Trust(sweep || queue)
+	t, p, err := j.Trust(sweep || queue)
 	if err != nil {
 		if !sweep && !queue { // a broken config fails the gate of the pull request
 			j.BrokenGate(ctx, err)
 		}
 		return err
 	}
-	p := t.Project
 	var warnings []string
 	if !sweep {
-		warnings = doctorWarnings(ctx, t)
+		warnings = doctorWarnings(ctx, t, p)
 	}
 	if rep != nil {
 		rep.fill(p, warnings)
@@ -89,7 +89,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 	if sweep { // each pull request's delivered state is judged on its own events
 		err = sweepPulls(ctx, j, p, o.Wait)
 	} else {
-		err = Gate(ctx, t, o)
+		err = Gate(ctx, t, p, o)
 	}
 	if exitcode.Of(err) == exitcode.Interrupted {
 		return exitcode.New(sig.Code(), err)
@@ -109,11 +109,11 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 // pr, delivered's rule), else ralph-ci's own earlier gate status on the
 // head (verifiedEarlier). The exit code is the checkpoints', then
 // delivery pr's rule.
-func Gate(ctx context.Context, j *job.Trusted, o Options) (err error) {
+func Gate(ctx context.Context, j *job.Trusted, p *project.Project, o Options) (err error) {
 	if o.Every <= 0 {
 		return exitcode.Usagef("--poll-interval %v: want a positive duration", o.Every)
 	}
-	p, mode := j.Project, j.Mode
+	mode := j.Mode
 	if pr, ok, _ := j.PullRequest(); ok && j.Env.PR.Token == "" {
 		return exitcode.New(exitcode.Failure, fmt.Errorf("pull request #%d and no GitHub token: check reads the answers and posts the checkpoints through the GitHub API; %s", pr, giveToken))
 	}
@@ -149,7 +149,7 @@ func Gate(ctx context.Context, j *job.Trusted, o Options) (err error) {
 		}
 		return err
 	}
-	head, why, derr := delivered(ctx, j)
+	head, why, derr := delivered(ctx, j, p)
 	if onPR {
 		s := gate.Standing{Checkpoints: res, Unverified: why, Failed: derr}
 		if mode.Gate == deliver.GateOwnStatus && derr == nil {

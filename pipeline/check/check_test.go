@@ -66,7 +66,7 @@ func TestGateRefusesNoInterval(t *testing.T) {
 	j, _ := newJob(t.TempDir())
 	p := &project.Project{Root: j.Dir, Config: &schema.Config{}}
 	var ue *exitcode.UsageError
-	if err := Gate(context.Background(), &job.Trusted{Session: job.Open(j), Project: p}, Options{}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--poll-interval") {
+	if err := Gate(context.Background(), &job.Trusted{Session: job.Open(j)}, p, Options{}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--poll-interval") {
 		t.Fatalf("Gate: %v, want a usage error about --poll-interval", err)
 	}
 }

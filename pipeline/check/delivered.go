@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
@@ -16,8 +17,7 @@ import (
 // head, and the loop's state saved in git for its head branch. It
 // returns the head and why the rule does not hold (nothing when it does,
 // or under a mode whose gate asks for another rule).
-func delivered(ctx context.Context, j *job.Trusted) (string, []string, error) {
-	p := j.Project
+func delivered(ctx context.Context, j *job.Trusted, p *project.Project) (string, []string, error) {
 	if j.Mode.Gate != deliver.GateDeliveredState {
 		return "", nil, nil
 	}

@@ -11,12 +11,12 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/doctor"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
 )
 
 // doctorWarnings are what check finds valid but that will not work as
 // expected, each with what to do. They never change the exit code.
-func doctorWarnings(ctx context.Context, j *job.Trusted) []string {
-	p := j.Project
+func doctorWarnings(ctx context.Context, j *job.Trusted, p *project.Project) []string {
 	cfg := p.Config
 	facts := doctor.Facts{
 		Agents:      map[string]doctor.Agent{},

@@ -9,30 +9,30 @@ import (
 
 // Trusted is the second step of a job session: the session once its
 // command trusts the checkout's config (run: after its guards on its own
-// push and on a fork's pull request), with the project loaded and the
-// delivery mode chosen (--deliver, else the config's delivery.mode).
-// Session.Trust alone builds it: no command holds a mode before the
-// config is read, and none chooses one on its own.
+// push and on a fork's pull request), with the delivery mode chosen
+// (--deliver, else the config's delivery.mode). Session.Trust alone
+// builds it: no command holds a mode before the config is read, and none
+// chooses one on its own.
 type Trusted struct {
 	*Session
-	// Project is the loaded project; a run that moves to the branch it
-	// delivers to loads that branch's (the mode stays the one chosen).
-	Project *project.Project
-	Mode    deliver.Mode
+	Mode deliver.Mode
 }
 
 // Trust loads the project (Load; with noSpecsOK a repository without
-// specs is loaded with none) and chooses the delivery mode.
-func (s *Session) Trust(noSpecsOK bool) (*Trusted, error) {
+// specs is loaded with none) and chooses the delivery mode from its
+// config. The project stays the command's: a run that moves to the
+// branch it delivers to loads that branch's (the mode stays the one
+// chosen).
+func (s *Session) Trust(noSpecsOK bool) (*Trusted, *project.Project, error) {
 	p, err := s.load(noSpecsOK)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mode, err := deliveryMode(s.Deliver, p.Config)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &Trusted{Session: s, Project: p, Mode: mode}, nil
+	return &Trusted{Session: s, Mode: mode}, p, nil
 }
 
 // deliveryMode is the mode the --deliver flag names, else the config's

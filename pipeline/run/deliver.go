@@ -41,29 +41,29 @@ func (d *delivery) git() deliver.Git {
 
 // setupDelivery puts the checkout on the branch the loop works on and
 // reloads the project from it (pr mode: the pull request's head, not the
-// merge ref actions/checkout leaves) into j.Project. It returns nil for
-// a mode that leaves the work in the work tree.
-func setupDelivery(ctx context.Context, j *job.Trusted) (*delivery, error) {
-	p, mode := j.Project, j.Mode
+// merge ref actions/checkout leaves). It returns nil for a mode that
+// leaves the work in the work tree.
+func setupDelivery(ctx context.Context, j *job.Trusted, p *project.Project) (*project.Project, *delivery, error) {
+	mode := j.Mode
 	if !mode.Delivers() {
-		return nil, nil
+		return p, nil, nil
 	}
 	// Absolute: git runs in the root, while -C may have named it relative
 	// to the caller; every path handed to git must hold from there.
 	root, err := filepath.Abs(p.Root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	reports, err := filepath.Abs(reportsDir(p))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := belowTopLevel(ctx, root); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g := deliver.Git{Dir: root}
 	if _, err := g.Run(ctx, "remote", "get-url", "origin"); err != nil && mode.Pushes == deliver.Yes {
-		return nil, exitcode.Usagef("--deliver %s pushes the work to the remote origin, and the repository at %s has none: add it (git remote add origin URL), or use --deliver commit (commits only) or none (docs/troubleshooting.md#no-remote-origin)", mode.Name, root)
+		return nil, nil, exitcode.Usagef("--deliver %s pushes the work to the remote origin, and the repository at %s has none: add it (git remote add origin URL), or use --deliver commit (commits only) or none (docs/troubleshooting.md#no-remote-origin)", mode.Name, root)
 	}
 	id := deliver.DefaultIdentity
 	if a := p.Config.Delivery.Author; a != nil {
@@ -72,7 +72,7 @@ func setupDelivery(ctx context.Context, j *job.Trusted) (*delivery, error) {
 	d := &delivery{mode: mode, ciWorkflows: p.Config.Delivery.CIWorkflows}
 	bd, err := j.StateBinder()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s := &deliver.Session{Git: g, StateDir: state.At(root).Path(), Identity: id, Reports: reports,
 		Binder: bd, Warn: func(msg string) { j.Log.Warn().Msg(msg) }}
@@ -80,24 +80,24 @@ func setupDelivery(ctx context.Context, j *job.Trusted) (*delivery, error) {
 	if mode.Pushes == deliver.No { // commits on the branch checked out
 		branch, _ := g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
 		s.Target = deliver.Target{Branch: branch}
-		return d, nil
+		return p, d, nil
 	}
 	t, ev, err := j.Target(ctx, g, p.Config, mode)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d.event = ev
 	start, err := deliver.Prepare(ctx, g, t)
 	if err != nil {
-		return nil, exitcode.New(exitcode.Failure, err)
+		return nil, nil, exitcode.New(exitcode.Failure, err)
 	}
 	s.Target, s.Push, d.start = t, true, start
 	j.Log.Info().Str("branch", t.Branch).Str("start", start).Bool("fork", t.Fork).Msg("delivery: working on the branch")
 	// The branch's own config and specs.
-	if j.Project, err = j.Load(); err != nil {
-		return nil, err
+	if p, err = j.Load(); err != nil {
+		return nil, nil, err
 	}
-	return d, nil
+	return p, d, nil
 }
 
 // finish opens or updates the pull request of ralph-ci's own branch (a

@@ -24,11 +24,10 @@ func Plan(ctx context.Context, j *job.Session, o PlanOptions) error {
 	if o.Shards < 1 {
 		return exitcode.Usagef("--shards %d: want 1 or more", o.Shards)
 	}
-	t, err := j.Trust(false)
+	t, p, err := j.Trust(false)
 	if err != nil {
 		return err
 	}
-	p := t.Project
 	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	planned, err := matrix.Planned(ctx, j, p, t.Mode, o.Shards)
 	if err != nil {

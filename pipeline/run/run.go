@@ -61,11 +61,11 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	// (never the fork's code before ralph-ci runs), which may have no
 	// specs yet: the loop's are those of the pull request's head, loaded
 	// once the delivery has checked it out.
-	t, err := j.Trust(fork)
+	t, p, err := j.Trust(fork)
 	if err != nil {
 		return err
 	}
-	p, m := t.Project, &o.Matrix
+	m := &o.Matrix
 	if err := m.Check(t.Mode); err != nil {
 		return err
 	}
@@ -83,11 +83,10 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	restore := j.UseGitCredential(ctx, p.Root)
 	defer restore()
-	dl, err := setupDelivery(ctx, t)
+	p, dl, err := setupDelivery(ctx, t, p)
 	if err != nil {
 		return err
 	}
-	p = t.Project
 	if len(p.Specs) == 0 { // a fork's run that did not move to its head (not --deliver pr): no specs is an error, as anywhere
 		_, err := j.Load()
 		return err
