@@ -86,6 +86,11 @@ func newSudoRootWorld(t *testing.T, prefix string, sudo bool, files map[string]s
 	e2e.CopyFile(t, e2e.RalphBinary(t), bin, 0o755)
 	w := e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin)
 	w.Job("", "")
+	for _, p := range []string{w.Summary, w.Output} { // the runner makes them, the job's user's
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, p := range []string{w.Dir, w.Event, w.Summary, w.Output, w.Prompts, u.Home} {
 		reachable(t, p)
 		e2e.ChownTree(t, p, u)
@@ -163,7 +168,8 @@ func ownedBy(t *testing.T, top string, uid int) []string {
 // has the job's PATH and PYTHONPATH, which sudo replaces and drops. The
 // loop verifies and pushes the work; afterwards the tree, the JUnit report
 // (in a new folder outside the tree) and the job's output and summary
-// files are the user's, and the exit-code output is written once.
+// files are the user's, and the exit-code output (run as the Action) is
+// written once.
 func TestSudoGivesTheAgentAUserOfItsOwn(t *testing.T) {
 	files := escapeFiles()
 	files["agent.sh"] = sudoRootAttack
@@ -186,7 +192,7 @@ func TestSudoGivesTheAgentAUserOfItsOwn(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
-	cmd, log := w.command(t, ctx, []string{"OUT=" + out, "JOBFILE=" + jobFile, "PYTHONPATH=/job/python", "PATH=" + tools + ":/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"},
+	cmd, log := w.command(t, ctx, []string{"OUT=" + out, "JOBFILE=" + jobFile, "RALPH_ACTION=1", "PYTHONPATH=/job/python", "PATH=" + tools + ":/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"},
 		"--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3", "--junit", junit, "--json", ".ralph/report.json")
 	_ = cmd.Run()
 	read := func(name string) string { b, _ := os.ReadFile(filepath.Join(out, name)); return string(b) }
