@@ -66,9 +66,10 @@ var relayed = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, sysca
 // with args, in the current folder, with stdin, stdout and stderr, and
 // returns its exit code (128+signal when a signal ended it). p reaches it
 // on a pipe it opens through /proc (FromVar, in sudo's environment); the
-// signals of relayed are passed on to sudo, which runs in a process group
-// of its own so that it relays them (sudo ignores signals sent from its
-// own process group, which the terminal sent to the command too).
+// signals of relayed are passed on to sudo, which passes them on. sudo
+// runs in a process group of its own, so that each signal reaches the
+// run as root once, through it (on a terminal, sudo's group is the
+// foreground one, which the terminal's keys signal).
 func Relaunch(sudo, exe string, args []string, p Payload, stdin, stdout, stderr *os.File) (int, error) {
 	raw, err := p.Encode()
 	if err != nil {

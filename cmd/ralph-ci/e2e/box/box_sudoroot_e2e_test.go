@@ -256,3 +256,98 @@ func TestSudoGivesTheAgentAUserOfItsOwn(t *testing.T) {
 		t.Error("the token file is left")
 	}
 }
+
+// TestWithoutSudoTheAgentIsTheJobsUser: the same user without sudo (a
+// self-hosted runner's user, or sudo that asks for a password): the run
+// goes on as before, verified and pushed, the agent as the job's user,
+// and the log says once why and how to give the agent a user of its own.
+func TestWithoutSudoTheAgentIsTheJobsUser(t *testing.T) {
+	files := escapeFiles()
+	files["agent.sh"] = "cat > /dev/null\nid -u > \"$OUT/uid\"\necho finished > work.txt\n" +
+		"echo '- [x] work.txt says finished'\necho '<promise>IMPLEMENTATION_COMPLETE</promise>'\necho RALPH_STATUS: DONE\n"
+	files["check.sh"] = "grep -q finished work.txt\n"
+	w := newSudoRootWorld(t, "rcns", false, files)
+	out := agentDir(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	cmd, log := w.command(t, ctx, []string{"OUT=" + out}, "--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3")
+	_ = cmd.Run()
+	if !strings.Contains(log.String(), "all specs verified") || cmd.ProcessState.ExitCode() != 0 {
+		t.Fatalf("the run did not end verified (exit %d):\n%s", cmd.ProcessState.ExitCode(), log)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "uid")); strings.TrimSpace(string(got)) != strconv.Itoa(w.U.UID) {
+		t.Errorf("the agent is uid %q, not the job's user's %d", got, w.U.UID)
+	}
+	if n := strings.Count(log.String(), "sudo asks for a password: the agent runs as the job's user"); n != 1 {
+		t.Errorf("the log says %d times (want once) that the agent runs as the job's user:\n%s", n, log)
+	}
+	for _, want := range []string{"passwordless sudo, or run it as root", "docs/security.md"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log does not say how to give the agent a user of its own (%q):\n%s", want, log)
+		}
+	}
+	if strings.Contains(log.String(), "runs itself as root") {
+		t.Errorf("ralph-ci says it ran as root without sudo:\n%s", log)
+	}
+	if got := strings.TrimSpace(ghorigin.Git(t, w.Bare, "show", "refs/heads/changes:work.txt")); got != "finished" {
+		t.Errorf("the pushed work.txt is %q, not the agent's work", got)
+	}
+}
+
+// TestSudoRunCancelled: the Actions runner cancels a step with SIGINT,
+// then SIGTERM, sent to the process it started: the invoking ralph-ci.
+// Each reaches the run as root through sudo: it stops the agent, gives
+// the tree back and ends with 128+signal, which the invoking ralph-ci
+// exits with.
+func TestSudoRunCancelled(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			files := escapeFiles()
+			files["agent.sh"] = "cat > /dev/null\necho work > work.txt\necho $$ > \"$OUT/started.tmp\" && mv \"$OUT/started.tmp\" \"$OUT/started\"\nexec sleep 300\n"
+			w := newSudoRootWorld(t, "rcsc", true, files)
+			out := agentDir(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+			defer cancel()
+			cmd, log := w.command(t, ctx, []string{"OUT=" + out}, "--log-format", "json", "run", "--max-rotations", "3")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { _ = cmd.Wait(); close(done) }()
+			started := filepath.Join(out, "started")
+			for {
+				if _, err := os.Stat(started); err == nil {
+					break
+				}
+				select {
+				case <-done:
+					t.Fatalf("ralph-ci ended before the agent started:\n%s", log)
+				case <-ctx.Done():
+					t.Fatalf("the agent did not start:\n%s", log)
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+			pid, _ := os.ReadFile(started)
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-done:
+			case <-ctx.Done():
+				t.Fatalf("ralph-ci did not end on %v:\n%s", sig, log)
+			}
+			if got, want := cmd.ProcessState.ExitCode(), 128+int(sig); got != want {
+				t.Errorf("exit %d on %v, want %d:\n%s", got, sig, want, log)
+			}
+			if !strings.Contains(log.String(), "runs itself as root through passwordless sudo") {
+				t.Errorf("the run did not go through sudo:\n%s", log)
+			}
+			if _, err := os.Stat("/proc/" + strings.TrimSpace(string(pid))); err == nil {
+				t.Errorf("the agent (pid %s) outlived the run", strings.TrimSpace(string(pid)))
+			}
+			if wrong := ownedBy(t, w.Dir, w.U.UID); len(wrong) > 0 {
+				t.Errorf("after the cancelled run, entries of the tree are not the user's:\n%s", strings.Join(wrong, "\n"))
+			}
+		})
+	}
+}
