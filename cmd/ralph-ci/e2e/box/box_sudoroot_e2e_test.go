@@ -162,9 +162,10 @@ func ownedBy(t *testing.T, top string, uid int) []string {
 // TestSudoGivesTheAgentAUserOfItsOwn: a user with passwordless sudo, as
 // GitHub's runner user is, runs `ralph-ci run --deliver pr` on a checkout
 // of its own with an origin that asks for the token. ralph-ci runs itself
-// as root through sudo, and the agent runs as ralph-agent: it reads
-// neither ralph-ci's environment and memory, nor the invoking ralph-ci's
-// environment, nor the user's 0600 job file, and its sudo fails; it still
+// as root through sudo, and the agent runs as a user of the agent pool
+// (ralph-agent, ...): it reads neither ralph-ci's environment and memory,
+// nor the invoking ralph-ci's environment, nor the user's 0600 job file,
+// and its sudo fails; it still
 // has the job's PATH and PYTHONPATH, which sudo replaces and drops. The
 // loop verifies and pushes the work; afterwards the tree, the JUnit report
 // (in a new folder outside the tree) and the job's output and summary
@@ -207,12 +208,12 @@ func TestSudoGivesTheAgentAUserOfItsOwn(t *testing.T) {
 	if got := strings.TrimSpace(ghorigin.Git(t, w.Bare, "show", "refs/heads/changes:work.txt")); got != "finished" {
 		t.Errorf("the pushed work.txt is %q, not the agent's work", got)
 	}
-	agent, err := agentuser.Ensure(agentuser.DefaultName, false)
-	if err != nil {
-		t.Fatal(err)
+	name, uid := e2e.AgentUserOf([]byte(log.String()))
+	if !agentuser.InPool(name) {
+		t.Fatalf("the log does not name a user of the agent pool (%q):\n%s", name, log)
 	}
-	if got := strings.TrimSpace(read("uid")); got != strconv.Itoa(agent.UID) {
-		t.Fatalf("the agent is uid %q, not %s's (the invoking user is %d)", got, agent, w.U.UID)
+	if got := strings.TrimSpace(read("uid")); got != strconv.Itoa(uid) || uid == w.U.UID || uid == 0 {
+		t.Fatalf("the agent is uid %q, not %s's (%d; the invoking user is %d)", got, name, uid, w.U.UID)
 	}
 	for _, a := range []string{"environ", "mem", "invoker-environ", "jobfile", "sudo"} {
 		if !strings.Contains(attempts, "denied "+a+": ") {
