@@ -31,12 +31,13 @@ func ownName() (string, error) {
 
 // ownFolder checks that dir is a folder (not a link nor a junction)
 // that this user owns and that no one else may enter. Windows has no uid
-// nor mode bits: what is checked is the folder's security descriptor.
-// Its owner is this process's user (or the owner the process's token
-// gives what it makes: the Administrators when elevated), and its access
-// list (DACL) lets in no one but that user, that owner, SYSTEM, the
-// Administrators (who may take any folder anyway), CREATOR OWNER and
-// OWNER RIGHTS. A folder with no access list (open to everyone) fails.
+// nor mode bits: what is checked is the folder's security descriptor
+// (notOnlyUs is the rule). Its owner is this process's user (or the owner
+// the process's token gives what it makes: the Administrators when
+// elevated), and its access list (DACL) lets in no one but that user,
+// that owner, SYSTEM, the Administrators (who may take any folder
+// anyway), CREATOR OWNER and OWNER RIGHTS. A folder with no access list
+// (open to everyone) fails.
 func ownFolder(dir string) error {
 	notOwn := func(why string) error {
 		return fmt.Errorf("%s is not a folder of this user's that only it may enter: %s", dir, why)
@@ -53,63 +54,48 @@ func ownFolder(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%s: read its security descriptor: %w", dir, err)
 	}
-	owner, _, err := sd.Owner()
-	if err != nil || owner == nil {
-		return notOwn("it has no owner")
+	var ownerSID string
+	if owner, _, err := sd.Owner(); err == nil && owner != nil {
+		ownerSID = owner.String()
+	}
+	var entries []ace
+	dacl, _, err := sd.DACL()
+	hasDACL := err == nil && dacl != nil
+	if hasDACL {
+		for i := range uint32(dacl.AceCount) {
+			var e *windows.ACCESS_ALLOWED_ACE
+			if err := windows.GetAce(dacl, i, &e); err != nil {
+				return fmt.Errorf("%s: read its access list: %w", dir, err)
+			}
+			// An allowed or denied entry ends with its SID; the SID of
+			// another type is not read (notOnlyUs refuses the type).
+			var sid string
+			if e.Header.AceType == aceAllowed || e.Header.AceType == aceDenied {
+				sid = (*windows.SID)(unsafe.Pointer(&e.SidStart)).String()
+			}
+			entries = append(entries, ace{kind: e.Header.AceType, sid: sid})
+		}
 	}
 	us, err := ourSIDs()
 	if err != nil {
 		return err
 	}
-	if !us.has(owner) {
-		return notOwn("owned by " + owner.String())
-	}
-	dacl, _, err := sd.DACL()
-	if err != nil || dacl == nil {
-		return notOwn("it has no access list: everyone may enter")
-	}
-	for i := range uint32(dacl.AceCount) {
-		var ace *windows.ACCESS_ALLOWED_ACE
-		if err := windows.GetAce(dacl, i, &ace); err != nil {
-			return fmt.Errorf("%s: read its access list: %w", dir, err)
-		}
-		if ace.Header.AceType == windows.ACCESS_DENIED_ACE_TYPE {
-			continue
-		}
-		if ace.Header.AceType != windows.ACCESS_ALLOWED_ACE_TYPE {
-			return notOwn(fmt.Sprintf("its access list has an entry of type %d", ace.Header.AceType))
-		}
-		sid := (*windows.SID)(unsafe.Pointer(&ace.SidStart))
-		if !us.has(sid) {
-			return notOwn("its access list lets in " + sid.String())
-		}
+	if why := notOnlyUs(ownerSID, hasDACL, entries, us); why != "" {
+		return notOwn(why)
 	}
 	return nil
-}
-
-// sids is a set of security identifiers.
-type sids []*windows.SID
-
-// has tells whether sid is one of s.
-func (s sids) has(sid *windows.SID) bool {
-	for _, x := range s {
-		if x.Equals(sid) {
-			return true
-		}
-	}
-	return false
 }
 
 // ourSIDs are who may own or enter ralph-ci's folder: this process's
 // user, its token's owner of new objects, SYSTEM, the Administrators,
 // CREATOR OWNER and OWNER RIGHTS.
-func ourSIDs() (sids, error) {
+func ourSIDs() ([]string, error) {
 	token := windows.GetCurrentProcessToken()
 	me, err := token.GetTokenUser()
 	if err != nil {
 		return nil, fmt.Errorf("this process's user: %w", err)
 	}
-	us := sids{me.User.Sid}
+	us := []string{me.User.Sid.String()}
 	if owner, err := tokenOwner(token); err == nil {
 		us = append(us, owner)
 	}
@@ -119,14 +105,14 @@ func ourSIDs() (sids, error) {
 		if err != nil {
 			return nil, fmt.Errorf("well-known SID %d: %w", k, err)
 		}
-		us = append(us, sid)
+		us = append(us, sid.String())
 	}
 	return us, nil
 }
 
 // tokenOwner is the owner token gives the objects its process makes
 // (TOKEN_OWNER).
-func tokenOwner(token windows.Token) (*windows.SID, error) {
+func tokenOwner(token windows.Token) (string, error) {
 	n := uint32(64)
 	for {
 		buf := make([]byte, n)
@@ -135,9 +121,8 @@ func tokenOwner(token windows.Token) (*windows.SID, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		owner := (*struct{ Owner *windows.SID })(unsafe.Pointer(&buf[0])).Owner
-		return owner.Copy()
+		return (*struct{ Owner *windows.SID })(unsafe.Pointer(&buf[0])).Owner.String(), nil
 	}
 }
