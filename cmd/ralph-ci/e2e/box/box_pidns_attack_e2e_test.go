@@ -122,6 +122,7 @@ type nsAttack struct {
 	stdout, stderr string
 	code           int
 	log, got       string
+	left           []int // the attack's processes alive after the run
 }
 
 // runNSAttack runs it, with scripts written into $OUT, ralph-ci's pid
@@ -179,12 +180,13 @@ func runNSAttack(t *testing.T, n *nsUser, where string, scripts, files map[strin
 		}
 	}
 	_ = cmd.Wait()
-	for _, pid := range processesNaming(out) {
+	left := processesNaming(out)
+	for _, pid := range left {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	log, _ := os.ReadFile(filepath.Join(out, "log"))
 	got, _ := os.ReadFile(filepath.Join(out, "got"))
-	a := nsAttack{w: w, out: out, stdout: stdout.String(), stderr: stderr.String(), code: cmd.ProcessState.ExitCode(), log: string(log), got: string(got)}
+	a := nsAttack{w: w, out: out, stdout: stdout.String(), stderr: stderr.String(), code: cmd.ProcessState.ExitCode(), log: string(log), got: string(got), left: left}
 	t.Logf("exit %d; the attack said:\n%s\ngot: %q", a.code, log, got)
 	if !strings.Contains(a.stderr, `"kind":"pidns"`) || !strings.Contains(a.stderr, `"user_namespace":true`) {
 		t.Fatalf("the run was not boxed in a PID namespace made in a user namespace:\n%s\n%s", a.stdout, a.stderr)
@@ -257,6 +259,9 @@ func TestPIDNSBoxSurvivorsWriteAfterVerificationIsNotCommitted(t *testing.T) {
 			if !strings.Contains(a.log, "killed shepherd") || strings.Count(string(verified), "\n") < 3 {
 				t.Fatalf("the attack did not run, or fewer than 3 verifications:\n%s\n%s", a.stdout, a.stderr)
 			}
+			if len(a.left) > 0 {
+				t.Errorf("processes of the attack outlived the run: %v", a.left)
+			}
 			if strings.Contains(a.log, "writing after verification") {
 				t.Errorf("the survivor outlived its rotation:\n%s", a.log)
 			}
@@ -267,5 +272,56 @@ func TestPIDNSBoxSurvivorsWriteAfterVerificationIsNotCommitted(t *testing.T) {
 				t.Errorf("the log names no process the box killed:\n%s", a.stderr)
 			}
 		})
+	}
+}
+
+// TestPIDNSBoxShepherdDiesOfASignal: the box's first process, the
+// shepherd, is its user's, and Go's runtime handles every signal, so a
+// signal from inside the namespace reaches it (the kernel drops only
+// those whose action is the default there); SIGQUIT, SIGABRT, and a
+// SIGSEGV or SIGTRAP sent by kill or by sigqueue (which Go's runtime
+// takes for a fault of its own) made Go's runtime end it at once, and
+// the box's kills went unlogged. The agent leaves a stealer behind and
+// sends one of them to PID 1, two runs of each: the kernel empties the
+// namespace (nothing outlives the run, the token is never seen), and the
+// log names the stealer the box killed.
+func TestPIDNSBoxShepherdDiesOfASignal(t *testing.T) {
+	n := newNSUser(t, "rcrtq")
+	sigqueue := `python3 -c 'import ctypes, sys; sys.exit(ctypes.CDLL(None).sigqueue(1, int(sys.argv[1]), ctypes.c_void_p(0)))' `
+	for _, s := range []struct{ name, send string }{
+		{"kill -QUIT", "kill -QUIT 1"},
+		{"kill -ABRT", "kill -ABRT 1"},
+		{"kill -SEGV", "kill -SEGV 1"},
+		{"sigqueue SEGV", sigqueue + "11"},
+		{"sigqueue TRAP", sigqueue + "5"},
+	} {
+		for run := 1; run <= 2; run++ {
+			t.Run(s.name+"/"+strconv.Itoa(run), func(t *testing.T) {
+				escape := `setsid sh "$OUT/steal.sh" < /dev/null > /dev/null 2>&1 &
+` + waitSteal + s.send + `; echo "signalled the shepherd: $?" >> "$OUT/log"
+sleep 1
+`
+				a := runNSAttack(t, n, "agent", map[string]string{"escape.sh": escape, "steal.sh": stealSh, "look.sh": lookSh},
+					escapeFiles(), "--max-rotations", "3")
+				if !strings.Contains(a.log, "signalled the shepherd: 0") {
+					t.Fatalf("the attack did not run:\n%s\n%s", a.stdout, a.stderr)
+				}
+				if stolen, _ := os.ReadFile(filepath.Join(a.out, "stolen")); len(stolen) > 0 {
+					t.Errorf("the stealer read the token:\n%s", stolen)
+				}
+				if len(a.left) > 0 {
+					t.Errorf("processes of the attack outlived the run: %v", a.left)
+				}
+				if a.code != 0 {
+					t.Errorf("exit %d, want 0 (the shepherd died with its rotation):\n%s\n%s", a.code, a.stdout, a.stderr)
+				}
+				pids, _ := os.ReadFile(filepath.Join(a.out, "pids"))
+				for _, pid := range strings.Fields(string(pids)) {
+					if !strings.Contains(a.stderr, `"killed":"`+pid+" (") && !strings.Contains(a.stderr, ", "+pid+" (") {
+						t.Errorf("the log does not name the stealer %s the box killed:\n%s", pid, a.stderr)
+					}
+				}
+			})
+		}
 	}
 }
