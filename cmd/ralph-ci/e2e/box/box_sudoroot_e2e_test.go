@@ -168,8 +168,8 @@ func ownedBy(t *testing.T, top string, uid int) []string {
 // and its sudo fails; it still
 // has the job's PATH and PYTHONPATH, which sudo replaces and drops. The
 // loop verifies and pushes the work; afterwards the tree, the JUnit report
-// (in a new folder outside the tree) and the job's output and summary
-// files are the user's, and the exit-code output (run as the Action) is
+// (in a new folder outside the tree), the user's HOME (the run as root's
+// too) and the job's output and summary files are the user's, and the exit-code output (run as the Action) is
 // written once.
 func TestSudoGivesTheAgentAUserOfItsOwn(t *testing.T) {
 	files := escapeFiles()
@@ -243,6 +243,9 @@ func TestSudoGivesTheAgentAUserOfItsOwn(t *testing.T) {
 	}
 	if wrong := ownedBy(t, filepath.Join(w.Base, "reports"), w.U.UID); len(wrong) > 0 {
 		t.Errorf("the report outside the tree is not the user's:\n%s", strings.Join(wrong, "\n"))
+	}
+	if wrong := ownedBy(t, w.U.Home, w.U.UID); len(wrong) > 0 { // the run as root had it as HOME
+		t.Errorf("root left entries in the user's HOME:\n%s", strings.Join(wrong, "\n"))
 	}
 	for _, p := range []string{w.Output, w.Summary} {
 		if wrong := ownedBy(t, p, w.U.UID); len(wrong) > 0 {
