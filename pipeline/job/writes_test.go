@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/internal/livedir"
 )
 
 // TestRemoveStaleScratch: a scratch folder whose ralph-ci is gone (a run
@@ -24,7 +26,7 @@ func TestRemoveStaleScratch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	removeStaleScratch()
+	livedir.RemoveStale(scratchPrefix)
 	for d, want := range map[string]bool{gone: false, alive: true, other: true} {
 		if _, err := os.Stat(filepath.Join(tmp, d)); (err == nil) != want {
 			t.Errorf("%s: there %t, want %t", d, err == nil, want)
