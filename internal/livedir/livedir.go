@@ -57,8 +57,8 @@ func RemoveStale(prefix string) {
 		if !ok || !ok2 || err != nil || n <= 0 || !e.IsDir() || n == os.Getpid() {
 			continue
 		}
-		if _, err := os.Stat("/proc/" + pid); err == nil || !os.IsNotExist(err) {
-			continue // a live PID (or /proc cannot tell)
+		if !gone(n) {
+			continue // a live PID
 		}
 		p := filepath.Join(os.TempDir(), e.Name())
 		if Held(p) {

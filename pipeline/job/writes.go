@@ -75,3 +75,8 @@ func (j *Job) UseWrites(root string, box schema.Box, user *agentuser.Run) (*agen
 // scratchPrefix starts the name of a run's scratch folder, followed by
 // the pid of its ralph-ci (internal/livedir: held while the run lives).
 const scratchPrefix = "ralph-ci-scratch-"
+
+// removeStaleScratch removes the scratch folders that runs killed with
+// SIGKILL left in the temporary folder: those no live run holds and
+// whose ralph-ci is gone (internal/livedir).
+func removeStaleScratch() { livedir.RemoveStale(scratchPrefix) }

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // ShareWithAgents makes dir, and everything under it, readable and
@@ -43,7 +41,7 @@ func ShareWithAgents(t testing.TB, dir string) {
 			if err := os.Chmod(p, 0o777); err != nil {
 				return err
 			}
-			return unix.Setxattr(p, "system.posix_acl_default", acl, 0)
+			return setDefaultACL(p, acl)
 		}
 		return os.Chmod(p, fi.Mode().Perm()|0o666)
 	})
