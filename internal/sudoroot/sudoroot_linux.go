@@ -64,7 +64,8 @@ var relayed = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, sysca
 
 // Relaunch runs exe (ralph-ci's own binary) as root through sudo -n -E
 // with args, in the current folder, with stdin, stdout and stderr, and
-// returns its exit code (128+signal when a signal ended it). p reaches it
+// returns its exit code (128+signal when a signal ended it); an error
+// that is ErrNotStarted says the run as root never started. p reaches it
 // on a pipe it opens through /proc (FromVar, in sudo's environment); the
 // signals of relayed are passed on to sudo, which passes them on. sudo
 // runs in a process group of its own, so that each signal reaches the
@@ -73,11 +74,11 @@ var relayed = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, sysca
 func Relaunch(sudo, exe string, args []string, p Payload, stdin, stdout, stderr *os.File) (int, error) {
 	raw, err := p.Encode()
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("%w: %w", ErrNotStarted, err)
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("%w: %w", ErrNotStarted, err)
 	}
 	defer r.Close()
 	go func() { // past the pipe's size, a write waits for the reader
@@ -101,7 +102,7 @@ func Relaunch(sudo, exe string, args []string, p Payload, stdin, stdout, stderr 
 	signal.Notify(sigs, relayed...)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("starting %s: %w", sudo, err)
+		return 0, fmt.Errorf("%w: %s: %w", ErrNotStarted, sudo, err)
 	}
 	done := make(chan struct{})
 	go func() {
