@@ -21,6 +21,7 @@ package sudoroot
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -29,6 +30,9 @@ import (
 // FromVar names where the run as root finds its payload: "PID/FD", the
 // invoking ralph-ci's pipe.
 const FromVar = "RALPH_SUDO_FROM"
+
+// ErrNotStarted is Relaunch's error when the run as root never started.
+var ErrNotStarted = errors.New("not started")
 
 // Wanted tells whether a ralph-ci run with the config's box.user setting
 // ("" or "auto" is the default), effective uid euid, and SUDO_UID

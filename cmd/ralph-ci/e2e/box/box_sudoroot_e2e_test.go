@@ -4,6 +4,7 @@ package box
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,8 +169,8 @@ func ownedBy(t *testing.T, top string, uid int) []string {
 // and its sudo fails; it still
 // has the job's PATH and PYTHONPATH, which sudo replaces and drops. The
 // loop verifies and pushes the work; afterwards the tree, the JUnit report
-// (in a new folder outside the tree) and the job's output and summary
-// files are the user's, and the exit-code output (run as the Action) is
+// (in a new folder outside the tree), the user's HOME (the run as root's
+// too) and the job's output and summary files are the user's, and the exit-code output (run as the Action) is
 // written once.
 func TestSudoGivesTheAgentAUserOfItsOwn(t *testing.T) {
 	files := escapeFiles()
@@ -244,6 +245,9 @@ func TestSudoGivesTheAgentAUserOfItsOwn(t *testing.T) {
 	if wrong := ownedBy(t, filepath.Join(w.Base, "reports"), w.U.UID); len(wrong) > 0 {
 		t.Errorf("the report outside the tree is not the user's:\n%s", strings.Join(wrong, "\n"))
 	}
+	if wrong := ownedBy(t, w.U.Home, w.U.UID); len(wrong) > 0 { // the run as root had it as HOME
+		t.Errorf("root left entries in the user's HOME:\n%s", strings.Join(wrong, "\n"))
+	}
 	for _, p := range []string{w.Output, w.Summary} {
 		if wrong := ownedBy(t, p, w.U.UID); len(wrong) > 0 {
 			t.Errorf("the job's file is no longer the user's: %s", wrong)
@@ -258,97 +262,194 @@ func TestSudoGivesTheAgentAUserOfItsOwn(t *testing.T) {
 	}
 }
 
-// TestWithoutSudoTheAgentIsTheJobsUser: the same user without sudo (a
-// self-hosted runner's user, or sudo that asks for a password): the run
-// goes on as before, verified and pushed, the agent as the job's user,
-// and the log says once why and how to give the agent a user of its own.
-func TestWithoutSudoTheAgentIsTheJobsUser(t *testing.T) {
-	files := escapeFiles()
-	files["agent.sh"] = "cat > /dev/null\nid -u > \"$OUT/uid\"\necho finished > work.txt\n" +
-		"echo '- [x] work.txt says finished'\necho '<promise>IMPLEMENTATION_COMPLETE</promise>'\necho RALPH_STATUS: DONE\n"
-	files["check.sh"] = "grep -q finished work.txt\n"
-	w := newSudoRootWorld(t, "rcns", false, files)
-	out := agentDir(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
-	defer cancel()
-	cmd, log := w.command(t, ctx, []string{"OUT=" + out}, "--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3")
-	_ = cmd.Run()
-	if !strings.Contains(log.String(), "all specs verified") || cmd.ProcessState.ExitCode() != 0 {
-		t.Fatalf("the run did not end verified (exit %d):\n%s", cmd.ProcessState.ExitCode(), log)
-	}
-	if got, _ := os.ReadFile(filepath.Join(out, "uid")); strings.TrimSpace(string(got)) != strconv.Itoa(w.U.UID) {
-		t.Errorf("the agent is uid %q, not the job's user's %d", got, w.U.UID)
-	}
-	if n := strings.Count(log.String(), "sudo asks for a password: the agent runs as the job's user"); n != 1 {
-		t.Errorf("the log says %d times (want once) that the agent runs as the job's user:\n%s", n, log)
-	}
-	for _, want := range []string{"passwordless sudo, or run it as root", "docs/security.md"} {
-		if !strings.Contains(log.String(), want) {
-			t.Errorf("the log does not say how to give the agent a user of its own (%q):\n%s", want, log)
-		}
-	}
-	if strings.Contains(log.String(), "runs itself as root") {
-		t.Errorf("ralph-ci says it ran as root without sudo:\n%s", log)
-	}
-	if got := strings.TrimSpace(ghorigin.Git(t, w.Bare, "show", "refs/heads/changes:work.txt")); got != "finished" {
-		t.Errorf("the pushed work.txt is %q, not the agent's work", got)
-	}
-}
-
-// TestSudoRunCancelled: the Actions runner cancels a step with SIGINT,
-// then SIGTERM, sent to the process it started: the invoking ralph-ci.
-// Each reaches the run as root through sudo: it stops the agent, gives
-// the tree back and ends with 128+signal, which the invoking ralph-ci
-// exits with.
-func TestSudoRunCancelled(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
+// TestSudoRunCancelledAsTheRunnerCancels: the Actions runner cancels a
+// step with SIGINT, then SIGTERM, sent to the process it started: the
+// invoking ralph-ci. It relays them through sudo to the run as root,
+// which stops the agent (its background sleep included), gives the tree
+// back to the user and exits 128+signal (the first one's); the invoking
+// ralph-ci exits with that code, and no process of the run is left.
+func TestSudoRunCancelledAsTheRunnerCancels(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sigs []syscall.Signal
+		code int
+	}{
+		{"SIGINT", []syscall.Signal{syscall.SIGINT}, 130},
+		{"SIGTERM", []syscall.Signal{syscall.SIGTERM}, 143},
+		{"SIGINT then SIGTERM", []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}, 130},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			marker := "3" + strconv.Itoa(os.Getpid()%10000) + strconv.Itoa(tc.code+len(tc.sigs))
 			files := escapeFiles()
-			files["agent.sh"] = "cat > /dev/null\necho work > work.txt\necho $$ > \"$OUT/started.tmp\" && mv \"$OUT/started.tmp\" \"$OUT/started\"\nexec sleep 300\n"
+			files["agent.sh"] = "cat > /dev/null\nsleep " + marker + " &\necho started > \"$OUT/started\"\nwait\n"
 			w := newSudoRootWorld(t, "rcsc", true, files)
 			out := agentDir(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+			fifo := filepath.Join(out, "started")
+			if err := syscall.Mkfifo(fifo, 0o666); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(fifo, 0o666); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 			defer cancel()
 			cmd, log := w.command(t, ctx, []string{"OUT=" + out}, "--log-format", "json", "run", "--max-rotations", "3")
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan struct{})
-			go func() { _ = cmd.Wait(); close(done) }()
-			started := filepath.Join(out, "started")
-			for {
-				if _, err := os.Stat(started); err == nil {
-					break
+			exited := make(chan struct{})
+			go func() { _ = cmd.Wait(); close(exited) }()
+			started := make(chan struct{})
+			go func() { // opening a FIFO to read waits for its writer: the agent
+				if f, err := os.Open(fifo); err == nil {
+					_, _ = io.Copy(io.Discard, f)
+					f.Close()
 				}
-				select {
-				case <-done:
-					t.Fatalf("ralph-ci ended before the agent started:\n%s", log)
-				case <-ctx.Done():
-					t.Fatalf("the agent did not start:\n%s", log)
-				case <-time.After(50 * time.Millisecond):
-				}
+				close(started)
+			}()
+			select {
+			case <-started:
+			case <-exited:
+				t.Fatalf("ralph-ci ended before the agent started (exit %d):\n%s", cmd.ProcessState.ExitCode(), log)
+			case <-ctx.Done():
+				t.Fatalf("the agent never started:\n%s", log)
 			}
-			pid, _ := os.ReadFile(started)
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
+			for _, s := range tc.sigs {
+				if err := cmd.Process.Signal(s); err != nil {
+					t.Fatal(err)
+				}
 			}
 			select {
-			case <-done:
+			case <-exited:
 			case <-ctx.Done():
-				t.Fatalf("ralph-ci did not end on %v:\n%s", sig, log)
+				t.Fatalf("ralph-ci did not end after %v:\n%s", tc.sigs, log)
 			}
-			if got, want := cmd.ProcessState.ExitCode(), 128+int(sig); got != want {
-				t.Errorf("exit %d on %v, want %d:\n%s", got, sig, want, log)
+			if got := cmd.ProcessState.ExitCode(); got != tc.code {
+				t.Errorf("exit %d, want %d:\n%s", got, tc.code, log)
 			}
 			if !strings.Contains(log.String(), "runs itself as root through passwordless sudo") {
 				t.Errorf("the run did not go through sudo:\n%s", log)
 			}
-			if _, err := os.Stat("/proc/" + strings.TrimSpace(string(pid))); err == nil {
-				t.Errorf("the agent (pid %s) outlived the run", strings.TrimSpace(string(pid)))
+			if left := processesOf(t, w.Bin, "sleep "+marker); len(left) > 0 {
+				t.Errorf("processes of the run are left: %s", left)
 			}
 			if wrong := ownedBy(t, w.Dir, w.U.UID); len(wrong) > 0 {
 				t.Errorf("after the cancelled run, entries of the tree are not the user's:\n%s", strings.Join(wrong, "\n"))
 			}
 		})
+	}
+}
+
+// processesOf lists the live processes running the binary bin or whose
+// command line is cmdline.
+func processesOf(t *testing.T, bin, cmdline string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		exe, _ := os.Readlink("/proc/" + e.Name() + "/exe")
+		raw, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		line := strings.TrimSpace(strings.ReplaceAll(string(raw), "\x00", " "))
+		if exe == bin || line == cmdline {
+			left = append(left, e.Name()+" ("+line+")")
+		}
+	}
+	return left
+}
+
+// TestSudoMissingOrAskingKeepsTheRun: where the job's user has no
+// passwordless sudo (sudo asks for a password), `ralph-ci run` goes on as
+// that user, as before: the agent runs as the job's user, the loop
+// verifies, and the log says once why and how to give the agent a user
+// of its own. With box.user off, a user with passwordless sudo never
+// goes through it, and the log says nothing of it.
+func TestSudoMissingOrAskingKeepsTheRun(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		sudo    bool
+		config  string
+		howtos  int
+		message string
+	}{
+		{"sudo asks for a password", false, "", 1, "sudo asks for a password: the agent runs as the job's user"},
+		{"box.user off", true, "box: {user: off}\n", 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := escapeFiles()
+			files["ralph.yaml"] += tc.config
+			files["agent.sh"] = "cat > /dev/null\nid -u > \"$OUT/uid\"\necho finished > work.txt\n" +
+				"echo '- [x] work.txt says finished'\necho '<promise>IMPLEMENTATION_COMPLETE</promise>'\necho 'RALPH_STATUS: DONE'\n"
+			files["check.sh"] = "grep -q finished work.txt\n"
+			w := newSudoRootWorld(t, "rcno", tc.sudo, files)
+			out := agentDir(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+			defer cancel()
+			cmd, log := w.command(t, ctx, []string{"OUT=" + out}, "--log-format", "json", "run", "--max-rotations", "3")
+			_ = cmd.Run()
+			if !strings.Contains(log.String(), "all specs verified") || cmd.ProcessState.ExitCode() != 0 {
+				t.Fatalf("the run did not end verified (exit %d):\n%s", cmd.ProcessState.ExitCode(), log)
+			}
+			uid, _ := os.ReadFile(filepath.Join(out, "uid"))
+			if got := strings.TrimSpace(string(uid)); got != strconv.Itoa(w.U.UID) {
+				t.Errorf("the agent is uid %q, want the job's user's %d", got, w.U.UID)
+			}
+			if strings.Contains(log.String(), "runs itself as root") {
+				t.Errorf("the run went through sudo:\n%s", log)
+			}
+			if n := strings.Count(log.String(), "the agent runs as the job's user"); n != tc.howtos {
+				t.Errorf("the log says %d times that the agent runs as the job's user, want %d:\n%s", n, tc.howtos, log)
+			}
+			if tc.message != "" && (!strings.Contains(log.String(), tc.message) || !strings.Contains(log.String(), "docs/security.md")) {
+				t.Errorf("the log does not say why (%q) and how:\n%s", tc.message, log)
+			}
+			if wrong := ownedBy(t, w.Dir, w.U.UID); len(wrong) > 0 {
+				t.Errorf("entries of the tree are not the user's:\n%s", strings.Join(wrong, "\n"))
+			}
+		})
+	}
+}
+
+// TestSudoPayloadOnlyFromTheInvoker: a ralph-ci as root takes its
+// environment from the pipe RALPH_SUDO_FROM names only when the process
+// holding it is SUDO_UID's and started it through sudo. A process of the
+// user that did not (here a sleep holding a pipe with a forged
+// environment) is refused: the run ends with exit 1 before anything else,
+// and never with that environment.
+func TestSudoPayloadOnlyFromTheInvoker(t *testing.T) {
+	files := escapeFiles()
+	w := newSudoRootWorld(t, "rcsp", false, files)
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	holder := e2e.AsUser(w.U, -1, "/", []string{"PATH=/usr/bin:/bin"}, "sleep", "300")
+	holder.ExtraFiles = []*os.File{r}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Process.Kill(); _ = holder.Wait() }()
+	forged := `{"env":["PATH=/usr/bin:/bin","RALPH_FORGED=1"]}`
+	if _, err := wr.WriteString(forged); err != nil {
+		t.Fatal(err)
+	}
+	wr.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd, log := w.command(t, ctx, []string{"SUDO_UID=" + strconv.Itoa(w.U.UID), "SUDO_GID=" + strconv.Itoa(w.U.Gid),
+		"RALPH_SUDO_FROM=" + strconv.Itoa(holder.Process.Pid) + "/3"}, "--log-format", "json", "run", "--max-rotations", "1")
+	cmd.SysProcAttr = nil // as root, as sudo would start it
+	_ = cmd.Run()
+	if got := cmd.ProcessState.ExitCode(); got != 1 || !strings.Contains(log.String(), "did not start this one through sudo") {
+		t.Errorf("exit %d, want 1 refusing the payload:\n%s", got, log)
+	}
+	if strings.Contains(log.String(), `"message":"rotation"`) {
+		t.Errorf("the run went on:\n%s", log)
 	}
 }

@@ -55,7 +55,7 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.
 	token, err := readToken(getenv)
 	opts.Env.PR.Token = token
 	if err == nil {
-		opts.Env.PushToken, err = readSecret(getenv, pushTokenFDVar, pushTokenFileVar)
+		opts.Env.PushToken, err = readSecret(getenv, agent.PushTokenFDVar, agent.PushTokenFileVar)
 	}
 	opts.Host.Keys = modelKeys(sealed)
 	protectProcess(opts.Host, token)

@@ -15,7 +15,7 @@ import (
 // consumed are the variables naming secrets the door reads once (a
 // descriptor, a file it deletes): the run as root gets the secrets on
 // descriptors of its own instead.
-var consumed = []string{agent.TokenFDVar, agent.TokenFileVar, pushTokenFDVar, sealedFDVar}
+var consumed = []string{agent.TokenFDVar, agent.TokenFileVar, agent.PushTokenFDVar, agent.PushTokenFileVar, sealedFDVar}
 
 // asRoot runs `run` again as root through passwordless sudo
 // (internal/sudoroot) when the config's box.user is auto, ralph-ci is
@@ -57,6 +57,10 @@ func asRoot(opts *GlobalOptions, args []string) (exitcode.Code, bool) {
 	opts.Log.Info().Str("sudo", sudo).Int("uid", os.Geteuid()).
 		Msg("box: ralph-ci runs itself as root through passwordless sudo, so that the agent runs as a user of its own")
 	code, err := sudoroot.Relaunch(sudo, exe, args, payload, os.Stdin, os.Stdout, os.Stderr)
+	if errors.Is(err, sudoroot.ErrNotStarted) { // nothing ran: go on as before
+		opts.Log.Warn().Err(err).Msg("box: cannot run ralph-ci as root through sudo: " + howto)
+		return 0, false
+	}
 	if err != nil {
 		opts.Log.Error().Err(err).Msg("box: running ralph-ci as root through sudo failed")
 		return exitcode.Failure, true
@@ -101,7 +105,7 @@ func Relaunched(args []string) {
 		fds[agent.TokenFDVar] = p.Token
 	}
 	if p.PushToken != "" {
-		fds[pushTokenFDVar] = p.PushToken
+		fds[agent.PushTokenFDVar] = p.PushToken
 	}
 	err = execSealed(args, keep, moved, fds)
 	fmt.Fprintf(os.Stderr, "ralph-ci: run as root through sudo: %v\n", err)
