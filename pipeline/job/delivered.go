@@ -9,15 +9,15 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
-// DeliveredState is the loop's state where mode keeps it: the branch's,
-// from git, in a mode whose state travels there (plan, and a shard that
-// plans again), else the checkout's .ralph.
-func (j *Session) DeliveredState(ctx context.Context, p *project.Project, mode deliver.Mode) (state.State, error) {
-	if mode.State != deliver.StateInGit {
+// DeliveredState is the loop's state where the job's mode keeps it: the
+// branch's, from git, in a mode whose state travels there (plan, and a
+// shard that plans again), else the checkout's .ralph.
+func (j *Trusted) DeliveredState(ctx context.Context, p *project.Project) (state.State, error) {
+	if j.Mode.State != deliver.StateInGit {
 		return state.Load(state.At(p.Root))
 	}
 	g := deliver.Git{Dir: p.Root}
-	t, _, err := j.Target(ctx, g, p.Config, mode)
+	t, _, err := j.Target(ctx, g, p.Config, j.Mode)
 	if err != nil {
 		return state.State{}, err
 	}

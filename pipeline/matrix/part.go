@@ -51,13 +51,13 @@ func (m *Part) Check(mode deliver.Mode) error {
 // Prepare sets up the run after the checkout is on the delivery branch:
 // a shard keeps only its specs and pushes its state to its own ref; the
 // integration folds the shards' states into the project's .ralph.
-func (m *Part) Prepare(ctx context.Context, states States, log zerolog.Logger, p *project.Project, mode deliver.Mode, s *deliver.Session) error {
+func (m *Part) Prepare(ctx context.Context, states States, log zerolog.Logger, p *project.Project, s *deliver.Session) error {
 	switch {
 	case m.Shard != "":
 		specs := m.Specs
 		if len(specs) == 0 { // plan again: the same state gives the same plan
 			k, n, _ := shards.ParseName(m.Shard)
-			planned, err := Planned(ctx, states, p, mode, n)
+			planned, err := Planned(ctx, states, p, n)
 			if err != nil {
 				return err
 			}

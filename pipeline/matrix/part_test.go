@@ -47,7 +47,7 @@ func TestPrepareShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := &job.Session{Dir: dir, Log: zerolog.Nop()}
-	if err := m.Prepare(context.Background(), job.Open(j), j.Log, p, mode("pr"), s); err != nil {
+	if err := m.Prepare(context.Background(), &job.Trusted{Session: job.Open(j), Mode: mode("pr")}, j.Log, p, s); err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Specs) != 1 || p.Specs[0].Path != "specs/b.spec.md" {
@@ -81,7 +81,7 @@ func TestIntegrate(t *testing.T) {
 	dir, s := prepared(t, o)
 	m := &Part{Integrate: true}
 	j := &job.Session{Dir: dir, Log: zerolog.Nop()}
-	if err := m.Prepare(ctx, job.Open(j), j.Log, &project.Project{Root: dir}, mode("pr"), s); err != nil {
+	if err := m.Prepare(ctx, &job.Trusted{Session: job.Open(j), Mode: mode("pr")}, j.Log, &project.Project{Root: dir}, s); err != nil {
 		t.Fatal(err)
 	}
 	st, err := state.Load(state.At(dir))

@@ -13,23 +13,23 @@ import (
 	"encoding/csv"
 	"encoding/json"
 
-	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/shards"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
-// States reads the loop's state where a delivery mode keeps it
-// (job.Session.DeliveredState).
+// States reads the loop's state where the job's delivery mode keeps it
+// (job.Trusted.DeliveredState).
 type States interface {
-	DeliveredState(ctx context.Context, p *project.Project, mode deliver.Mode) (state.State, error)
+	DeliveredState(ctx context.Context, p *project.Project) (state.State, error)
 }
 
 // Planned plans the project's specs over n shards from the state (the
-// branch's integrated state in pr mode), as plan prints them.
-func Planned(ctx context.Context, states States, p *project.Project, mode deliver.Mode, n int) ([]shards.Shard, error) {
-	st, err := states.DeliveredState(ctx, p, mode)
+// branch's integrated state in a mode whose state travels in git), as
+// plan prints them.
+func Planned(ctx context.Context, states States, p *project.Project, n int) ([]shards.Shard, error) {
+	st, err := states.DeliveredState(ctx, p)
 	if err != nil {
 		return nil, exitcode.New(exitcode.Failure, err)
 	}

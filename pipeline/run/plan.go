@@ -29,7 +29,7 @@ func Plan(ctx context.Context, j *job.Session, o PlanOptions) error {
 		return err
 	}
 	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
-	planned, err := matrix.Planned(ctx, j, p, t.Mode, o.Shards)
+	planned, err := matrix.Planned(ctx, t, p, o.Shards)
 	if err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 		return err
 	}
 	if dl != nil {
-		if err := m.Prepare(ctx, j, j.Log, p, t.Mode, dl.session); err != nil {
+		if err := m.Prepare(ctx, t, j.Log, p, dl.session); err != nil {
 			return err
 		}
 	}
