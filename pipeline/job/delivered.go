@@ -17,7 +17,7 @@ func (j *Trusted) DeliveredState(ctx context.Context, p *project.Project) (state
 		return state.Load(state.At(p.Root))
 	}
 	g := deliver.Git{Dir: p.Root}
-	t, _, err := j.Target(ctx, g, p.Config, j.Mode)
+	t, _, err := j.Target(ctx, g, p.Config)
 	if err != nil {
 		return state.State{}, err
 	}

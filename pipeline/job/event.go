@@ -15,9 +15,9 @@ import (
 // errNoRepository is Forge's error off GitHub.
 var errNoRepository = errors.New("no GitHub repository (GITHUB_REPOSITORY is not set): the pull requests' API is out of reach")
 
-// Target is the branch the loop works on in mode (one that pushes), from
-// the event, and the event.
-func (j *Session) Target(ctx context.Context, g deliver.Git, cfg *schema.Config, mode deliver.Mode) (deliver.Target, deliver.Event, error) {
+// Target is the branch the loop works on in the job's mode (one that
+// pushes), from the event, and the event.
+func (j *Trusted) Target(ctx context.Context, g deliver.Git, cfg *schema.Config) (deliver.Target, deliver.Event, error) {
 	e := j.Env
 	ev, err := j.Event(ctx)
 	if err != nil {
@@ -27,7 +27,7 @@ func (j *Session) Target(ctx context.Context, g deliver.Git, cfg *schema.Config,
 	if refName == "" {
 		refName, _ = g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
 	}
-	t, err := mode.Target(ev, cfg.Delivery.Branch, refName)
+	t, err := j.Mode.Target(ev, cfg.Delivery.Branch, refName)
 	if err != nil {
 		return t, ev, exitcode.New(exitcode.Usage, err)
 	}

@@ -82,7 +82,7 @@ func setupDelivery(ctx context.Context, j *job.Trusted, p *project.Project) (*pr
 		s.Target = deliver.Target{Branch: branch}
 		return p, d, nil
 	}
-	t, ev, err := j.Target(ctx, g, p.Config, mode)
+	t, ev, err := j.Target(ctx, g, p.Config)
 	if err != nil {
 		return nil, nil, err
 	}
