@@ -20,7 +20,6 @@ import (
 // the step outputs report afterwards.
 type delivery struct {
 	session *deliver.Session
-	mode    deliver.Mode
 	event   deliver.Event
 	// start is the commit the loop started from: CI is started only when
 	// a push of this run moved the branch past it.
@@ -69,7 +68,7 @@ func setupDelivery(ctx context.Context, j *job.Trusted, p *project.Project) (*pr
 	if a := p.Config.Delivery.Author; a != nil {
 		id = deliver.Identity{Name: a.Name, Email: a.Email}
 	}
-	d := &delivery{mode: mode, ciWorkflows: p.Config.Delivery.CIWorkflows}
+	d := &delivery{ciWorkflows: p.Config.Delivery.CIWorkflows}
 	bd, err := j.StateBinder()
 	if err != nil {
 		return nil, nil, err
@@ -103,7 +102,7 @@ func setupDelivery(ctx context.Context, j *job.Trusted, p *project.Project) (*pr
 // finish opens or updates the pull request of ralph-ci's own branch (a
 // mode that opens one, off a pull request), starts the CI the mode
 // starts, and writes the step outputs branch, head-sha and pull-request.
-func (d *delivery) finish(ctx context.Context, j *job.Session, summary string) error {
+func (d *delivery) finish(ctx context.Context, j *job.Trusted, summary string) error {
 	if d == nil {
 		return nil
 	}
@@ -113,7 +112,7 @@ func (d *delivery) finish(ctx context.Context, j *job.Session, summary string) e
 		pr = strconv.Itoa(s.Target.PR)
 	}
 	var err error
-	if d.mode.PullRequest == deliver.OpensForOwnBranch && s.Push && s.Target.Own && s.Head() != "" && d.event.DefaultBranch != "" && j.Env.PR.Repository != "" {
+	if j.Mode.PullRequest == deliver.OpensForOwnBranch && s.Push && s.Target.Own && s.Head() != "" && d.event.DefaultBranch != "" && j.Env.PR.Repository != "" {
 		var c *pulls.Client
 		if c, err = j.Forge(); err == nil {
 			var opened pulls.PR

@@ -45,7 +45,7 @@ func (r *ran) finish(ctx context.Context, oc outcome) error {
 	engine.PrintRows(j.Stdout, engine.Rows(out.Specs, out.State))
 	e := exitcode.RunEnd{Engine: out.Code, EngineErr: err, Delivery: derr, Signal: sig.Code()}
 	code := e.Code()
-	e.Reports = writeReports(ctx, j, p, out.Report, code, o.JUnit, o.JSON)
+	e.Reports = writeReports(ctx, j.Session, p, out.Report, code, o.JUnit, o.JSON)
 	switch final := e.Code(); {
 	case err != nil:
 		return err

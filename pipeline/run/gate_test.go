@@ -75,7 +75,7 @@ func TestEndGate(t *testing.T) {
 				defer removeFile(t, root, "new.txt")
 			}
 			k := &keeper{head: "0123456789"}
-			r := &ran{s: job.Open(j), p: p, ch: gated{keeper: k}}
+			r := &ran{s: &job.Trusted{Session: job.Open(j)}, p: p, ch: gated{keeper: k}}
 			r.endGate(context.Background(), tc.code, outcome{Outcome: engine.Outcome{Message: "stopped", State: *st}})
 			switch {
 			case tc.want == "" && len(k.set) > 0:

@@ -125,7 +125,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 			progress.update(ctx, rotations, cost, specs, st, "")
 		}
 	}
-	r := &ran{s: j, p: p, dl: dl, m: m, sig: sig, o: o, ch: eo.Checkpoints, progress: progress}
+	r := &ran{s: t, p: p, dl: dl, m: m, sig: sig, o: o, ch: eo.Checkpoints, progress: progress}
 	out, err := engine.Run(ctx, eo)
 	return r.end(ctx, outcome{out, err})
 }
@@ -134,7 +134,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 // delivery, the matrix's part, the signal caught, the options, the
 // checkpoint channel and the progress comment.
 type ran struct {
-	s        *job.Session
+	s        *job.Trusted
 	p        *project.Project
 	dl       *delivery
 	m        *matrix.Part

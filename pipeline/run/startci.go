@@ -22,9 +22,9 @@ type dispatcher interface {
 // push-token) the repository's required checks never run on the head
 // ralph-ci delivered; a run that pushed nothing new starts nothing. It
 // says which runs it started in the log and the job summary.
-func (d *delivery) startCI(ctx context.Context, j *job.Session) error {
+func (d *delivery) startCI(ctx context.Context, j *job.Trusted) error {
 	s := d.session
-	if d.mode.CI != deliver.CIAfterPush || !s.Push || s.Head() == "" || len(d.ciWorkflows) == 0 || j.Env.PR.Repository == "" {
+	if j.Mode.CI != deliver.CIAfterPush || !s.Push || s.Head() == "" || len(d.ciWorkflows) == 0 || j.Env.PR.Repository == "" {
 		return nil
 	}
 	if s.Head() == d.start {
