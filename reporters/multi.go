@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/google/renameio/v2"
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
 )
 
@@ -33,10 +32,11 @@ func (m Multi) Report(ctx context.Context, r *report.Report) error {
 	return errors.Join(errs...)
 }
 
-// WriteFile writes a report file through write, atomically (renameio):
-// into a temporary file beside path (its parent folders are created),
-// synced, then renamed over path. Readers never see a half-written
-// report, and a failed write leaves any previous file in place.
+// WriteFile writes a report file through write, atomically (renameio;
+// on Windows safefile.Replace, which says what is atomic there): into a
+// temporary file beside path (its parent folders are created), synced,
+// then renamed over path. Readers never see a half-written report, and a
+// failed write leaves any previous file in place.
 func WriteFile(path string, write func(io.Writer) error) error {
 	if path == "" {
 		return errors.New("write report: no file name")
@@ -44,15 +44,7 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write report %s: %w", path, err)
 	}
-	f, err := renameio.NewPendingFile(path, renameio.WithStaticPermissions(0o644))
-	if err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	defer f.Cleanup()
-	if err := write(f); err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	if err := f.CloseAtomicallyReplace(); err != nil {
+	if err := replaceFile(path, write); err != nil {
 		return fmt.Errorf("write report %s: %w", path, err)
 	}
 	return nil

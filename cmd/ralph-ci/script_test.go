@@ -13,7 +13,6 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/e2e"
-	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 )
 
@@ -68,27 +67,21 @@ func quotedList(names []string) string {
 
 // scriptGoCache is the go build cache the scenarios share: the tests'
 // own, but where they run as root, ralph-ci runs verification commands as
-// the agent's user of its own (box.user), which may not write root's
-// cache: then one of that user's, made for this test and removed after
-// it, as docs/security.md tells users to give it. "" for none.
+// the agent's users of their own (box.user auto: one of the pool's per
+// run, so scenarios at once are different users), which may not write
+// root's cache: then one all of them write, made for this test and
+// removed after it (e2e.ShareWithAgents). "" for none.
 func scriptGoCache(t *testing.T) string {
 	if os.Geteuid() != 0 {
 		c, _ := goCache()
 		return c
-	}
-	u, err := agentuser.Ensure(agentuser.DefaultName, true)
-	if err != nil {
-		t.Logf("no cache of the agent's user: %v", err)
-		return ""
 	}
 	dir, err := os.MkdirTemp("", "ralph-ci-script-gocache-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chown(dir, u.UID, u.GID); err != nil {
-		t.Fatal(err)
-	}
+	e2e.ShareWithAgents(t, dir)
 	return dir
 }
 

@@ -83,3 +83,50 @@ func TestMergeCommand(t *testing.T) {
 		})
 	}
 }
+
+// tokenFilesBinary stands in for ralph-ci.exe on a Windows runner: it
+// prints what the files the step names hold and their mode, whether a
+// descriptor was named, and whether any variable holds a token.
+func tokenFilesBinary(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "ralph-ci-files")
+	script := `#!/bin/sh
+echo "fd:${RALPH_TOKEN_FD:-none} ${RALPH_PUSH_TOKEN_FD:-none}"
+for f in "$RALPH_TOKEN_FILE" "$RALPH_PUSH_TOKEN_FILE"; do
+	echo "file:$(dirname "$f") $(stat -c %a "$f") $(cat "$f")"
+done
+env | grep -q test-token && echo "a token is in the environment"
+echo "exit-code=0" >> "$GITHUB_OUTPUT"
+`
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// TestTokensInFilesOnWindows: on a Windows runner, whose programs inherit
+// no descriptor above 2, the ralph-ci step hands the token and the
+// push-token in files only its user may read, in the runner's temporary
+// folder (ralph-ci reads and deletes them at its start), and still in no
+// variable; elsewhere it keeps the descriptors.
+func TestTokensInFilesOnWindows(t *testing.T) {
+	j := newJob(t, "main", "X64", map[string]string{"command": "check", "push-token": "test-token-push"},
+		func(good, bad string) *fakeRelease { return newRelease(t, good, bad, false) }, func(string) {})
+	j.runner.Ctx["runner.os"] = "Windows"
+	j.runner.Ctx["steps.build.outputs.bin"] = tokenFilesBinary(t, j.temp)
+	res := j.step(t, "ralph")
+	for _, want := range []string{"fd:none none\n", "file:" + j.temp + " 600 test-token\n", "file:" + j.temp + " 600 test-token-push\n"} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("the step's output lacks %q:\n%s", want, res.Output)
+		}
+	}
+	if strings.Contains(res.Output, "a token is in the environment") {
+		t.Errorf("a token reached ralph-ci's environment:\n%s", res.Output)
+	}
+
+	j.runner.Ctx["runner.os"] = "Linux"
+	j.runner.Ctx["steps.build.outputs.bin"] = argsBinary(t, j.temp)
+	if res := j.step(t, "ralph"); !strings.Contains(res.Output, "fd:test-token\n") {
+		t.Errorf("on Linux the token did not come on its descriptor:\n%s", res.Output)
+	}
+}

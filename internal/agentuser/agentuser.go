@@ -1,26 +1,42 @@
 // Package agentuser runs the agent as a user of its own where ralph-ci
 // is root: every boxed process (the agent, verification commands,
 // judges, reviewers) gets that user's uid and gid, so ralph-ci's memory,
-// its /proc, its git folder and the job's root-only files are out of its
-// reach by uid, and it cannot signal ralph-ci.
+// its /proc, its git folder, the job's root-only files and the agents of
+// other runs are out of its reach by uid, and it cannot signal ralph-ci.
 //
-// The user is a system user, [DefaultName] unless the config names
-// another, created (useradd --system) when missing and kept: runs share
-// it. A run ([Open]) gives it what it needs and takes it back at the end
-// ([Run.Close]):
+// Each live run holds a user of its own ([Take]): with box.user auto,
+// the first of a pool of system users ([PoolNames]: [DefaultName],
+// DefaultName-2, ... up to [PoolSize]) that no other run holds, created
+// (useradd --system) when missing and kept; a run that finds all held
+// waits for one (the pool is a machine's capacity, not a config error,
+// and a run ends, killed or not, so the wait ends). A user the config
+// names is held shared: every run that names it runs as it, the user's
+// choice. The hold is a flock on a file of the user in [LockDir], a
+// root-only folder, so the kernel lets it go when the run ends, however
+// it ends. Whoever holds a user alone first kills every process of its
+// uid (a killed run's leftovers) and takes back what the file records
+// that a killed run gave it.
+//
+// A run ([Open]) gives the held user what it needs and takes it back at
+// the end ([Run.Close], [Held.Release]), recording each gift in the
+// user's file first:
 //
 //   - a HOME of its own, fresh for the run (the agent CLIs write
 //     ~/.claude, ~/.codex, ~/.cache, ~/.npm there), removed at the end;
 //   - the work tree: before each start ([Run.Lend]) every entry of the
 //     tree becomes the user's (files git checked out, files ralph-ci
-//     wrote since), and at the end every entry belongs to the tree's
-//     owner again (the owner of its top folder when the run started);
+//     wrote since), and its top folder is the user's alone (mode 0700,
+//     so another run's agent does not enter it); at the end every entry
+//     belongs to the tree's owner again (the owner of its top folder
+//     when the run started), with the top folder's mode;
 //   - a way down to the tree, its HOME and the job's PATH: a folder
 //     above them the user may not search (a root-only /root, a test's
 //     0700 temporary folder) gets a search-only ACL entry for the user
-//     (no listing: what lies below keeps its own modes). It stays: runs
-//     share those folders, and one run's end must not cut another's
-//     agent off.
+//     (no listing: what lies below keeps its own modes). Each user has
+//     its own entries, so removing them at a run's end cuts no other
+//     run off; a shared user's are removed by the last run that holds
+//     it. Every change of an ACL is made under one lock, as runs at once
+//     change the same folders.
 package agentuser
 
 import (

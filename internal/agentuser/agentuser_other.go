@@ -2,7 +2,10 @@
 
 package agentuser
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // Works: only Linux runs the agent as a user of its own.
 const Works = false
@@ -20,8 +23,38 @@ func Ensure(name string, create bool) (User, error) {
 	return User{}, errors.New("a user of the agent's own needs Linux")
 }
 
+// Held is a user held by the run (none here).
+type Held struct {
+	User
+	Shared  bool
+	Cleaned Cleaned
+}
+
+// Cleaned is what was taken back from a user (nothing here).
+type Cleaned struct {
+	Killed, Alive      []Proc
+	Revoked, GivenBack []string
+}
+
+// Empty is true here.
+func (c Cleaned) Empty() bool { return true }
+
+// Proc is a process that was killed.
+type Proc struct {
+	PID  int
+	Comm string
+}
+
+// Take fails here.
+func Take(context.Context, string, bool, func([]string)) (*Held, error) {
+	return nil, errors.New("a user of the agent's own needs Linux")
+}
+
+// Release does nothing here.
+func (h *Held) Release() (Cleaned, error) { return Cleaned{}, nil }
+
 // Open fails here.
-func Open(User, string, []string) (*Run, error) {
+func Open(*Held, string, []string) (*Run, error) {
 	return nil, errors.New("a user of the agent's own needs Linux")
 }
 

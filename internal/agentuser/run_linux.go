@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,6 +38,30 @@ func removeStaleHomes() {
 	}
 }
 
+// unlockedRunUses tells whether a live ralph-ci that takes no lock (a
+// version before the pool, still running while a newer one starts) runs
+// its agent as uid: a HOME of its own (homePrefix + its PID) is uid's
+// and that PID is alive. Its user is then not free: taking it would kill
+// that run's agent.
+func unlockedRunUses(uid int) bool {
+	entries, _ := os.ReadDir(os.TempDir())
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), homePrefix)
+		pid, _, ok2 := strings.Cut(rest, "-")
+		if !ok || !ok2 || pid == strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Lstat(filepath.Join(os.TempDir(), e.Name()), &st) != nil || int(st.Uid) != uid {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + pid); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Run is what one run gives the agent's user, taken back by Close.
 type Run struct {
 	User
@@ -53,14 +78,21 @@ type Run struct {
 
 	mu     sync.Mutex
 	grants []grant
+	mode   uint32 // of the tree's top folder, given back
+	lent   bool   // the tree's top folder was made the user's alone
+	held   *Held
 }
 
-// Open prepares a run of u on the work tree tree: its HOME, a way down
-// to the tree, the HOME and each folder of reach (the job's PATH), and
-// the tree's owner recorded. A tree owned by u already (a run killed
+// Open prepares a run of the held user h on the work tree tree: its
+// HOME, a way down to the tree, the HOME and each folder of reach (the
+// job's PATH), and the tree's owner and mode recorded (in the run and in
+// h's record). The tree's top folder is the user's alone (mode 0700)
+// while it is lent, so no other user (another run's agent) enters it.
+// A tree owned already by h's user or a user of the pool (a run killed
 // before its end left it so) goes back to the owner of the folder above
-// it.
-func Open(u User, tree string, reach []string) (*Run, error) {
+// it, mode 0755.
+func Open(h *Held, tree string, reach []string) (*Run, error) {
+	u := h.User
 	tree, err := filepath.Abs(tree)
 	if err != nil {
 		return nil, err
@@ -69,12 +101,14 @@ func Open(u User, tree string, reach []string) (*Run, error) {
 	if err := unix.Lstat(tree, &st); err != nil {
 		return nil, fmt.Errorf("the work tree: %w", err)
 	}
-	if int(st.Uid) == u.UID {
+	mode := st.Mode & 0o7777
+	if int(st.Uid) == u.UID || agentUID(int(st.Uid)) {
 		if err := unix.Stat(filepath.Dir(tree), &st); err != nil {
 			return nil, err
 		}
+		mode = 0o755
 	}
-	r := &Run{User: u, Tree: tree, Owner: int(st.Uid), Group: int(st.Gid)}
+	r := &Run{User: u, Tree: tree, Owner: int(st.Uid), Group: int(st.Gid), mode: mode, held: h}
 	removeStaleHomes()
 	home, err := os.MkdirTemp("", homePrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
@@ -85,7 +119,21 @@ func Open(u User, tree string, reach []string) (*Run, error) {
 		os.RemoveAll(home)
 		return nil, fmt.Errorf("the agent's HOME: %w", err)
 	}
-	r.grants, err = searchable(u.UID, u.GID, append([]string{tree, home}, reach...)...)
+	note := func(g grant) error {
+		return h.note(record{Kind: recGrant, Dir: g.dir, UID: u.UID, Made: g.made, Mask: g.mask})
+	}
+	unlock, err := aclEdits(h.dir)
+	if err == nil {
+		r.grants, err = searchable(u.UID, u.GID, note, append([]string{tree, home}, reach...)...)
+		unlock()
+	}
+	if err == nil {
+		err = h.note(record{Kind: recLend, Dir: tree, UID: u.UID, Owner: r.Owner, Group: r.Group, Mode: mode})
+	}
+	if err == nil {
+		r.lent = true
+		err = chmodTop(tree, 0o700)
+	}
 	if err != nil {
 		_ = r.Close()
 		return nil, err
@@ -93,7 +141,14 @@ func Open(u User, tree string, reach []string) (*Run, error) {
 	return r, nil
 }
 
-// Granted lists the folders that got a search-only ACL entry.
+// agentUID tells whether uid is a user of the pool's.
+func agentUID(uid int) bool {
+	u, err := user.LookupId(strconv.Itoa(uid))
+	return err == nil && InPool(u.Username)
+}
+
+// Granted lists the folders that got a search-only ACL entry (the
+// holder of the user removes them: Held.Release).
 func (r *Run) Granted() []string {
 	var dirs []string
 	for _, g := range r.grants {
@@ -114,11 +169,10 @@ func (r *Run) Lend() (int, error) {
 	return chownTree(r.Tree, r.UID, r.GID, true)
 }
 
-// Close gives the work tree back to its owner and removes the HOME. Call
-// it once every boxed process is gone. The search-only ACL entries stay:
-// runs on one machine share the folders above their trees (/root, a
-// temporary folder), and removing an entry at one run's end would cut
-// another run's agent off from its tree.
+// Close gives the work tree back to its owner, with its top folder's
+// mode, and removes the HOME. Call it once every boxed process is gone.
+// The search-only ACL entries are the held user's to remove
+// (Held.Release).
 func (r *Run) Close() error {
 	if r == nil {
 		return nil
@@ -128,6 +182,14 @@ func (r *Run) Close() error {
 	var errs []error
 	if _, err := chownTree(r.Tree, r.Owner, r.Group, false); err != nil {
 		errs = append(errs, fmt.Errorf("giving the work tree back to uid %d: %w", r.Owner, err))
+	}
+	if r.lent {
+		if err := chmodTop(r.Tree, r.mode); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 && r.lent && r.held != nil {
+		errs = append(errs, r.held.note(record{Kind: recGiven, Dir: r.Tree, UID: r.UID}))
 	}
 	if r.Home != "" && strings.HasPrefix(filepath.Base(r.Home), homePrefix) {
 		if err := os.RemoveAll(r.Home); err != nil {

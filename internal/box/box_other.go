@@ -5,6 +5,7 @@ package box
 import (
 	"fmt"
 	"os/exec"
+	"runtime"
 )
 
 // Boxes: only Linux has the boxes; elsewhere Open gives none, and refuses
@@ -17,7 +18,7 @@ func Open(mode Mode, _ string) (*Boxes, error) {
 	if mode == Off {
 		return nil, nil
 	}
-	return nil, fmt.Errorf("%w (the boxes are Linux's)", ErrNoBox)
+	return nil, fmt.Errorf("%w (the boxes are Linux's: %s has none)", ErrNoBox, runtime.GOOS)
 }
 
 // Kind is Off.

@@ -8,9 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
@@ -115,17 +113,17 @@ func makePrivateDir(top string) (string, *os.File, error) {
 }
 
 // makeBase makes ralph-ci's folder for its git directories (one per
-// user, ralph-ci-UID, only it may enter), outside the work tree: in
-// SetPrivateDir's folder, else the first of /var/tmp (outside what
-// Landlock lets the agents change: see pipeline/agent.Writes), the
-// temporary folder, /tmp,
-// the user's cache folder and the folder above the work tree that is
-// outside it and writable.
+// user, ownName, only it may enter: ownFolder), outside the work tree: in
+// SetPrivateDir's folder, else the first of systemBases and the folder
+// above the work tree that is outside it and writable.
 func makeBase(top string) (string, error) {
 	candidates := []string{baseDir}
 	if baseDir == "" {
-		cache, _ := os.UserCacheDir()
-		candidates = []string{"/var/tmp", os.TempDir(), "/tmp", cache, filepath.Dir(top)}
+		candidates = append(systemBases(), filepath.Dir(top))
+	}
+	name, err := ownName()
+	if err != nil {
+		return "", err
 	}
 	var errs []error
 	for _, base := range candidates {
@@ -133,7 +131,7 @@ func makeBase(top string) (string, error) {
 		if base == "" || err != nil || within(abs, top) {
 			continue
 		}
-		dir := filepath.Join(abs, "ralph-ci-"+strconv.Itoa(os.Getuid()))
+		dir := filepath.Join(abs, name)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			errs = append(errs, err)
 			continue
@@ -145,19 +143,6 @@ func makeBase(top string) (string, error) {
 		return dir, nil
 	}
 	return "", fmt.Errorf("no folder outside the work tree %s to make it in: %w", top, errors.Join(errs...))
-}
-
-// ownFolder checks that dir is a folder (not a link) of this user's that
-// no one else may enter.
-func ownFolder(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 || (ok && int(st.Uid) != os.Getuid()) {
-		return fmt.Errorf("%s is not a folder of this user's that only it may enter", dir)
-	}
-	return nil
 }
 
 // PrivateBase is the folder holding ralph-ci's own git directories ("" until

@@ -226,7 +226,9 @@ func binary() (string, error) {
 var keptEnv = []string{"HOME", "TMPDIR", "SSH_AUTH_SOCK", "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY",
 	"no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "SYSTEMROOT"}
 
-// baseEnv is the environment every git process starts from.
+// baseEnv is the environment every git process starts from: its PATH is
+// git's own folder, then the system's (systemPath, none on Windows), in
+// the system's list form.
 func baseEnv() []string {
 	env := []string{
 		"LC_ALL=C",
@@ -240,12 +242,12 @@ func baseEnv() []string {
 		"GIT_ADVICE=0",
 	}
 	bin, _ := binary()
-	path := "/usr/bin:/bin"
+	path := systemPath
 	if bin != "" {
-		path = filepath.Dir(bin) + ":" + path
+		path = append([]string{filepath.Dir(bin)}, path...)
 	}
-	env = append(env, "PATH="+path)
-	for _, k := range keptEnv {
+	env = append(env, "PATH="+strings.Join(path, string(os.PathListSeparator)))
+	for _, k := range append(keptEnv, systemEnv...) {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}

@@ -134,3 +134,23 @@ func TestPushURLOnlyForItsPush(t *testing.T) {
 		}
 	}
 }
+
+// TestPathIsGitsThenTheSystems: git's PATH is git's own folder, then the
+// system's folders, joined as the system joins a list (";" on Windows,
+// where a ":" list is one folder that does not exist).
+func TestPathIsGitsThenTheSystems(t *testing.T) {
+	bin, err := binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var path []string
+	for _, kv := range baseEnv() {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = filepath.SplitList(v)
+		}
+	}
+	want := append([]string{filepath.Dir(bin)}, systemPath...)
+	if strings.Join(path, "\n") != strings.Join(want, "\n") {
+		t.Errorf("git's PATH is %q, want %q", path, want)
+	}
+}

@@ -49,6 +49,9 @@ func firstProcess(idmap string) (*os.File, error) {
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0); errno != 0 {
 		return nil, errors.New("cannot become non-dumpable: " + errno.Error())
 	}
+	if err := defaultFatal(); err != nil {
+		return nil, errors.New("cannot give up Go's handlers of fatal signals: " + err.Error())
+	}
 	if os.Geteuid() != 0 {
 		runtime.LockOSThread() // the command is forked from this thread
 		if err := dropCaps(); err != nil {
@@ -56,6 +59,30 @@ func firstProcess(idmap string) (*os.File, error) {
 		}
 	}
 	return report, nil
+}
+
+// fatalSignals are the signals Go's runtime ends its process for when
+// another process sends them (kill, or sigqueue, which it takes for a
+// fault of its own): a process of the command, the shepherd's own user,
+// could end the box's first process with one before it names what it
+// killed (TestPIDNSBoxShepherdDiesOfASignal, cmd/ralph-ci/e2e/box).
+var fatalSignals = []syscall.Signal{syscall.SIGQUIT, syscall.SIGILL, syscall.SIGTRAP, syscall.SIGABRT, syscall.SIGBUS,
+	syscall.SIGFPE, syscall.SIGSEGV, syscall.SIGSTKFLT, syscall.SIGSYS}
+
+// defaultFatal gives fatalSignals back their default action, in place
+// of Go's handlers: the kernel delivers no signal whose action is the
+// default to the first process of a PID namespace from inside it, so the
+// command can no longer end the shepherd early (a fault of the
+// shepherd's own still ends it, without Go's trace). Go's runtime
+// installs no handler again for a signal nobody asks it to notify.
+func defaultFatal() error {
+	var act [4]uintptr // a struct sigaction of SIG_DFL, no flags, an empty mask
+	for _, sig := range fatalSignals {
+		if _, _, errno := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act[0])), 0, 8, 0, 0); errno != 0 {
+			return errno
+		}
+	}
+	return nil
 }
 
 // probe is the shepherd of ProbeArgs: can it be a namespace's first

@@ -175,10 +175,6 @@ func cancelOnWrite(cancel context.CancelFunc) io.Writer {
 	})
 }
 
-type writerFunc func(p []byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
-
 // syncBuffer is a bytes.Buffer safe for a writer and a reader.
 type syncBuffer struct {
 	mu  sync.Mutex

@@ -101,3 +101,8 @@ func FuzzMasker(f *testing.F) {
 		}
 	})
 }
+
+// writerFunc is an io.Writer made of a function.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -1,9 +1,13 @@
 package job
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rs/zerolog"
 
 	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -12,11 +16,15 @@ import (
 // UseUser picks the user every agent, verification command, judge and
 // reviewer runs as (config is the config's box.user, internal/agentuser)
 // for the run's host (HostPolicy.User): where ralph-ci is root, a user
-// of the agent's own with a HOME of its own, the work tree (tree) lent
-// to it; nil for ralph-ci's own user. A log line says which user runs
-// them. The returned function gives the tree back to its owner (call it
-// once every boxed process is gone).
-func (j *Job) UseUser(config, tree string) (*agentuser.Run, func(), error) {
+// of the agent's own, held by this run alone (auto: one of the pool's,
+// waited for while every one is held) or shared (a name the config
+// gives), with a HOME of its own, the work tree (tree) lent to it; nil
+// for ralph-ci's own user. Log lines say which user runs them, and what
+// was taken back from it (a killed run's processes, ACL entries and
+// tree). The returned function gives the tree back to its owner, removes
+// the ACL entries and lets the user go (call it once every boxed process
+// is gone).
+func (j *Job) UseUser(ctx context.Context, config, tree string) (*agentuser.Run, func(), error) {
 	name, err := agentuser.Pick(config, os.Geteuid())
 	if err != nil {
 		return nil, func() {}, exitcode.Usagef("%v", err)
@@ -29,23 +37,60 @@ func (j *Job) UseUser(config, tree string) (*agentuser.Run, func(), error) {
 		j.Log.Info().Int("uid", os.Geteuid()).Msg("box: agents and verification commands run as " + who)
 		return nil, func() {}, nil
 	}
-	u, err := agentuser.Ensure(name, config == "" || config == agentuser.Auto)
+	pool := config == "" || config == agentuser.Auto
+	h, err := agentuser.Take(ctx, name, pool, func(names []string) {
+		if pool {
+			j.Log.Warn().Strs("users", names).Str("locks", agentuser.LockDir).
+				Msg("box: every user of the agent's pool is held by another run on this machine: waiting for one to end")
+			return
+		}
+		j.Log.Warn().Str("user", name).Str("locks", agentuser.LockDir).
+			Msg("box: the agent's user is held alone by another run (one of the pool's, or one taking back what a killed run left): waiting")
+	})
 	if err != nil {
 		return nil, func() {}, exitcode.New(exitcode.Failure, err)
 	}
-	r, err := agentuser.Open(u, tree, filepath.SplitList(os.Getenv("PATH")))
+	logCleaned(j.Log.Warn(), h.User, h.Cleaned, "box: took back from the agent's user what a killed run left")
+	release := func() {
+		c, err := h.Release()
+		logCleaned(j.Log.Info(), h.User, c, "box: took back the search-only ACL entries of the agent's user")
+		if err != nil {
+			j.Log.Error().Err(err).Str("user", h.Name).Msg("box: could not take back everything from the agent's user")
+		}
+	}
+	r, err := agentuser.Open(h, tree, filepath.SplitList(os.Getenv("PATH")))
 	if err != nil {
+		release()
 		return nil, func() {}, exitcode.New(exitcode.Failure, err)
 	}
 	r.Env = agentuser.Toolchains(os.Getenv("HOME"), func(k string) bool { return os.Getenv(k) != "" }, func(p string) bool {
 		fi, err := os.Stat(p)
 		return err == nil && fi.IsDir()
 	})
-	j.Log.Info().Str("user", u.Name).Strs("toolchains", r.Env).Int("uid", u.UID).Str("home", r.Home).Str("searchable", strings.Join(r.Granted(), ",")).
+	j.Log.Info().Str("user", h.Name).Bool("shared", h.Shared).Strs("toolchains", r.Env).Int("uid", h.UID).Str("home", r.Home).Str("searchable", strings.Join(r.Granted(), ",")).
 		Msg("box: agents and verification commands run as a user of their own, the work tree lent to it, given back to its owner at the end")
 	return r, func() {
 		if err := r.Close(); err != nil {
 			j.Log.Error().Err(err).Msg("box: could not give everything back from the agent's user")
 		}
+		release()
 	}, nil
+}
+
+// logCleaned logs what was taken back from u (c), when anything was.
+func logCleaned(ev *zerolog.Event, u agentuser.User, c agentuser.Cleaned, msg string) {
+	if c.Empty() {
+		return
+	}
+	procs := func(ps []agentuser.Proc) []string {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = fmt.Sprintf("%d (%s)", p.PID, p.Comm)
+		}
+		return out
+	}
+	if len(c.Alive) > 0 {
+		ev.Strs("alive", procs(c.Alive)).Str("note", "processes of a user box.user names are not ralph-ci's to kill: they may reach this run's agent")
+	}
+	ev.Str("user", u.Name).Int("uid", u.UID).Strs("killed", procs(c.Killed)).Strs("acl_removed", c.Revoked).Strs("given_back", c.GivenBack).Msg(msg)
 }

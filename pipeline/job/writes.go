@@ -88,8 +88,8 @@ func removeStaleScratch() {
 		if !ok || !ok2 || err != nil || n <= 0 || !e.IsDir() || n == os.Getpid() {
 			continue
 		}
-		if _, err := os.Stat("/proc/" + pid); err == nil || !os.IsNotExist(err) {
-			continue // its ralph-ci still runs (or /proc cannot tell)
+		if !gone(n) {
+			continue // its ralph-ci still runs
 		}
 		_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
 	}

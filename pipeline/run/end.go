@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -87,11 +88,21 @@ func writeReports(ctx context.Context, j *job.Session, p *project.Project, r *re
 	}
 	r.Exit.Code, r.Exit.Class = int(code), code.Class()
 	targets := publish.Targets{Root: p.Root, JUnit: cmp.Or(junitPath, p.Config.Reporters.JUnit), JSON: cmp.Or(jsonPath, p.Config.Reporters.JSON), GitHub: true}
+	giveBack := j.ForInvoker(inRoot(p.Root, targets.JUnit), inRoot(p.Root, targets.JSON))
+	defer giveBack()
 	if err := publish.Write(ctx, r, targets, j.Env.Actions, j.Stdout); err != nil {
 		j.Log.Error().Err(err).Msg("writing the reports failed")
 		return err
 	}
 	return nil
+}
+
+// inRoot is path resolved against the root ("" stays "").
+func inRoot(root, path string) string {
+	if path == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(root, path)
 }
 
 // actionsEcho shows each rotation's agent output in the job log, folded

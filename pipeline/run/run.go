@@ -77,7 +77,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 		return err
 	}
 	defer unbox()
-	user, unuser, err := j.UseUser(p.Config.Box.User, p.Root)
+	user, unuser, err := j.UseUser(ctx, p.Config.Box.User, p.Root)
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/google/renameio/v2"
 )
 
 // Suffixes of the temporary files this package creates next to their
@@ -36,8 +34,11 @@ const cleanTempAge = time.Minute
 // followed by a random number), fsyncs it and renames it over path; the
 // directory is then fsynced so the rename itself is durable. The
 // directory must exist. perm applies to the new file (umask is bypassed).
+// On Windows, where renameio does not build, safefile.Replace does the
+// same (".<name>.tmp-<random>"), and says what is atomic there: not the
+// rename's durability, since a folder cannot be flushed.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	if err := renameio.WriteFile(path, data, perm, renameio.WithStaticPermissions(perm)); err != nil {
+	if err := writeFile(path, data, perm); err != nil {
 		return fmt.Errorf("write %s: %w (does its directory exist and is it writable?)", path, err)
 	}
 	if err := syncDir(filepath.Dir(path)); err != nil {

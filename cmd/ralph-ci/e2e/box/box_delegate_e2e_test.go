@@ -25,13 +25,14 @@ echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
 echo "RALPH_STATUS: DONE"
 ` + killShepherd
 
-// boxRunAs runs ralph-ci as a new user (sudo: with passwordless sudo) in
+// boxRunAs runs ralph-ci as a new user (sudo: with passwordless sudo;
+// box.user off, so it stays that user, userOff) in
 // this test's cgroup, which is root's, so not the user's to write: no
 // cgroup is delegated to it. It returns the exit code, the log, $OUT and
 // ralph-ci's pid.
 func boxRunAs(t *testing.T, prefix string, sudo bool, agent string) (int, string, string, int) {
 	t.Helper()
-	r := e2e.NewBoxRun(t, prefix, sudo, agent, "")
+	r := e2e.NewBoxRun(t, prefix, sudo, agent, userOff)
 	cmd, log := r.Start(t)
 	return r.Wait(t, cmd, log), log.String(), r.Out, cmd.Process.Pid
 }
@@ -133,7 +134,7 @@ echo "RALPH_STATUS: DONE"
 // next run of the user removes them and it (and kills what is left in
 // them: the shepherd's PID namespace may have killed the agent already).
 func TestBoxSudoStaleDelegationRemoved(t *testing.T) {
-	r := e2e.NewBoxRun(t, "rcsta", true, staleAgent, "")
+	r := e2e.NewBoxRun(t, "rcsta", true, staleAgent, userOff)
 	mount, err := box.CgroupMount()
 	if err != nil {
 		t.Fatal(err)

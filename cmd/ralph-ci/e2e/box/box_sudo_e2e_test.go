@@ -39,9 +39,16 @@ echo work > work.txt
 echo "RALPH_STATUS: CONTINUE"
 `
 
+// userOff keeps the agent as the job's user (box.user off: no run as
+// root through sudo), $OUT writable: the box as a user without root has
+// it.
+const userOff = "box: {user: off, writable: [$OUT]}\n"
+
 // TestAgentSudoGainsNothing: ralph-ci runs as a user that has
 // passwordless sudo (as the runner user of GitHub's hosted runners
-// does), in a cgroup delegated to that user as systemd delegates one. The
+// does), with box.user off (else it runs itself as root through sudo:
+// TestSudoGivesTheAgentAUserOfItsOwn), in a cgroup delegated to that
+// user as systemd delegates one. The
 // agent's sudo fails (no_new_privs), and neither with it nor without
 // does the agent read ralph-ci's environment or memory. The test creates
 // the user, its sudoers file and the cgroup, and removes them.
@@ -55,7 +62,7 @@ func TestAgentSudoGainsNothing(t *testing.T) {
 		}
 	}
 	secret := "s3cret-" + strconv.Itoa(os.Getpid()) + "-value"
-	r := e2e.NewBoxRun(t, "rcbox", true, sudoAgent, "environment: {remove: [RALPH_TEST_SECRET]}\n")
+	r := e2e.NewBoxRun(t, "rcbox", true, sudoAgent, "environment: {remove: [RALPH_TEST_SECRET]}\n"+userOff)
 	u, out := r.U, r.Out
 	fd := r.Delegate(t)
 

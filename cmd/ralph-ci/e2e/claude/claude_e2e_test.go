@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/e2e"
+	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 )
 
 func TestClaudeCodeEndToEnd(t *testing.T) {
@@ -60,8 +60,8 @@ specs: {default_tier: auto}
 			t.Logf("ralph-ci run took %v", elapsed.Round(time.Millisecond))
 			e2e.CheckRoutes(t, &srv.RequestLog, "claude_server_test.go")
 			if os.Geteuid() == 0 { // as root, the CLI runs as the agent's user of its own (box.user)
-				if !bytes.Contains(stderr, []byte(`"user":"ralph-agent"`)) {
-					t.Errorf("the CLI did not run as ralph-agent:\n%s", stderr)
+				if name, _ := e2e.AgentUserOf(stderr); !agentuser.InPool(name) {
+					t.Errorf("the CLI did not run as a user of the agent pool (%q):\n%s", name, stderr)
 				}
 			}
 			srv.mu.Lock()

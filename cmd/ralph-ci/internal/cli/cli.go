@@ -21,12 +21,14 @@ import (
 	_ "github.com/ralph-ci/ralph-ci/internal/shepherd" // see Run
 )
 
-// Run is ralph-ci's main: it seals the secrets of the process (Seal),
+// Run is ralph-ci's main: it takes over a run as root started through
+// sudo (Relaunched), seals the secrets of the process (Seal),
 // runs Main with the process's arguments and exits with its code. It is
 // never reached by the shepherd that contains agents and commands:
 // started as shepherd.Name, ralph-ci runs it from that package's init,
 // before the inits of CUE, YAML and the GitHub client.
 func Run() {
+	Relaunched(os.Args)
 	Seal(os.Args)
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -32,6 +32,14 @@ type GlobalOptions struct {
 
 	stdin  io.Reader
 	stderr io.Writer
+
+	// args are the command line's arguments; sealed the entries Seal
+	// moved out of the environment.
+	args   []string
+	sealed map[string]string
+	// relayed is set when run ran again as root through sudo (asRoot),
+	// which wrote the outputs and reports itself.
+	relayed bool
 }
 
 // execute builds the command tree, runs it and maps the outcome to an
@@ -43,11 +51,11 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.
 	if env.Actions.Actions { // the runner reads the log for workflow commands: only ralph-ci's own may be one
 		stdout, stderr = actions.NewGuard(stdout), actions.NewGuard(stderr)
 	}
-	opts := &GlobalOptions{Job: job.Job{Stdout: stdout, Env: env, Host: &agent.Host{}, Version: versionString()}, stdin: stdin, stderr: stderr}
+	opts := &GlobalOptions{Job: job.Job{Stdout: stdout, Env: env, Host: &agent.Host{}, Version: versionString()}, stdin: stdin, stderr: stderr, args: args, sealed: sealed}
 	token, err := readToken(getenv)
 	opts.Env.PR.Token = token
 	if err == nil {
-		opts.Env.PushToken, err = readFD(getenv, pushTokenFDVar)
+		opts.Env.PushToken, err = readSecret(getenv, pushTokenFDVar, pushTokenFileVar)
 	}
 	opts.Host.Keys = modelKeys(sealed)
 	protectProcess(opts.Host, token)
@@ -57,7 +65,11 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.
 		fmt.Fprintf(stderr, "ralph-ci: %v\n", err)
 		return opts.Env.Exit(exitcode.Usage, stdout)
 	}
-	return opts.Env.Exit(executeArgs(opts, args), stdout)
+	code := executeArgs(opts, args)
+	if opts.relayed { // the run as root wrote the exit-code output itself
+		return code
+	}
+	return opts.Env.Exit(code, stdout)
 }
 
 // executeArgs runs the command line args and maps the outcome to an exit code.

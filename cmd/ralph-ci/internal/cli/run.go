@@ -48,6 +48,10 @@ the same commit; the checkpoints are presented there, once per spec.`,
   ralph-ci -C examples/quickstart run`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			if code, ok := asRoot(opts, opts.args); ok {
+				opts.relayed = true
+				return relayedError(code)
+			}
 			// On a terminal, the engine draws a progress line on stderr
 			// (never on a runner: run's engineOptions).
 			if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) {

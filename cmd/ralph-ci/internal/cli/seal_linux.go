@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,35 +36,51 @@ func Seal(args []string) {
 	if len(moved) == 0 {
 		return
 	}
-	if err := execSealed(args, keep, moved); err != nil {
+	if err := execSealed(args, keep, moved, nil); err != nil {
 		fmt.Fprintf(os.Stderr, "ralph-ci: warning: cannot take the job's credentials out of its own environment: %v\n", err)
 	}
 }
 
-func execSealed(args, keep, moved []string) error {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return err
-	}
-	payload := strings.Join(moved, "\x00")
-	if len(payload) > 60<<10 { // more than a pipe holds without a reader
-		r.Close()
+// execSealed execs ralph-ci (args) with the environment keep, the
+// entries moved on a pipe named by sealedFDVar, and each secret of fds on
+// a pipe of its own, named by its variable (the token's, the
+// push-token's: as the Action hands them).
+func execSealed(args, keep, moved []string, fds map[string]string) error {
+	env := keep
+	var open []*os.File
+	defer func() {
+		for _, f := range open {
+			f.Close()
+		}
+	}()
+	pipe := func(name, payload string) error {
+		if len(payload) > 60<<10 { // more than a pipe holds without a reader
+			return fmt.Errorf("%s holds %d bytes", name, len(payload))
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		open = append(open, r)
+		_, err = w.WriteString(payload)
 		w.Close()
-		return fmt.Errorf("the variables to seal hold %d bytes", len(payload))
+		if err != nil {
+			return err
+		}
+		fd := r.Fd()
+		if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETFD, 0); errno != 0 {
+			return errno
+		}
+		env = append(env, name+"="+strconv.Itoa(int(fd)))
+		return nil
 	}
-	_, err = w.WriteString(payload)
-	w.Close()
-	if err != nil {
-		r.Close()
-		return err
+	if err := pipe(sealedFDVar, strings.Join(moved, "\x00")); err != nil {
+		return fmt.Errorf("the variables to seal: %w", err)
 	}
-	fd := r.Fd()
-	if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETFD, 0); errno != 0 {
-		r.Close()
-		return errno
+	for _, name := range slices.Sorted(maps.Keys(fds)) {
+		if err := pipe(name, fds[name]); err != nil {
+			return err
+		}
 	}
-	env := append(keep, sealedFDVar+"="+strconv.Itoa(int(fd)))
-	err = syscall.Exec("/proc/self/exe", args, env)
-	r.Close()
-	return err
+	return syscall.Exec("/proc/self/exe", args, env)
 }

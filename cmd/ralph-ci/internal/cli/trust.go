@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,9 @@ import (
 //
 //   - takes the job's token the way the Action hands it: from the file
 //     descriptor RALPH_TOKEN_FD or the 0600 file RALPH_TOKEN_FILE (read,
-//     then closed or deleted), else GITHUB_TOKEN; the Action execs
+//     then closed or deleted; the Action's way on Windows), else
+//     GITHUB_TOKEN, and the push-token likewise (RALPH_PUSH_TOKEN_FD,
+//     RALPH_PUSH_TOKEN_FILE); the Action execs
 //     ralph-ci with the token in none of its environment variables;
 //   - makes itself non-dumpable (Linux), so that no process of the same
 //     user reads its /proc/PID/environ, fd or memory;
@@ -29,41 +32,56 @@ import (
 
 // readToken reads the job's token as the Action hands it.
 func readToken(getenv func(string) string) (string, error) {
-	if getenv(agent.TokenFDVar) != "" {
-		return readFD(getenv, agent.TokenFDVar)
-	}
-	if file := getenv(agent.TokenFileVar); file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return "", fmt.Errorf("reading the token from %s: %w", agent.TokenFileVar, err)
-		}
-		raw, rerr := readSmall(f)
-		f.Close()
-		if err := os.Remove(file); err != nil && rerr == nil {
-			rerr = fmt.Errorf("deleting it: %w", err)
-		}
-		if rerr != nil {
-			return "", fmt.Errorf("reading the token from %s %s: %w", agent.TokenFileVar, file, rerr)
-		}
-		return strings.TrimSpace(string(raw)), nil
+	if getenv(agent.TokenFDVar) != "" || getenv(agent.TokenFileVar) != "" {
+		return readSecret(getenv, agent.TokenFDVar, agent.TokenFileVar)
 	}
 	return getenv("GITHUB_TOKEN"), nil
 }
 
-// pushTokenFDVar names the descriptor the Action hands the push-token
-// input on.
-const pushTokenFDVar = "RALPH_PUSH_TOKEN_FD"
+// pushTokenFDVar and pushTokenFileVar name how the Action hands the
+// push-token input: a descriptor, or on Windows a file.
+const (
+	pushTokenFDVar   = "RALPH_PUSH_TOKEN_FD"
+	pushTokenFileVar = "RALPH_PUSH_TOKEN_FILE"
+)
 
-// readFD reads a secret from the file descriptor the variable names (""
-// when it names none).
-func readFD(getenv func(string) string, name string) (string, error) {
-	fd := getenv(name)
-	if fd == "" {
+// readSecret reads a secret from the file descriptor the variable fdVar
+// names, else from the file fileVar names (read, then deleted: the
+// Action's way on Windows, whose programs inherit no descriptor above
+// 2), else it is "".
+func readSecret(getenv func(string) string, fdVar, fileVar string) (string, error) {
+	if getenv(fdVar) != "" {
+		return readFD(getenv, fdVar, fileVar)
+	}
+	file := getenv(fileVar)
+	if file == "" {
 		return "", nil
 	}
+	f, err := os.Open(file)
+	if err != nil {
+		return "", fmt.Errorf("reading the token from %s: %w", fileVar, err)
+	}
+	raw, rerr := readSmall(f)
+	f.Close()
+	if err := os.Remove(file); err != nil && rerr == nil {
+		rerr = fmt.Errorf("deleting it: %w", err)
+	}
+	if rerr != nil {
+		return "", fmt.Errorf("reading the token from %s %s: %w", fileVar, file, rerr)
+	}
+	return strings.TrimSpace(string(raw)), nil
+}
+
+// readFD reads a secret from the file descriptor the variable name names
+// (fileVar is how to hand it where there are no descriptors).
+func readFD(getenv func(string) string, name, fileVar string) (string, error) {
+	fd := getenv(name)
 	n, err := strconv.Atoi(fd)
 	if err != nil || n < 3 {
 		return "", fmt.Errorf("%s=%q: want a file descriptor number above 2", name, fd)
+	}
+	if runtime.GOOS == "windows" {
+		return "", fmt.Errorf("%s=%d: a Windows program inherits no file descriptor above 2: name a file holding the token in %s instead (read, then deleted)", name, n, fileVar)
 	}
 	f := os.NewFile(uintptr(n), "token")
 	if f == nil {

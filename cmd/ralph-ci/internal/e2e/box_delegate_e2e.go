@@ -27,8 +27,8 @@ type boxRun struct {
 }
 
 // NewBoxRun makes the user (sudo: with passwordless sudo), the repository
-// (config: more lines of its ralph.yaml) and $OUT, all removed when the
-// test ends (a last cleanup checks).
+// (config: more lines of its ralph.yaml, where $OUT is $OUT's path) and
+// $OUT, all removed when the test ends (a last cleanup checks).
 func NewBoxRun(t *testing.T, prefix string, sudo bool, agent, config string) *boxRun {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -70,6 +70,7 @@ func NewBoxRun(t *testing.T, prefix string, sudo bool, agent, config string) *bo
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	config = strings.ReplaceAll(config, "$OUT", out)
 	grant := "box: {writable: [" + out + "]}\n" // the agent notes what it saw in $OUT
 	if strings.Contains(config, "box:") {
 		grant = "" // the test's own box section

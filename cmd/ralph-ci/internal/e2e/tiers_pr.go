@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -289,25 +288,11 @@ func AgentDir(t testing.TB) string {
 	return RecordDir(t)
 }
 
-// GiveAgent gives dir, and everything under it, to the agent's user of
-// its own where the tests run as root (box.user auto): a CLI's settings
-// folder (CODEX_HOME, a HOME the agent's env names) that the CLI writes.
+// GiveAgent gives dir, and everything under it, to the agent's users of
+// their own where the tests run as root (box.user auto): a CLI's
+// settings folder (CODEX_HOME, a HOME the agent's env names) that the
+// CLI writes, whichever user of the pool a run holds (ShareWithAgents).
 func GiveAgent(t testing.TB, dir string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		return
-	}
-	u, err := agentuser.Ensure(agentuser.DefaultName, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, u.UID, u.GID)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ShareWithAgents(t, dir)
 }

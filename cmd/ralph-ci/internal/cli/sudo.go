@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/sudoroot"
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
+	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/project"
+)
+
+// consumed are the variables naming secrets the door reads once (a
+// descriptor, a file it deletes): the run as root gets the secrets on
+// descriptors of its own instead.
+var consumed = []string{agent.TokenFDVar, agent.TokenFileVar, pushTokenFDVar, pushTokenFileVar, sealedFDVar}
+
+// asRoot runs `run` again as root through passwordless sudo
+// (internal/sudoroot) when the config's box.user is auto, ralph-ci is
+// not root and did not come through sudo, on Linux: the agent then gets
+// a user of its own. It returns the exit code of the run as root and
+// true, or false when run goes on as it is (no sudo, or one that asks
+// for a password: the log says so once, and what gives the agent a user
+// of its own). A config that does not load is left to run, which reports
+// it. check, status, plan, reset, report and answer run no agent and
+// never come here.
+func asRoot(opts *GlobalOptions, args []string) (exitcode.Code, bool) {
+	if !sudoroot.Works || os.Geteuid() == 0 {
+		return 0, false
+	}
+	p, _ := project.Load(opts.Dir, opts.Config)
+	if p == nil || p.Config == nil || !sudoroot.Wanted(p.Config.Box.User, os.Geteuid(), os.Getenv("SUDO_UID")) {
+		return 0, false
+	}
+	howto := "the agent runs as the job's user (uid " + fmt.Sprint(os.Geteuid()) + ") and reaches what it owns: give ralph-ci passwordless sudo, or run it as root, and the agent gets a user of its own (docs/security.md)"
+	sudo := sudoroot.Path()
+	if sudo == "" {
+		opts.Log.Warn().Str("reason", "no sudo in a system folder").Msg("box: " + howto)
+		return 0, false
+	}
+	if err := sudoroot.Probe(sudo); err != nil {
+		opts.Log.Warn().Str("reason", err.Error()).Msg("box: sudo asks for a password: " + howto)
+		return 0, false
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		opts.Log.Warn().Err(err).Msg("box: cannot find ralph-ci's own binary to run it through sudo: " + howto)
+		return 0, false
+	}
+	env := os.Environ()
+	for k, v := range opts.sealed {
+		env = append(env, k+"="+v)
+	}
+	payload := sudoroot.Payload{Env: sudoroot.Environ(env, nil, consumed), Token: opts.Env.PR.Token, PushToken: opts.Env.PushToken}
+	opts.Log.Info().Str("sudo", sudo).Int("uid", os.Geteuid()).
+		Msg("box: ralph-ci runs itself as root through passwordless sudo, so that the agent runs as a user of its own")
+	code, err := sudoroot.Relaunch(sudo, exe, args, payload, os.Stdin, os.Stdout, os.Stderr)
+	if errors.Is(err, sudoroot.ErrNotStarted) { // nothing ran: go on as before
+		opts.Log.Warn().Err(err).Msg("box: cannot run ralph-ci as root through sudo: " + howto)
+		return 0, false
+	}
+	if err != nil {
+		opts.Log.Error().Err(err).Msg("box: running ralph-ci as root through sudo failed")
+		return exitcode.Failure, true
+	}
+	return exitcode.Code(code), true
+}
+
+// relayedError ends the invoking ralph-ci with the code of its run as
+// root, which printed and reported everything itself.
+func relayedError(code exitcode.Code) error {
+	return exitcode.Printed(code, errors.New("ran as root through sudo"))
+}
+
+// Relaunched takes over a run that asRoot started as root through sudo:
+// it reads the invoking ralph-ci's environment and secrets from its pipe
+// and starts ralph-ci again (exec, same process) with them, sealed
+// (Seal): the job's environment exactly, PATH and what sudo drops
+// included, with sudo's SUDO_* variables. Anything else returns at once.
+// A payload that cannot be read ends the process: going on would run
+// with sudo's environment instead of the job's.
+func Relaunched(args []string) {
+	p, err := sudoroot.Receive()
+	if p == nil && err == nil {
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ralph-ci: run as root through sudo: %v\n", err)
+		os.Exit(int(exitcode.Failure))
+	}
+	env := sudoroot.Environ(p.Env, os.Environ(), consumed)
+	var keep, moved []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if agent.Removed(name, agent.EnvPolicy{}) || agent.ModelKey(name) {
+			moved = append(moved, kv)
+		} else {
+			keep = append(keep, kv)
+		}
+	}
+	fds := map[string]string{}
+	if p.Token != "" {
+		fds[agent.TokenFDVar] = p.Token
+	}
+	if p.PushToken != "" {
+		fds[pushTokenFDVar] = p.PushToken
+	}
+	err = execSealed(args, keep, moved, fds)
+	fmt.Fprintf(os.Stderr, "ralph-ci: run as root through sudo: %v\n", err)
+	os.Exit(int(exitcode.Failure))
+}

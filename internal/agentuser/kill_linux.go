@@ -1,0 +1,134 @@
+package agentuser
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Proc is a process that was killed.
+type Proc struct {
+	PID  int
+	Comm string
+}
+
+// String is "PID (COMM)".
+func (p Proc) String() string { return fmt.Sprintf("%d (%s)", p.PID, p.Comm) }
+
+// killUser kills every process of uid (its real, effective or saved
+// uid) that ralph-ci sees, again until none is left (a process may fork
+// while the scan runs), and returns those it killed. Each is signalled
+// through a pidfd opened before its uid is checked again, so a PID used
+// again meanwhile is never hit. It fails when some are still alive after
+// ten seconds.
+func killUser(uid int) ([]Proc, error) {
+	if uid <= 0 {
+		return nil, fmt.Errorf("uid %d is not an agent's", uid)
+	}
+	var killed []Proc
+	seen := map[int]bool{}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		alive := 0
+		for _, pid := range userPIDs(uid) {
+			alive++
+			fd, err := unix.PidfdOpen(pid, 0)
+			if err != nil {
+				continue // gone
+			}
+			if comm, ok := procOf(pid, uid); ok {
+				if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err == nil && !seen[pid] {
+					seen[pid] = true
+					killed = append(killed, Proc{pid, comm})
+				}
+			}
+			unix.Close(fd)
+		}
+		if alive == 0 {
+			return killed, nil
+		}
+		if time.Now().After(deadline) {
+			return killed, fmt.Errorf("processes of uid %d are still alive after SIGKILL", uid)
+		}
+		time.Sleep(10 * time.Millisecond) // the killed ones to die
+	}
+}
+
+// userProcs lists the processes of uid that are alive.
+func userProcs(uid int) []Proc {
+	var out []Proc
+	for _, pid := range userPIDs(uid) {
+		if comm, ok := procOf(pid, uid); ok {
+			out = append(out, Proc{pid, comm})
+		}
+	}
+	return out
+}
+
+// userPIDs lists the processes of uid that are alive (not zombies).
+func userPIDs(uid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if _, ok := procOf(pid, uid); ok {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// procOf tells whether the process pid is alive and of uid (real,
+// effective or saved), and its name.
+func procOf(pid, uid int) (string, bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return "", false
+	}
+	var comm string
+	of, alive := false, true
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), ":")
+		f := strings.Fields(v)
+		switch k {
+		case "Name":
+			comm = strings.TrimSpace(v)
+		case "State":
+			alive = len(f) > 0 && f[0] != "Z" && f[0] != "X"
+		case "Uid":
+			for i := 0; i < len(f) && i < 3; i++ {
+				if f[i] == strconv.Itoa(uid) {
+					of = true
+				}
+			}
+		}
+	}
+	return comm, of && alive
+}
+
+// chmodTop sets the mode of the folder top (never a link).
+func chmodTop(top string, mode uint32) error {
+	fd, err := unix.Open(top, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return fmt.Errorf("opening %s: %w", top, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Fchmod(fd, mode&0o7777); err != nil {
+		return fmt.Errorf("chmod %s: %w", top, err)
+	}
+	return nil
+}
