@@ -8,6 +8,9 @@ import (
 	"syscall"
 )
 
+// canSpare: RemovePack keeps a pack's files for the next (see place).
+const canSpare = true
+
 // reuse writes content into the file spare, in place of what it held,
 // when spare is a regular file of one link (not a link to follow, a FIFO
 // to block on, nor a name of a file that has another: the pack folder is

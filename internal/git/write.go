@@ -139,7 +139,7 @@ func (s *Store) RemovePack(base string) error {
 		return fmt.Errorf("%s is not a pack ralph-ci wrote", base)
 	}
 	for _, ext := range []string{".idx", ".pack"} {
-		if os.Rename(base+ext, filepath.Join(filepath.Dir(base), spares[ext])) == nil {
+		if canSpare && os.Rename(base+ext, filepath.Join(filepath.Dir(base), spares[ext])) == nil {
 			continue
 		}
 		if err := os.Remove(base + ext); err != nil && !errors.Is(err, fs.ErrNotExist) {

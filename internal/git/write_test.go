@@ -161,7 +161,7 @@ func TestAgentSwapsTheGitFolder(t *testing.T) {
 // spare the agent made a link of (a symbolic one, or a second name of
 // another file) is never written into, and the pack is written anew.
 func TestStoreWritesIntoTheSpares(t *testing.T) {
-	if !canHold { // unix: the spares are written there only
+	if !canSpare {
 		t.Skip("no spares here")
 	}
 	dir := repo(t)
