@@ -23,7 +23,7 @@ type Proc struct {
 func (p Proc) String() string { return fmt.Sprintf("%d (%s)", p.PID, p.Comm) }
 
 // killUser kills every process of uid (its real, effective or saved
-// uid) that ralph-ci sees, again until none is left (a process may fork
+// uid) in ralph-ci's PID namespace, again until none is left (a process may fork
 // while the scan runs), and returns those it killed. Each is signalled
 // through a pidfd opened before its uid is checked again, so a PID used
 // again meanwhile is never hit. It fails when some are still alive after
@@ -72,13 +72,21 @@ func userProcs(uid int) []Proc {
 	return out
 }
 
-// userPIDs lists the processes of uid that are alive (not zombies).
+// userPIDs lists the processes of uid that are alive (not zombies), in
+// ralph-ci's PID namespace: a container's processes, which a host sees,
+// are of the container's users even where the uid is the same (its own
+// pool, its own lock folder); a killed run's processes are in it (a
+// boxed PID namespace dies with its first process).
 func userPIDs(uid int) []int {
 	entries, _ := os.ReadDir("/proc")
+	self, _ := os.Readlink("/proc/self/ns/pid")
 	var pids []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if ns, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err != nil || ns != self {
 			continue
 		}
 		if _, ok := procOf(pid, uid); ok {

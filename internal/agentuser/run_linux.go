@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ralph-ci/ralph-ci/internal/livedir"
 )
 
 // Works: Linux runs processes as another user (ralph-ci as root).
@@ -20,29 +22,13 @@ const Works = true
 // homePrefix + ralph-ci's PID + "-" + a random part.
 const homePrefix = "ralph-ci-home-"
 
-// removeStaleHomes removes the HOMEs of ralph-ci runs that are gone (a
-// run killed with SIGKILL leaves its own).
-func removeStaleHomes() {
-	entries, _ := os.ReadDir(os.TempDir())
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), homePrefix)
-		pid, _, ok2 := strings.Cut(rest, "-")
-		n, err := strconv.Atoi(pid)
-		if !ok || !ok2 || err != nil || !e.IsDir() || n == os.Getpid() {
-			continue
-		}
-		if _, err := os.Stat("/proc/" + pid); err == nil {
-			continue // its ralph-ci still runs
-		}
-		_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
-	}
-}
-
-// unlockedRunUses tells whether a live ralph-ci that takes no lock (a
-// version before the pool, still running while a newer one starts) runs
-// its agent as uid: a HOME of its own (homePrefix + its PID) is uid's
-// and that PID is alive. Its user is then not free: taking it would kill
-// that run's agent.
+// unlockedRunUses tells whether another live ralph-ci runs its agent as
+// uid although this run got uid's lock: a ralph-ci of a version before
+// the pool (which takes no lock), or one that holds its lock in another
+// lock folder (a container's own /run over a shared temporary folder).
+// Seen by a HOME of uid's whose ralph-ci's PID is alive or which a run
+// holds (internal/livedir). Its user is then not free: taking it would
+// kill that run's agent.
 func unlockedRunUses(uid int) bool {
 	entries, _ := os.ReadDir(os.TempDir())
 	for _, e := range entries {
@@ -51,11 +37,12 @@ func unlockedRunUses(uid int) bool {
 		if !ok || !ok2 || pid == strconv.Itoa(os.Getpid()) {
 			continue
 		}
+		p := filepath.Join(os.TempDir(), e.Name())
 		var st unix.Stat_t
-		if unix.Lstat(filepath.Join(os.TempDir(), e.Name()), &st) != nil || int(st.Uid) != uid {
+		if unix.Lstat(p, &st) != nil || int(st.Uid) != uid {
 			continue
 		}
-		if _, err := os.Stat("/proc/" + pid); err == nil {
+		if _, err := os.Stat("/proc/" + pid); err == nil || livedir.Held(p) {
 			return true
 		}
 	}
@@ -81,6 +68,7 @@ type Run struct {
 	mode   uint32 // of the tree's top folder, given back
 	lent   bool   // the tree's top folder was made the user's alone
 	held   *Held
+	home   *livedir.Dir
 }
 
 // Open prepares a run of the held user h on the work tree tree: its
@@ -109,14 +97,13 @@ func Open(h *Held, tree string, reach []string) (*Run, error) {
 		mode = 0o755
 	}
 	r := &Run{User: u, Tree: tree, Owner: int(st.Uid), Group: int(st.Gid), mode: mode, held: h}
-	removeStaleHomes()
-	home, err := os.MkdirTemp("", homePrefix+strconv.Itoa(os.Getpid())+"-")
+	home, err := livedir.Make(homePrefix) // and the HOMEs of runs that are gone (killed with SIGKILL)
 	if err != nil {
 		return nil, fmt.Errorf("the agent's HOME: %w", err)
 	}
-	r.Home = home
-	if err := os.Chown(home, u.UID, u.GID); err != nil {
-		os.RemoveAll(home)
+	r.home, r.Home = home, home.Path
+	if err := os.Chown(r.Home, u.UID, u.GID); err != nil {
+		home.Remove()
 		return nil, fmt.Errorf("the agent's HOME: %w", err)
 	}
 	note := func(g grant) error {
@@ -124,7 +111,7 @@ func Open(h *Held, tree string, reach []string) (*Run, error) {
 	}
 	unlock, err := aclEdits(h.dir)
 	if err == nil {
-		r.grants, err = searchable(u.UID, u.GID, note, append([]string{tree, home}, reach...)...)
+		r.grants, err = searchable(u.UID, u.GID, note, append([]string{tree, r.Home}, reach...)...)
 		unlock()
 	}
 	if err == nil {
@@ -191,10 +178,8 @@ func (r *Run) Close() error {
 	if len(errs) == 0 && r.lent && r.held != nil {
 		errs = append(errs, r.held.note(record{Kind: recGiven, Dir: r.Tree, UID: r.UID}))
 	}
-	if r.Home != "" && strings.HasPrefix(filepath.Base(r.Home), homePrefix) {
-		if err := os.RemoveAll(r.Home); err != nil {
-			errs = append(errs, err)
-		}
+	if err := r.home.Remove(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

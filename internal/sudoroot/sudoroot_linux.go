@@ -138,7 +138,8 @@ func isTerminal(f *os.File) bool {
 
 // Receive is the payload of a run as root that Relaunch started: nil
 // when FromVar is unset or ralph-ci is not root. It reads the pipe of
-// the invoking ralph-ci, which must be a process of SUDO_UID.
+// the invoking ralph-ci, which must be a process of SUDO_UID that
+// started this one (through sudo).
 func Receive() (*Payload, error) {
 	v := os.Getenv(FromVar)
 	if v == "" || os.Geteuid() != 0 {
@@ -155,6 +156,9 @@ func Receive() (*Payload, error) {
 	var st unix.Stat_t
 	if err := unix.Stat("/proc/"+strconv.Itoa(pid), &st); err != nil || int(st.Uid) != uid {
 		return nil, fmt.Errorf("%s: process %d is not the invoking user's (uid %d)", FromVar, pid, uid)
+	}
+	if !ancestor(pid, 3) {
+		return nil, fmt.Errorf("%s: process %d did not start this one through sudo", FromVar, pid)
 	}
 	f, err := os.Open(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
 	if err != nil {
@@ -173,6 +177,39 @@ func Receive() (*Payload, error) {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// ancestor tells whether pid is this process's parent, or the parent's
+// parent, up to depth levels up: sudo, and with a terminal sudo's
+// monitor, stand between the invoking ralph-ci and its run as root.
+func ancestor(pid, depth int) bool {
+	p := os.Getppid()
+	for i := 0; i < depth && p > 1; i++ {
+		if p == pid {
+			return true
+		}
+		p = parentOf(p)
+	}
+	return false
+}
+
+// parentOf is the parent of process pid, from /proc/PID/stat (0 when
+// it cannot be read).
+func parentOf(pid int) int {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(raw, ')') // the name may hold spaces and parentheses
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(string(raw[i+1:]))
+	if len(fields) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(fields[1])
+	return n
 }
 
 // Missing is the first folder of path's that does not exist yet, path

@@ -15,7 +15,7 @@ var neverPassed = []string{
 	"ACTIONS_RUNTIME_TOKEN", "ACTIONS_RUNTIME_URL", "ACTIONS_RESULTS_URL",
 	"ACTIONS_ID_TOKEN_REQUEST_*", "ACTIONS_CACHE_URL",
 	"GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_STATE",
-	"INPUT_*", TokenFDVar, TokenFileVar,
+	"INPUT_*", TokenFDVar, TokenFileVar, PushTokenFDVar, PushTokenFileVar,
 }
 
 // waitsOutLimits are settings that make an agent CLI wait out a rate limit
@@ -28,11 +28,14 @@ var neverPassed = []string{
 var waitsOutLimits = []string{"CLAUDE_CODE_RETRY_WATCHDOG*"}
 
 // TokenFDVar and TokenFileVar name how the Action hands ralph-ci its
-// token: a file descriptor to read, or a 0600 file outside the workspace
+// token, and PushTokenFDVar and PushTokenFileVar its push-token: a file
+// descriptor to read, or (on Windows) a 0600 file outside the workspace
 // to read and delete (see cmd/ralph-ci). They are never passed on.
 const (
-	TokenFDVar   = "RALPH_TOKEN_FD"
-	TokenFileVar = "RALPH_TOKEN_FILE"
+	TokenFDVar       = "RALPH_TOKEN_FD"
+	TokenFileVar     = "RALPH_TOKEN_FILE"
+	PushTokenFDVar   = "RALPH_PUSH_TOKEN_FD"
+	PushTokenFileVar = "RALPH_PUSH_TOKEN_FILE"
 )
 
 // EnvPolicy says what, beyond the fixed list, the started processes do

@@ -31,7 +31,6 @@ type Options struct {
 	// Wait is how long to read the answers again while a checkpoint waits
 	// for one (0: read once); Every how often (DefaultPollInterval).
 	Wait, Every time.Duration
-	Deliver     string // --deliver ("": the config's delivery.mode)
 	// JSON prints one JSON document (Report) instead of the lines.
 	JSON bool
 }
@@ -59,7 +58,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 	// sweep judges each one.
 	sweep := j.Env.PR.Sweep() || j.Env.PR.EventName == "pull_request_target"
 	queue := j.Env.PR.EventName == "merge_group" // the group's pull requests are judged by their statuses
-	p, err := j.LoadSpecs(sweep || queue)
+	t, p, err := j.Trust(sweep || queue)
 	if err != nil {
 		if !sweep && !queue { // a broken config fails the gate of the pull request
 			j.BrokenGate(ctx, err)
@@ -67,8 +66,8 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 		return err
 	}
 	var warnings []string
-	if mode, merr := job.DeliveryMode(o.Deliver, p.Config); merr == nil && !sweep {
-		warnings = doctorWarnings(ctx, j, p, mode)
+	if !sweep {
+		warnings = doctorWarnings(ctx, t, p)
 	}
 	if rep != nil {
 		rep.fill(p, warnings)
@@ -79,7 +78,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 		}
 	}
 	j.Log.Info().Int("specs", len(p.Specs)).Str("config", p.ConfigPath).Msg("check passed")
-	ctx, sig := job.SignalContext(ctx)
+	ctx, sig := exitcode.SignalContext(ctx)
 	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	if mg, ok, merr := j.MergeGroup(); merr != nil || ok {
 		if merr != nil {
@@ -90,7 +89,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 	if sweep { // each pull request's delivered state is judged on its own events
 		err = sweepPulls(ctx, j, p, o.Wait)
 	} else {
-		err = Gate(ctx, j, p, o)
+		err = Gate(ctx, t, p, o)
 	}
 	if exitcode.Of(err) == exitcode.Interrupted {
 		return exitcode.New(sig.Code(), err)
@@ -110,14 +109,11 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 // pr, delivered's rule), else ralph-ci's own earlier gate status on the
 // head (verifiedEarlier). The exit code is the checkpoints', then
 // delivery pr's rule.
-func Gate(ctx context.Context, j *job.Session, p *project.Project, o Options) (err error) {
+func Gate(ctx context.Context, j *job.Trusted, p *project.Project, o Options) (err error) {
 	if o.Every <= 0 {
 		return exitcode.Usagef("--poll-interval %v: want a positive duration", o.Every)
 	}
-	mode, err := job.DeliveryMode(o.Deliver, p.Config)
-	if err != nil {
-		return err
-	}
+	mode := j.Mode
 	if pr, ok, _ := j.PullRequest(); ok && j.Env.PR.Token == "" {
 		return exitcode.New(exitcode.Failure, fmt.Errorf("pull request #%d and no GitHub token: check reads the answers and posts the checkpoints through the GitHub API; %s", pr, giveToken))
 	}
@@ -153,7 +149,7 @@ func Gate(ctx context.Context, j *job.Session, p *project.Project, o Options) (e
 		}
 		return err
 	}
-	head, why, derr := delivered(ctx, j, p, mode)
+	head, why, derr := delivered(ctx, j, p)
 	if onPR {
 		s := gate.Standing{Checkpoints: res, Unverified: why, Failed: derr}
 		if mode.Gate == deliver.GateOwnStatus && derr == nil {

@@ -25,9 +25,9 @@ func write(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func newJob(dir string) (*job.Job, *bytes.Buffer) {
+func newJob(dir string) (*job.Session, *bytes.Buffer) {
 	var stdout bytes.Buffer
-	return &job.Job{Dir: dir, Stdout: &stdout, Log: zerolog.Nop(), Version: "test"}, &stdout
+	return &job.Session{Dir: dir, Stdout: &stdout, Log: zerolog.Nop(), Version: "test"}, &stdout
 }
 
 // TestRunListsSpecsAndWarns: check of a valid project on a laptop lists
@@ -66,7 +66,7 @@ func TestGateRefusesNoInterval(t *testing.T) {
 	j, _ := newJob(t.TempDir())
 	p := &project.Project{Root: j.Dir, Config: &schema.Config{}}
 	var ue *exitcode.UsageError
-	if err := Gate(context.Background(), job.Open(j), p, Options{}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--poll-interval") {
+	if err := Gate(context.Background(), &job.Trusted{Session: job.Open(j)}, p, Options{}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--poll-interval") {
 		t.Fatalf("Gate: %v, want a usage error about --poll-interval", err)
 	}
 }

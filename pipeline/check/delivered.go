@@ -17,8 +17,8 @@ import (
 // head, and the loop's state saved in git for its head branch. It
 // returns the head and why the rule does not hold (nothing when it does,
 // or under a mode whose gate asks for another rule).
-func delivered(ctx context.Context, j *job.Session, p *project.Project, mode deliver.Mode) (string, []string, error) {
-	if mode.Gate != deliver.GateDeliveredState {
+func delivered(ctx context.Context, j *job.Trusted, p *project.Project) (string, []string, error) {
+	if j.Mode.Gate != deliver.GateDeliveredState {
 		return "", nil, nil
 	}
 	ev, err := j.Event(ctx)

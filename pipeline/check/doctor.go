@@ -16,7 +16,7 @@ import (
 
 // doctorWarnings are what check finds valid but that will not work as
 // expected, each with what to do. They never change the exit code.
-func doctorWarnings(ctx context.Context, j *job.Session, p *project.Project, mode deliver.Mode) []string {
+func doctorWarnings(ctx context.Context, j *job.Trusted, p *project.Project) []string {
 	cfg := p.Config
 	facts := doctor.Facts{
 		Agents:      map[string]doctor.Agent{},
@@ -25,7 +25,7 @@ func doctorWarnings(ctx context.Context, j *job.Session, p *project.Project, mod
 		KeyVars:     agent.KeyVars,
 		HasEnv:      j.Env.HasEnv,
 		Token:       j.Env.PR.Token != "",
-		Delivery:    delivers(mode),
+		Delivery:    delivers(j.Mode),
 		Root:        job.Resolved(p.Root),
 		Found: func(program string) bool {
 			if strings.Contains(program, "/") {

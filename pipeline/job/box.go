@@ -22,7 +22,7 @@ type Box struct {
 // and the mode is not off, it refuses with an error that says why and
 // how to opt out. A log line says what holds. The returned function
 // removes the run's boxes (call it once the loop is done).
-func (j *Job) OpenBox(flag, config string) (Box, func(), error) {
+func (j *Session) OpenBox(flag, config string) (Box, func(), error) {
 	mode := box.Mode(config)
 	if flag != "" {
 		mode = box.Mode(flag)

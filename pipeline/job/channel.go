@@ -62,7 +62,7 @@ func (j *Session) Sweeper(p *project.Project) (*prchannel.Sweeper, error) {
 // PROptions are the options of a pull request's channel (PR aside): who
 // may approve comes from the base commit's config unless the loaded one
 // lies outside the checkout (gate.ApprovalConfig).
-func (j *Job) PROptions(p *project.Project) prchannel.Options {
+func (j *Session) PROptions(p *project.Project) prchannel.Options {
 	if p == nil {
 		return prchannel.Options{Login: j.Env.PR.Login, Log: j.Log, Actions: j.Env.Actions, Stdout: j.Stdout}
 	}
@@ -79,7 +79,7 @@ func (j *Job) PROptions(p *project.Project) prchannel.Options {
 // them: a pull request must not hide a spec from the gate by pointing
 // discovery elsewhere. The base's section unknown: the checkout's stands
 // (the tiers still fail closed).
-func (j *Job) baseDiscovery(ctx context.Context, p *project.Project, c *prchannel.Client) error {
+func (j *Session) baseDiscovery(ctx context.Context, p *project.Project, c *prchannel.Client) error {
 	base, ok := c.BaseSpecs(ctx)
 	if !ok {
 		return nil

@@ -40,7 +40,7 @@ func (j *Session) Target(ctx context.Context, g deliver.Git, cfg *schema.Config,
 // the push token goes to git push of the fork's URL alone
 // (igit.UsePushURL), and origin's commands go with the job's credential. Otherwise a log line says why the work goes to a
 // branch of the base repository.
-func (j *Job) forkPush(t deliver.Target, ev deliver.Event) (deliver.Target, error) {
+func (j *Session) forkPush(t deliver.Target, ev deliver.Event) (deliver.Target, error) {
 	t, why := deliver.ForkPush(t, ev, j.Env.PushToken != "", j.Env.ServerURL)
 	if why != "" {
 		j.Log.Info().Msg("delivery: " + why)

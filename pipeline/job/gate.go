@@ -32,7 +32,7 @@ func GateContext(cfg *schema.Config) string {
 // SetGate judges s (gate.Judge) and sets the one status on its head, with
 // the workflow run as target. A status that cannot be set is logged: the
 // exit code still says where things stand.
-func (j *Job) SetGate(ctx context.Context, cfg *schema.Config, g GateKeeper, s gate.Standing) {
+func (j *Session) SetGate(ctx context.Context, cfg *schema.Config, g GateKeeper, s gate.Standing) {
 	s.Head = cmp.Or(s.Head, g.Head())
 	if s.Head == "" {
 		return

@@ -24,14 +24,14 @@ const head = "0123456789abcdef0123456789abcdef01234567"
 
 // onPR is a job on pull request #7 of a fake GitHub, in a GitHub Actions
 // job: the event's payload, the API, the token, the workflow run.
-func onPR(t *testing.T) (*Job, *fake.Server) {
+func onPR(t *testing.T) (*Session, *fake.Server) {
 	t.Helper()
 	gh := fake.New(t, "octo", "repo", 7, head, "Codertocat")
 	event := filepath.Join(t.TempDir(), "event.json")
 	if err := os.WriteFile(event, []byte(`{"number": 7, "pull_request": {"number": 7}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	j := &Job{Dir: t.TempDir(), Stdout: &strings.Builder{}, Log: zerolog.Nop()}
+	j := &Session{Dir: t.TempDir(), Stdout: &strings.Builder{}, Log: zerolog.Nop()}
 	j.Env.PR = prchannel.Env{APIURL: gh.URL, Repository: "octo/repo", Token: "test-token", EventName: "pull_request", EventPath: event}
 	j.Env.ServerURL, j.Env.RunID = "https://github.com", "42"
 	return j, gh
@@ -70,7 +70,7 @@ func TestChannel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local := Open(&Job{Stdout: &strings.Builder{}, Log: zerolog.Nop()})
+	local := Open(&Session{Stdout: &strings.Builder{}, Log: zerolog.Nop()})
 	if ch, err := local.Channel(context.Background(), p); err != nil {
 		t.Fatal(err)
 	} else if _, ok := ch.(gate.Local); !ok {
@@ -97,7 +97,7 @@ func TestChannel(t *testing.T) {
 // building it changes nothing of the door's host.
 func TestRunHost(t *testing.T) {
 	const door, hidden = "door-secret-0123456789", "hidden-credential-0123456789"
-	j := &Job{Log: zerolog.Nop(), Host: &agent.Host{Keys: []string{"MY_KEY=k"}}, hiddenValues: []string{hidden}}
+	j := &Session{Log: zerolog.Nop(), Host: &agent.Host{Keys: []string{"MY_KEY=k"}}, hiddenValues: []string{hidden}}
 	j.Host.AddSecrets(door)
 	before := *j.Host.Clone()
 	cfg := &schema.Config{Environment: schema.Environment{Remove: []string{"AWS_*"}},

@@ -34,7 +34,7 @@ func OwnCredentials(hidden []igit.Credential, serverURL, token, pushToken string
 // the checkout's git config until the returned function puts it back,
 // and hands ralph-ci's own fetch and push (internal/git, nothing else it
 // starts) the credential (OwnCredentials) from the first fetch on.
-func (j *Job) UseGitCredential(ctx context.Context, root string) (restore func()) {
+func (j *Session) UseGitCredential(ctx context.Context, root string) (restore func()) {
 	if abs, err := filepath.Abs(root); err == nil { // the config files git names hold from the root, not from here (-C)
 		root = abs
 	}

@@ -14,7 +14,7 @@ import (
 // once it is built.
 type HostPolicy struct {
 	Box     Box           // OpenBox
-	Network agent.Network // StartNetwork; nil for none
+	Network agent.Network // network.Start; nil for none
 	// Config gives environment.remove and the variables the agents
 	// declare (model_api).
 	Config *schema.Config
@@ -30,7 +30,7 @@ type HostPolicy struct {
 
 // RunHost builds the host every process of a run starts through, once,
 // with its final policy: the door's secrets, model keys and shepherd
-// (Job.Host, which it does not change), the credential actions/checkout
+// (Session.Host, which it does not change), the credential actions/checkout
 // persisted (UseGitCredential, masked), the box and the network, the
 // config's environment.remove, a fork's allow-list, what the processes
 // may change (Landlock, which never grants ralph-ci's own git folder) and

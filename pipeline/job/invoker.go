@@ -13,7 +13,7 @@ import (
 // lie outside the work tree (whose every entry goes back to its owner at
 // the end), and the user must be able to replace or remove them. As
 // anyone else, it does nothing.
-func (j *Job) ForInvoker(paths ...string) func() {
+func (j *Session) ForInvoker(paths ...string) func() {
 	uid, gid, ok := sudoroot.Invoker(os.Geteuid(), os.Getenv)
 	if !ok {
 		return func() {}

@@ -1,6 +1,7 @@
 // Package job holds what the commands of one CI job share below the
 // command line: the environment read once at the door (Env), the job's
-// writers, log and agent host (Job), the project as a command loads it
+// writers, log and agent host, the event read once and the job's one
+// GitHub client (Session, built by Open), the project as a command loads it
 // (problems printed and annotated), the checkpoint channel of the event's
 // pull request, the one merge-gate status, the event and the git
 // credentials of ralph-ci's own fetch and push.
@@ -18,14 +19,20 @@ import (
 
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
-	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
-	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// Job is one invocation of a command: the flags every command takes, where
-// it writes, and how it starts agents.
-type Job struct {
+// Session is one job as the commands take it, built once at the door:
+// the door fills the flags every command takes, where it writes, its log,
+// the environment and its part of the agent host; Open reads the GitHub
+// Actions event once and builds the one client of the GitHub port
+// (github.Repo) with the pull requests' side of it (github/pulls).
+// Nothing below a command reads the event or builds a client: run, check
+// and plan ask the session, and every pull request's channel (Channel,
+// the sweep's, the merge gate's) talks to its client. Once a command
+// trusts the config, Trust makes its second step (Trusted): the project
+// and the delivery mode.
+type Session struct {
 	// Dir is -C DIR, the repository root; Config is --config FILE ("" finds
 	// ralph.cue, ralph.yaml, ralph.yml or ralph.json in Dir).
 	Dir, Config string
@@ -41,30 +48,22 @@ type Job struct {
 	Host *agent.Host
 	// Version is ralph-ci's version, recorded in the state's lock.
 	Version string
+	// Deliver is --deliver MODE of run, check and plan ("": the
+	// config's delivery.mode); Session.Trust chooses the mode from it.
+	Deliver string
 
 	// hidden is the credential actions/checkout persisted, as
 	// UseGitCredential took it (a fork push gives it back to origin's
 	// commands), and hiddenValues its secrets, which the run's host masks.
 	hidden       []igit.Credential
 	hiddenValues []string
-}
 
-// DeliveryMode is the mode the --deliver flag names, else the config's
-// delivery.mode (the schema allows only the registry's).
-func DeliveryMode(flag string, cfg *schema.Config) (deliver.Mode, error) {
-	if flag == "" {
-		return deliver.ModeNamed(cfg.Delivery.Mode)
-	}
-	m, err := deliver.ModeNamed(flag)
-	if err != nil {
-		return m, exitcode.Usagef("--deliver %q: want %s", flag, deliver.OrList(deliver.ModeNames()))
-	}
-	return m, nil
+	*read // by Open
 }
 
 // Shown prints, one line each, where things stand, logs msg and returns
 // the exit code (nil for OK), already shown.
-func (j *Job) Shown(lines []string, code exitcode.Code, msg string) error {
+func (j *Session) Shown(lines []string, code exitcode.Code, msg string) error {
 	for _, line := range lines {
 		fmt.Fprintln(j.Stdout, line)
 	}

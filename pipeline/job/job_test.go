@@ -14,19 +14,19 @@ import (
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// TestDeliveryMode: the flag wins over the config; an unknown mode is a
+// TestDeliveryModeOf: the flag wins over the config; an unknown mode is a
 // usage error.
-func TestDeliveryMode(t *testing.T) {
+func TestDeliveryModeOf(t *testing.T) {
 	cfg := &schema.Config{}
 	cfg.Delivery.Mode = "commit"
 	for flag, want := range map[string]string{"": "commit", "pr": "pr", "none": "none", "branch": "branch"} {
-		if got, err := DeliveryMode(flag, cfg); err != nil || got.Name != want {
-			t.Errorf("DeliveryMode(%q) = %q, %v; want %q", flag, got.Name, err, want)
+		if got, err := deliveryMode(flag, cfg); err != nil || got.Name != want {
+			t.Errorf("deliveryMode(%q) = %q, %v; want %q", flag, got.Name, err, want)
 		}
 	}
 	var ue *exitcode.UsageError
-	if _, err := DeliveryMode("push", cfg); !errors.As(err, &ue) || !strings.Contains(err.Error(), `--deliver "push": want none, commit, pr or branch`) {
-		t.Errorf("DeliveryMode(push): %v, want a usage error", err)
+	if _, err := deliveryMode("push", cfg); !errors.As(err, &ue) || !strings.Contains(err.Error(), `--deliver "push": want none, commit, pr or branch`) {
+		t.Errorf("deliveryMode(push): %v, want a usage error", err)
 	}
 }
 
@@ -85,7 +85,7 @@ func TestExit(t *testing.T) {
 // back already shown.
 func TestShown(t *testing.T) {
 	var stdout bytes.Buffer
-	j := &Job{Stdout: &stdout, Log: zerolog.Nop()}
+	j := &Session{Stdout: &stdout, Log: zerolog.Nop()}
 	if err := j.Shown([]string{"a\tapproved"}, exitcode.OK, "all approved"); err != nil {
 		t.Errorf("OK: %v", err)
 	}
@@ -107,7 +107,7 @@ func TestLoadPrintsProblems(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout bytes.Buffer
-	j := &Job{Dir: dir, Stdout: &stdout, Log: zerolog.Nop()}
+	j := &Session{Dir: dir, Stdout: &stdout, Log: zerolog.Nop()}
 	j.Env.Actions.Actions = true
 	_, err := j.Load()
 	var ce *exitcode.Error

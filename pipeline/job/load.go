@@ -14,16 +14,16 @@ import (
 
 // Load loads the config and specs, printing every problem (and, on
 // GitHub Actions, annotating its line).
-func (j *Job) Load() (*project.Project, error) {
-	return j.LoadSpecs(false)
+func (j *Session) Load() (*project.Project, error) {
+	return j.load(false)
 }
 
-// LoadSpecs is Load; with noSpecsOK a repository without specs is loaded
+// load is Load; with noSpecsOK a repository without specs is loaded
 // with none (check on a schedule: the default branch has no specs before
 // a pull request brings them; run on a fork's pull request: the job's
 // checkout is the default branch, and the loop's specs are those of the
 // pull request's head, which the delivery checks out).
-func (j *Job) LoadSpecs(noSpecsOK bool) (*project.Project, error) {
+func (j *Session) load(noSpecsOK bool) (*project.Project, error) {
 	p, err := project.Load(j.Dir, j.Config)
 	if none := (*discovery.NoSpecsError)(nil); noSpecsOK && p != nil && errors.As(err, &none) {
 		j.Log.Info().Str("reason", err.Error()).Msg("no specs in the checkout: the pull requests' own specs are read at their heads")

@@ -12,18 +12,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 )
 
-// Session is one job as the commands take it, built once at the door
-// (Open): the job's flags, writers, log, environment and agent host
-// (Job), the GitHub Actions event read once, and the one client of the
-// GitHub port (github.Repo) with the pull requests' side of it
-// (github/pulls). Nothing below a command reads the event or builds a
-// client: run, check and plan ask the session, and every pull request's
-// channel (Channel, the sweep's, the merge gate's) talks to its client.
-type Session struct {
-	*Job
-	*read
-}
-
 // read is what a session read at the door, shared by its copies
 // (WithStdout).
 type read struct {
@@ -39,17 +27,18 @@ type read struct {
 // WithStdout is the session printing to w instead (check --json keeps
 // what check prints); it shares what the session read.
 func (s *Session) WithStdout(w io.Writer) *Session {
-	j := *s.Job
-	j.Stdout = w
-	return &Session{Job: &j, read: s.read}
+	c := *s
+	c.Stdout = w
+	return &c
 }
 
-// Open builds the session of j: the event payload is read (a missing one
+// Open builds the session from what the door filled in j: the event payload is read (a missing one
 // is no event), and the one client of the GitHub API is built when the
 // job runs on GitHub (GITHUB_REPOSITORY set). Their errors wait for
 // whoever needs them. A debug line says what was read.
-func Open(j *Job) *Session {
-	s := &Session{Job: j, read: &read{}}
+func Open(j *Session) *Session {
+	s := *j
+	s.read = &read{}
 	pr := j.Env.PR
 	s.event, s.eventErr = ghevent.Read(pr.EventName, pr.EventPath)
 	if pr.EventPath != "" {
@@ -65,7 +54,7 @@ func Open(j *Job) *Session {
 		}
 		s.forgeErr = err
 	}
-	return s
+	return &s
 }
 
 // Event is the job's event; a comment's payload names no head branch, so

@@ -25,7 +25,7 @@ func TestSessionReadsTheEventOnce(t *testing.T) {
 	open := func(repo, file string) (*Session, *bytes.Buffer) {
 		var log bytes.Buffer
 		name, _, _ := strings.Cut(file, ".") // the event the example is of
-		j := &Job{Log: zerolog.New(&log).Level(zerolog.DebugLevel)}
+		j := &Session{Log: zerolog.New(&log).Level(zerolog.DebugLevel)}
 		j.Env.PR = prchannel.Env{Repository: repo, EventName: name, EventPath: filepath.Join(events, file)}
 		return Open(j), &log
 	}
@@ -56,14 +56,17 @@ func TestSessionReadsTheEventOnce(t *testing.T) {
 
 // doors are the one place each of these is called: the event's payload
 // read (ghevent.Read) and a client of the GitHub port built
-// (github.New), both by the job session at the door.
+// (github.New), both by the job session at the door, and the delivery
+// mode chosen (deliver.ModeNamed), by its second step (Session.Trust).
 var doors = map[string]string{
-	"github.com/ralph-ci/ralph-ci/internal/ghevent.Read": "pipeline/job/session.go",
-	"github.com/ralph-ci/ralph-ci/github.New":            "pipeline/job/session.go",
+	"github.com/ralph-ci/ralph-ci/internal/ghevent.Read":      "pipeline/job/session.go",
+	"github.com/ralph-ci/ralph-ci/github.New":                 "pipeline/job/session.go",
+	"github.com/ralph-ci/ralph-ci/pipeline/deliver.ModeNamed": "pipeline/job/trusted.go",
 }
 
-// TestOneDoor fails when code outside the job session reads the event or
-// builds a GitHub client: a command takes them from the session, so that
+// TestOneDoor fails when code outside the job session reads the event,
+// builds a GitHub client or chooses the delivery mode: a command takes
+// them from the session, so that
 // a job reads its event once and talks to GitHub through one client
 // (cmd/ralph-ci/e2e/pullrequest's TestOneClientOneEventRead counts them in real jobs).
 func TestOneDoor(t *testing.T) {

@@ -24,7 +24,7 @@ import (
 // tree). The returned function gives the tree back to its owner, removes
 // the ACL entries and lets the user go (call it once every boxed process
 // is gone).
-func (j *Job) UseUser(ctx context.Context, config, tree string) (*agentuser.Run, func(), error) {
+func (j *Session) UseUser(ctx context.Context, config, tree string) (*agentuser.Run, func(), error) {
 	name, err := agentuser.Pick(config, os.Geteuid())
 	if err != nil {
 		return nil, func() {}, exitcode.Usagef("%v", err)

@@ -3,12 +3,11 @@ package job
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
+	"github.com/ralph-ci/ralph-ci/internal/livedir"
 	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -22,13 +21,13 @@ import (
 // the scratch folder, /dev's devices, box.writable, and each process's
 // HOME and tool folders, never ralph-ci's own git folder. The log says
 // once what holds, or that nothing does and what that costs.
-func (j *Job) UseWrites(root string, box schema.Box, user *agentuser.Run) (*agent.Writes, func(), error) {
-	removeStaleScratch()
-	scratch, err := os.MkdirTemp("", scratchPrefix+strconv.Itoa(os.Getpid())+"-")
+func (j *Session) UseWrites(root string, box schema.Box, user *agentuser.Run) (*agent.Writes, func(), error) {
+	dir, err := livedir.Make(scratchPrefix) // and the scratch folders of runs that are gone (killed with SIGKILL)
 	if err != nil {
 		return nil, nil, exitcode.New(exitcode.Failure, fmt.Errorf("the run's scratch folder: %w", err))
 	}
-	done := func() { _ = os.RemoveAll(scratch) }
+	scratch := dir.Path
+	done := func() { _ = dir.Remove() }
 	if user != nil { // the agent's user of its own writes there
 		if err := os.Chown(scratch, user.UID, user.GID); err != nil {
 			done()
@@ -74,23 +73,10 @@ func (j *Job) UseWrites(root string, box schema.Box, user *agentuser.Run) (*agen
 }
 
 // scratchPrefix starts the name of a run's scratch folder, followed by
-// the pid of its ralph-ci.
+// the pid of its ralph-ci (internal/livedir: held while the run lives).
 const scratchPrefix = "ralph-ci-scratch-"
 
 // removeStaleScratch removes the scratch folders that runs killed with
-// SIGKILL left in the temporary folder: those whose ralph-ci is gone.
-func removeStaleScratch() {
-	entries, _ := os.ReadDir(os.TempDir())
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), scratchPrefix)
-		pid, _, ok2 := strings.Cut(rest, "-")
-		n, err := strconv.Atoi(pid)
-		if !ok || !ok2 || err != nil || n <= 0 || !e.IsDir() || n == os.Getpid() {
-			continue
-		}
-		if !gone(n) {
-			continue // its ralph-ci still runs
-		}
-		_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
-	}
-}
+// SIGKILL left in the temporary folder: those no live run holds and
+// whose ralph-ci is gone (internal/livedir).
+func removeStaleScratch() { livedir.RemoveStale(scratchPrefix) }

@@ -46,7 +46,7 @@ func TestPrepareShard(t *testing.T) {
 	if err := m.Check(mode("pr")); err != nil {
 		t.Fatal(err)
 	}
-	j := &job.Job{Dir: dir, Log: zerolog.Nop()}
+	j := &job.Session{Dir: dir, Log: zerolog.Nop()}
 	if err := m.Prepare(context.Background(), job.Open(j), j.Log, p, mode("pr"), s); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestIntegrate(t *testing.T) {
 	}
 	dir, s := prepared(t, o)
 	m := &Part{Integrate: true}
-	j := &job.Job{Dir: dir, Log: zerolog.Nop()}
+	j := &job.Session{Dir: dir, Log: zerolog.Nop()}
 	if err := m.Prepare(ctx, job.Open(j), j.Log, &project.Project{Root: dir}, mode("pr"), s); err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,8 @@ func (d *delivery) git() deliver.Git {
 // reloads the project from it (pr mode: the pull request's head, not the
 // merge ref actions/checkout leaves). It returns nil for a mode that
 // leaves the work in the work tree.
-func setupDelivery(ctx context.Context, j *job.Session, p *project.Project, mode deliver.Mode) (*project.Project, *delivery, error) {
+func setupDelivery(ctx context.Context, j *job.Trusted, p *project.Project) (*project.Project, *delivery, error) {
+	mode := j.Mode
 	if !mode.Delivers() {
 		return p, nil, nil
 	}

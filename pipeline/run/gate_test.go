@@ -57,7 +57,7 @@ func TestEndGate(t *testing.T) {
 	root := repo(t, "")
 	p := &project.Project{Root: root, Config: &schema.Config{}, Specs: []plan.Spec{spec("a", "ha", plan.TierAuto)}}
 	st := &state.State{Specs: []state.SpecState{verified("a", "ha")}}
-	j := &job.Job{Log: zerolog.Nop()}
+	j := &job.Session{Log: zerolog.Nop()}
 	for _, tc := range []struct {
 		name  string
 		code  exitcode.Code

@@ -14,8 +14,7 @@ import (
 
 // PlanOptions are plan's: how many shards, and --deliver.
 type PlanOptions struct {
-	Shards  int
-	Deliver string // --deliver ("": the config's delivery.mode)
+	Shards int
 }
 
 // Plan is the plan command: it loads the project, splits its specs into
@@ -25,16 +24,12 @@ func Plan(ctx context.Context, j *job.Session, o PlanOptions) error {
 	if o.Shards < 1 {
 		return exitcode.Usagef("--shards %d: want 1 or more", o.Shards)
 	}
-	p, err := j.Load()
+	t, p, err := j.Trust(false)
 	if err != nil {
 		return err
 	}
 	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
-	mode, err := job.DeliveryMode(o.Deliver, p.Config)
-	if err != nil {
-		return err
-	}
-	planned, err := matrix.Planned(ctx, j, p, mode, o.Shards)
+	planned, err := matrix.Planned(ctx, j, p, t.Mode, o.Shards)
 	if err != nil {
 		return err
 	}

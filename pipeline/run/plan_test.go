@@ -25,7 +25,7 @@ func TestPlan(t *testing.T) {
 	files := map[string]string{"ralph.yaml": "agents:\n  coder: {command: [sh, agent.sh]}\n", "specs/a.spec.md": "# A\n", "specs/b.spec.md": "# B\n", "specs/c.spec.md": "# C\n"}
 	ghorigin.WriteFiles(t, dir, files)
 	var stdout bytes.Buffer
-	j := &job.Job{Dir: dir, Stdout: &stdout, Log: zerolog.Nop()}
+	j := &job.Session{Dir: dir, Stdout: &stdout, Log: zerolog.Nop()}
 	j.Env.Actions.Output = filepath.Join(t.TempDir(), "output")
 	if err := Plan(context.Background(), job.Open(j), PlanOptions{Shards: 2}); err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/matrix"
+	"github.com/ralph-ci/ralph-ci/pipeline/network"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
@@ -60,16 +61,12 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	// (never the fork's code before ralph-ci runs), which may have no
 	// specs yet: the loop's are those of the pull request's head, loaded
 	// once the delivery has checked it out.
-	p, err := j.LoadSpecs(fork)
-	if err != nil {
-		return err
-	}
-	mode, err := job.DeliveryMode(o.Deliver, p.Config)
+	t, p, err := j.Trust(fork)
 	if err != nil {
 		return err
 	}
 	m := &o.Matrix
-	if err := m.Check(mode); err != nil {
+	if err := m.Check(t.Mode); err != nil {
 		return err
 	}
 	box, unbox, err := j.OpenBox(o.Box, p.Config.Box.Mode)
@@ -82,11 +79,11 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 		return err
 	}
 	defer unuser()
-	ctx, sig := job.SignalContext(ctx)
+	ctx, sig := exitcode.SignalContext(ctx)
 	ctx = github.WithTimeout(ctx, p.Config.GitHub.Timeout.Std())
 	restore := j.UseGitCredential(ctx, p.Root)
 	defer restore()
-	p, dl, err := setupDelivery(ctx, j, p, mode)
+	p, dl, err := setupDelivery(ctx, t, p)
 	if err != nil {
 		return err
 	}
@@ -95,11 +92,11 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 		return err
 	}
 	if dl != nil {
-		if err := m.Prepare(ctx, j, j.Log, p, mode, dl.session); err != nil {
+		if err := m.Prepare(ctx, j, j.Log, p, t.Mode, dl.session); err != nil {
 			return err
 		}
 	}
-	network, stopNetwork, err := j.StartNetwork(p.Config.Network)
+	nw, stopNetwork, err := network.Start(p.Config.Network, j.Host.Shepherd, j.Log)
 	if err != nil {
 		return err
 	}
@@ -110,7 +107,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	}
 	defer unscratch()
 	eo := engineOptions(j, p, o)
-	eo.Host = j.RunHost(job.HostPolicy{Box: box, Network: network, Config: p.Config, Fork: fork, User: user, Writes: writes})
+	eo.Host = j.RunHost(job.HostPolicy{Box: box, Network: nw, Config: p.Config, Fork: fork, User: user, Writes: writes})
 	if m.Shard == "" { // a shard's checkpoints wait for the integration
 		if eo.Checkpoints, err = j.Channel(ctx, p); err != nil {
 			return err
@@ -141,7 +138,7 @@ type ran struct {
 	p        *project.Project
 	dl       *delivery
 	m        *matrix.Part
-	sig      *job.Caught
+	sig      *exitcode.Caught
 	o        Options
 	ch       gate.Channel
 	progress *progressComment

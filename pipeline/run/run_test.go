@@ -72,9 +72,9 @@ func git(t *testing.T, dir string, args ...string) string {
 
 // newJob is a job on dir outside GitHub Actions: stdout and the log in
 // buffers.
-func newJob(dir string) (*job.Job, *bytes.Buffer, *bytes.Buffer) {
+func newJob(dir string) (*job.Session, *bytes.Buffer, *bytes.Buffer) {
 	var stdout, log bytes.Buffer
-	return &job.Job{Dir: dir, Stdout: &stdout, Log: zerolog.New(&log), Host: &agent.Host{}, Version: "test"}, &stdout, &log
+	return &job.Session{Dir: dir, Stdout: &stdout, Log: zerolog.New(&log), Host: &agent.Host{}, Version: "test"}, &stdout, &log
 }
 
 // reportExit reads the exit of the JSON report at path.
@@ -170,7 +170,8 @@ func TestRunReportFailureFailsADoneRun(t *testing.T) {
 func TestRunDeliverCommit(t *testing.T) {
 	dir := repo(t, doneInFour)
 	j, _, log := newJob(dir)
-	if err := Run(context.Background(), job.Open(j), Options{Deliver: "commit", JSON: filepath.Join(t.TempDir(), "r.json")}); err != nil {
+	j.Deliver = "commit"
+	if err := Run(context.Background(), job.Open(j), Options{JSON: filepath.Join(t.TempDir(), "r.json")}); err != nil {
 		t.Fatalf("run: %v\n%s", err, log)
 	}
 	got := git(t, dir, "log", "--format=%an|%(trailers:key=Ralph-Spec,valueonly)")
@@ -183,17 +184,19 @@ func TestRunDeliverCommit(t *testing.T) {
 // any agent runs.
 func TestRunRefusesBadCommandLines(t *testing.T) {
 	for name, tc := range map[string]struct {
-		o    Options
-		want string
+		o       Options
+		deliver string
+		want    string
 	}{
-		"negative rotations": {Options{MaxRotations: -1}, "--max-rotations -1"},
-		"unknown mode":       {Options{Deliver: "push"}, `--deliver "push": want none, commit, pr or branch`},
-		"shard off pr":       {Options{Matrix: matrix.Part{Shard: "1-of-2"}}, "need a delivery whose state travels in git"},
-		"specs, no shard":    {Options{Deliver: "pr", Matrix: matrix.Part{Specs: []string{"specs/a.spec.md"}}}, "--specs needs --shard"},
+		"negative rotations": {Options{MaxRotations: -1}, "", "--max-rotations -1"},
+		"unknown mode":       {Options{}, "push", `--deliver "push": want none, commit, pr or branch`},
+		"shard off pr":       {Options{Matrix: matrix.Part{Shard: "1-of-2"}}, "", "need a delivery whose state travels in git"},
+		"specs, no shard":    {Options{Matrix: matrix.Part{Specs: []string{"specs/a.spec.md"}}}, "pr", "--specs needs --shard"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := repo(t, "status CONTINUE\n")
 			j, _, _ := newJob(dir)
+			j.Deliver = tc.deliver
 			err := Run(context.Background(), job.Open(j), tc.o)
 			var ue *exitcode.UsageError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {

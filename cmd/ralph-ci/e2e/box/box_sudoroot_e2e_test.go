@@ -414,3 +414,42 @@ func TestSudoMissingOrAskingKeepsTheRun(t *testing.T) {
 		})
 	}
 }
+
+// TestSudoPayloadOnlyFromTheInvoker: a ralph-ci as root takes its
+// environment from the pipe RALPH_SUDO_FROM names only when the process
+// holding it is SUDO_UID's and started it through sudo. A process of the
+// user that did not (here a sleep holding a pipe with a forged
+// environment) is refused: the run ends with exit 1 before anything else,
+// and never with that environment.
+func TestSudoPayloadOnlyFromTheInvoker(t *testing.T) {
+	files := escapeFiles()
+	w := newSudoRootWorld(t, "rcsp", false, files)
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	holder := e2e.AsUser(w.U, -1, "/", []string{"PATH=/usr/bin:/bin"}, "sleep", "300")
+	holder.ExtraFiles = []*os.File{r}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Process.Kill(); _ = holder.Wait() }()
+	forged := `{"env":["PATH=/usr/bin:/bin","RALPH_FORGED=1"]}`
+	if _, err := wr.WriteString(forged); err != nil {
+		t.Fatal(err)
+	}
+	wr.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd, log := w.command(t, ctx, []string{"SUDO_UID=" + strconv.Itoa(w.U.UID), "SUDO_GID=" + strconv.Itoa(w.U.Gid),
+		"RALPH_SUDO_FROM=" + strconv.Itoa(holder.Process.Pid) + "/3"}, "--log-format", "json", "run", "--max-rotations", "1")
+	cmd.SysProcAttr = nil // as root, as sudo would start it
+	_ = cmd.Run()
+	if got := cmd.ProcessState.ExitCode(); got != 1 || !strings.Contains(log.String(), "did not start this one through sudo") {
+		t.Errorf("exit %d, want 1 refusing the payload:\n%s", got, log)
+	}
+	if strings.Contains(log.String(), `"message":"rotation"`) {
+		t.Errorf("the run went on:\n%s", log)
+	}
+}

@@ -58,6 +58,6 @@ rate limit stopped the walk, else where the checkpoints read stand.`,
 	cmd.Flags().DurationVar(&o.Every, "poll-interval", check.DefaultPollInterval, "internal: how often --wait reads the answers")
 	_ = cmd.Flags().MarkHidden("poll-interval")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print one JSON document (config, specs, problems, warnings, the gate's output and exit code) instead of lines")
-	cmd.Flags().StringVar(&o.Deliver, "deliver", "", "with `MODE` pr or branch on a pull request, also require the state delivered for its head branch to hold every spec verified 3/3 at its head (default: delivery.mode)")
+	cmd.Flags().StringVar(&opts.Deliver, "deliver", "", "with `MODE` pr or branch on a pull request, also require the state delivered for its head branch to hold every spec verified 3/3 at its head (default: delivery.mode)")
 	return cmd
 }

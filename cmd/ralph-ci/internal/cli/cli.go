@@ -6,7 +6,7 @@
 // It is wiring: one cobra command per file (run, check, plan, status,
 // reset, answer, report, init, version) parses its flags into an options
 // struct and calls one function below; the environment and the tokens are
-// read once, at the door (root.go, trust.go, seal.go), into a job.Job.
+// read once, at the door (root.go, trust.go, seal.go), into a job.Session.
 // The sequences live below: run's in pipeline/run, check's in
 // pipeline/check, plan's and the shards' in pipeline/matrix, what they
 // share in pipeline/job (internal/layering pins the order of the

@@ -34,6 +34,6 @@ the matrix is also the step output "matrix".`,
 		}),
 	}
 	cmd.Flags().IntVar(&o.Shards, "shards", 0, "split the specs into at most `N` shards")
-	cmd.Flags().StringVar(&o.Deliver, "deliver", "", "`MODE` pr or branch reads the state delivered for the branch (default: delivery.mode)")
+	cmd.Flags().StringVar(&opts.Deliver, "deliver", "", "`MODE` pr or branch reads the state delivered for the branch (default: delivery.mode)")
 	return cmd
 }

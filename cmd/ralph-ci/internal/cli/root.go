@@ -22,11 +22,11 @@ import (
 )
 
 // GlobalOptions are the flags every subcommand takes and the job they
-// make (job.Job: -C, --config, the writers, the log, the environment read
+// make (job.Session: -C, --config, the writers, the log, the environment read
 // once at the door, the agent host), which each command hands to its one
 // function below.
 type GlobalOptions struct {
-	job.Job
+	job.Session
 	logFormat string
 	logLevel  string
 
@@ -51,11 +51,11 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.
 	if env.Actions.Actions { // the runner reads the log for workflow commands: only ralph-ci's own may be one
 		stdout, stderr = actions.NewGuard(stdout), actions.NewGuard(stderr)
 	}
-	opts := &GlobalOptions{Job: job.Job{Stdout: stdout, Env: env, Host: &agent.Host{}, Version: versionString()}, stdin: stdin, stderr: stderr, args: args, sealed: sealed}
+	opts := &GlobalOptions{Session: job.Session{Stdout: stdout, Env: env, Host: &agent.Host{}, Version: versionString()}, stdin: stdin, stderr: stderr, args: args, sealed: sealed}
 	token, err := readToken(getenv)
 	opts.Env.PR.Token = token
 	if err == nil {
-		opts.Env.PushToken, err = readSecret(getenv, pushTokenFDVar, pushTokenFileVar)
+		opts.Env.PushToken, err = readSecret(getenv, agent.PushTokenFDVar, agent.PushTokenFileVar)
 	}
 	opts.Host.Keys = modelKeys(sealed)
 	protectProcess(opts.Host, token)
@@ -213,7 +213,7 @@ func withFlagSuggestion(c *cobra.Command, err error) error {
 
 // session is the job session of the command that runs (job.Open): built
 // once, at the door, and handed to the command's one function.
-func (o *GlobalOptions) session() *job.Session { return job.Open(&o.Job) }
+func (o *GlobalOptions) session() *job.Session { return job.Open(&o.Session) }
 
 // modelKeys are the model APIs' keys among the sealed entries, for the
 // proxy (agent.Host.Keys).

@@ -71,6 +71,6 @@ the same commit; the checkpoints are presented there, once per spec.`,
 	cmd.Flags().DurationVar(&o.ProgressEvery, "progress-interval", run.DefaultProgressInterval, "internal: the least time between two edits of the progress comment")
 	_ = cmd.Flags().MarkHidden("progress-interval")
 	cmd.Flags().StringVar(&o.Box, "box", "", "`MODE` of the box every agent and verification command runs in: auto, cgroup, pidns or off (no box: see docs/security.md) (default: box.mode)")
-	cmd.Flags().StringVar(&o.Deliver, "deliver", "", "deliver the work: `MODE` "+deliver.Help()+" (default: delivery.mode)")
+	cmd.Flags().StringVar(&opts.Deliver, "deliver", "", "deliver the work: `MODE` "+deliver.Help()+" (default: delivery.mode)")
 	return cmd
 }

@@ -15,7 +15,7 @@ import (
 // consumed are the variables naming secrets the door reads once (a
 // descriptor, a file it deletes): the run as root gets the secrets on
 // descriptors of its own instead.
-var consumed = []string{agent.TokenFDVar, agent.TokenFileVar, pushTokenFDVar, pushTokenFileVar, sealedFDVar}
+var consumed = []string{agent.TokenFDVar, agent.TokenFileVar, agent.PushTokenFDVar, agent.PushTokenFileVar, sealedFDVar}
 
 // asRoot runs `run` again as root through passwordless sudo
 // (internal/sudoroot) when the config's box.user is auto, ralph-ci is
@@ -105,7 +105,7 @@ func Relaunched(args []string) {
 		fds[agent.TokenFDVar] = p.Token
 	}
 	if p.PushToken != "" {
-		fds[pushTokenFDVar] = p.PushToken
+		fds[agent.PushTokenFDVar] = p.PushToken
 	}
 	err = execSealed(args, keep, moved, fds)
 	fmt.Fprintf(os.Stderr, "ralph-ci: run as root through sudo: %v\n", err)

@@ -38,13 +38,6 @@ func readToken(getenv func(string) string) (string, error) {
 	return getenv("GITHUB_TOKEN"), nil
 }
 
-// pushTokenFDVar and pushTokenFileVar name how the Action hands the
-// push-token input: a descriptor, or on Windows a file.
-const (
-	pushTokenFDVar   = "RALPH_PUSH_TOKEN_FD"
-	pushTokenFileVar = "RALPH_PUSH_TOKEN_FILE"
-)
-
 // readSecret reads a secret from the file descriptor the variable fdVar
 // names, else from the file fileVar names (read, then deleted: the
 // Action's way on Windows, whose programs inherit no descriptor above

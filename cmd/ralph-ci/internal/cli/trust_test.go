@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
 // TestSecretsFromFiles: the token and the push-token handed in files (the
@@ -33,7 +35,7 @@ func TestSecretsFromFiles(t *testing.T) {
 	if err != nil || token != "job-token" {
 		t.Errorf("readToken = %q, %v; want job-token", token, err)
 	}
-	push, err := readSecret(getenv, pushTokenFDVar, pushTokenFileVar)
+	push, err := readSecret(getenv, agent.PushTokenFDVar, agent.PushTokenFileVar)
 	if err != nil || push != "push-token" {
 		t.Errorf("the push-token = %q, %v; want push-token", push, err)
 	}
@@ -42,12 +44,12 @@ func TestSecretsFromFiles(t *testing.T) {
 			t.Errorf("the %s file is still there: %v", name, err)
 		}
 	}
-	if _, err := readSecret(getenv, pushTokenFDVar, pushTokenFileVar); err == nil || !strings.Contains(err.Error(), pushTokenFileVar) {
-		t.Errorf("a push-token file that is gone: %v, want an error naming %s", err, pushTokenFileVar)
+	if _, err := readSecret(getenv, agent.PushTokenFDVar, agent.PushTokenFileVar); err == nil || !strings.Contains(err.Error(), agent.PushTokenFileVar) {
+		t.Errorf("a push-token file that is gone: %v, want an error naming %s", err, agent.PushTokenFileVar)
 	}
 
 	env = map[string]string{"RALPH_PUSH_TOKEN_FD": "x", "RALPH_PUSH_TOKEN_FILE": write("push", "unread")}
-	if _, err := readSecret(getenv, pushTokenFDVar, pushTokenFileVar); err == nil || !strings.Contains(err.Error(), pushTokenFDVar) {
+	if _, err := readSecret(getenv, agent.PushTokenFDVar, agent.PushTokenFileVar); err == nil || !strings.Contains(err.Error(), agent.PushTokenFDVar) {
 		t.Errorf("a descriptor named as well: %v, want its error (it wins over the file)", err)
 	}
 
@@ -55,7 +57,7 @@ func TestSecretsFromFiles(t *testing.T) {
 	if token, err := readToken(getenv); err != nil || token != "from-the-environment" {
 		t.Errorf("readToken without a descriptor or file = %q, %v; want GITHUB_TOKEN's", token, err)
 	}
-	if push, err := readSecret(getenv, pushTokenFDVar, pushTokenFileVar); err != nil || push != "" {
+	if push, err := readSecret(getenv, agent.PushTokenFDVar, agent.PushTokenFileVar); err != nil || push != "" {
 		t.Errorf("no push-token = %q, %v; want none", push, err)
 	}
 }

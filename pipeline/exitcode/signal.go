@@ -1,12 +1,10 @@
-package job
+package exitcode
 
 import (
 	"context"
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 )
 
 // Caught remembers which signal cancelled a command.
@@ -14,11 +12,11 @@ type Caught struct{ sig os.Signal }
 
 // Code is the exit code of the caught signal: 128+signal (130 when none
 // was caught).
-func (c *Caught) Code() exitcode.Code {
+func (c *Caught) Code() Code {
 	if s, ok := c.sig.(syscall.Signal); ok {
-		return exitcode.Code(128 + int(s))
+		return Code(128 + int(s))
 	}
-	return exitcode.Interrupted
+	return Interrupted
 }
 
 // SignalContext cancels the context on SIGINT or SIGTERM: the agent's

@@ -1,10 +1,17 @@
-package job
+// Package network is the network of every process a run starts: a box
+// of its own (internal/netns) with ralph-ci's proxy (internal/modelproxy)
+// as the only way out, else Landlock's rule to the proxy's port, and the
+// log that names the hosts refused (each once, a bounded number). Start
+// gives the run's agent.Network, which the run's host takes.
+package network
 
 import (
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
+
+	"github.com/rs/zerolog"
 
 	"github.com/ralph-ci/ralph-ci/internal/modelproxy"
 	"github.com/ralph-ci/ralph-ci/internal/netns"
@@ -51,24 +58,26 @@ func (n *network) ConnectOnly() int { return n.connect }
 // landlockNet is the Landlock ABI that has network rules (Linux 6.7).
 const landlockNet = 4
 
-// StartNetwork starts the network of every process the run starts, for
-// its host (HostPolicy; see docs/security.md): a box of its own with
+// Start starts the network of every process the run starts, for its
+// host (job.HostPolicy; see docs/security.md): a box of its own with
 // ralph-ci's proxy as the only way out, the proxy holding the model APIs'
 // keys. Without root there is no box: Landlock (ABI 4) then lets the
 // processes connect over TCP to the proxy's port alone; where the kernel
 // has neither, run refuses unless cfg.Confinement is proxy-only. stop
-// ends the proxy and lets the box go.
-func (j *Job) StartNetwork(cfg schema.Network) (_ agent.Network, stop func(), err error) {
+// ends the proxy and lets the box go. shepherd is the host's shepherd
+// (agent.Host.Shepherd), which applies Landlock's rule; log gets what
+// the network refused.
+func Start(cfg schema.Network, shepherdPath string, log zerolog.Logger) (_ agent.Network, stop func(), err error) {
 	n := &network{}
 	box, ln, err := netns.New()
 	if err != nil {
 		abi, landlock := shepherd.LandlockABI(), false
 		switch {
 		case cfg.Confinement == "proxy-only":
-			j.Log.Warn().Err(err).Msg("network: no network box (network.confinement: proxy-only): the keys stay with ralph-ci's proxy, but agents and verification commands can connect to any host directly")
-		case abi >= landlockNet && j.Host.Shepherd != "" && shepherd.Works:
+			log.Warn().Err(err).Msg("network: no network box (network.confinement: proxy-only): the keys stay with ralph-ci's proxy, but agents and verification commands can connect to any host directly")
+		case abi >= landlockNet && shepherdPath != "" && shepherd.Works:
 			landlock = true
-			j.Log.Info().Err(err).Int("abi", abi).Msg("network: no network box (it needs root with CAP_SYS_ADMIN and CAP_NET_ADMIN): Landlock lets agents and verification commands connect over TCP to ralph-ci's proxy's port alone (not UDP, and not a test's own server on another port)")
+			log.Info().Err(err).Int("abi", abi).Msg("network: no network box (it needs root with CAP_SYS_ADMIN and CAP_NET_ADMIN): Landlock lets agents and verification commands connect over TCP to ralph-ci's proxy's port alone (not UDP, and not a test's own server on another port)")
 		default:
 			return nil, nil, exitcode.New(exitcode.Failure, fmt.Errorf("network: no network box for the agents here (%w) and no Landlock network rules (Linux 6.7): the box needs root with CAP_SYS_ADMIN and CAP_NET_ADMIN (GitHub's hosted runners with sudo, a container job with --privileged); network.confinement: proxy-only runs without one, where the keys still stay with ralph-ci's proxy but every process can connect to any host directly", err))
 		}
@@ -80,7 +89,7 @@ func (j *Job) StartNetwork(cfg schema.Network) (_ agent.Network, stop func(), er
 			n.connect = ln.Addr().(*net.TCPAddr).Port
 		}
 	}
-	log, named := j.Log, &hostLog{}
+	named := &hostLog{}
 	if conf, err := os.ReadFile("/etc/resolv.conf"); err == nil { // the boxed processes' too
 		named.search = searchDomains(string(conf))
 	}
@@ -105,11 +114,11 @@ func (j *Job) StartNetwork(cfg schema.Network) (_ agent.Network, stop func(), er
 			say(e.Proto, e.Host, "network: a boxed process connected to an address directly, not through HTTPS_PROXY, and the connection failed; to let it reach the address, add it to network.allow and have the tool use HTTPS_PROXY")
 		})
 		if err != nil {
-			j.Log.Warn().Err(err).Msg("network: the box holds, but the log will not name the hosts that processes try without the proxy")
+			log.Warn().Err(err).Msg("network: the box holds, but the log will not name the hosts that processes try without the proxy")
 		}
 	}
 	n.box, n.proxy = box, p
-	j.Log.Debug().Str("proxy", p.URL()).Bool("box", box != nil).Int("landlock_port", n.connect).Strs("allow", cfg.Allow).Msg("network: the processes reach their model APIs and the allowed hosts through ralph-ci's proxy")
+	log.Debug().Str("proxy", p.URL()).Bool("box", box != nil).Int("landlock_port", n.connect).Strs("allow", cfg.Allow).Msg("network: the processes reach their model APIs and the allowed hosts through ralph-ci's proxy")
 	return n, func() {
 		_ = p.Close()
 		_ = box.Close()
