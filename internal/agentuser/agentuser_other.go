@@ -66,3 +66,6 @@ func (r *Run) Lend() (int, error) { return 0, nil }
 
 // Close does nothing here.
 func (r *Run) Close() error { return nil }
+
+// Sweep does nothing here.
+func (r *Run) Sweep(string) ([]string, error) { return nil, nil }

@@ -3,6 +3,9 @@ package agentuser
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -100,4 +103,44 @@ func readNames(fd int) ([]string, error) {
 		}
 		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 	}
+}
+
+// Sweep removes, below dir (a folder of the work tree that ralph-ci
+// writes as root: its .ralph/), dir itself included, every entry that is
+// neither a regular file nor a folder: a symbolic link, a FIFO, a socket,
+// a device. The tree is lent to the agent's user, so without it the agent
+// could plant a link where ralph-ci writes next (a rotation's log, the
+// state's spare) and have root write through it (/etc/ld.so.preload,
+// /etc/sudoers.d). ralph-ci makes none of them there. Call it once every
+// boxed process is gone (the box emptied); it returns what it removed.
+func (r *Run) Sweep(dir string) ([]string, error) {
+	if r == nil {
+		return nil, nil
+	}
+	var odd []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if t := d.Type(); t != 0 && !t.IsDir() { // not regular, not a folder (never followed)
+			odd = append(odd, p)
+		}
+		return nil
+	})
+	var errs []error
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, p := range odd {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return odd, fmt.Errorf("sweeping %s: %w", dir, errors.Join(errs...))
+	}
+	return odd, nil
 }

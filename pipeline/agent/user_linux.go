@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 
 	"github.com/ralph-ci/ralph-ci/internal/box"
@@ -49,4 +50,18 @@ func (h *Host) GiveDir(dir string) error {
 		return nil
 	}
 	return os.Chown(dir, h.User.UID, h.User.GID)
+}
+
+// ownDir is ralph-ci's folder in the work tree, which it writes as root.
+const ownDir = ".ralph"
+
+// sweep removes what the agent's user may have planted in ralph-ci's
+// folder of the lent work tree (agentuser.Run.Sweep): a link root would
+// write through. Call it once the box is emptied.
+func (h *Host) sweep() error {
+	if h == nil || h.User == nil {
+		return nil
+	}
+	_, err := h.User.Sweep(filepath.Join(h.User.Tree, ownDir))
+	return err
 }

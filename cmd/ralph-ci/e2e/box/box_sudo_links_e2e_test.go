@@ -42,20 +42,18 @@ echo "RALPH_STATUS: DONE"
 // (linkAgent), two runs. ralph-ci, as root, writes nothing through them:
 // the root-only folder they point into stays empty.
 //
-// It gets through (redteam, 2 of 2 runs): root ralph-ci writes the
+// It got through (redteam, 2 of 2 runs): root ralph-ci wrote the
 // agent's own output into the history logs it planted (their target, in
 // a root-only folder, held "ralph-agent ALL=(ALL) NOPASSWD: ALL"; aimed
 // at /etc/ld.so.preload a first line naming the agent's library makes
 // every later process load it, root's included), the state's spare and
 // delivery.json too: pipeline/engine and pipeline/state open them with
 // os.Create/OpenFile, which follow a link, in a .ralph/ that
-// internal/agentuser lends to the agent with the rest of the tree. The
-// fix (no root write through a link or into a FIFO under the lent tree:
-// .ralph/ kept root's but for the files the agent must write, or every
-// open there made below an O_NOFOLLOW folder) belongs to the owners of
-// internal/agentuser (sudouser, userpool) and of the state's writers.
+// internal/agentuser lends to the agent with the rest of the tree. Now
+// pipeline/agent removes every link, FIFO, socket and device from .ralph/
+// once each box is emptied (agentuser.Run.Sweep), before ralph-ci writes
+// there again.
 func TestSudoRootWritesNoLinkTheAgentPlanted(t *testing.T) {
-	t.Skip("gets through: root ralph-ci writes through links the agent plants in the lent .ralph/ (history logs, state spare, delivery.json); the fix belongs to internal/agentuser's lending and the state's writers (see the comment)")
 	for run := 1; run <= 2; run++ {
 		t.Run(strconv.Itoa(run), func(t *testing.T) {
 			files := escapeFiles()
