@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -152,5 +153,102 @@ func TestAgentSwapsTheGitFolder(t *testing.T) {
 				t.Error("an index was written into the other repository")
 			}
 		})
+	}
+}
+
+// TestStoreWritesIntoTheSpares: the files of a pack RemovePack took away
+// hold the next pack (no new file: see place), which git reads whole; a
+// spare the agent made a link of (a symbolic one, or a second name of
+// another file) is never written into, and the pack is written anew.
+func TestStoreWritesIntoTheSpares(t *testing.T) {
+	if !canSpare {
+		t.Skip("no spares here")
+	}
+	dir := repo(t)
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flush := func(content string) string {
+		t.Helper()
+		if _, err := s.Write("blob", []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		pack, err := s.Flush()
+		if err != nil {
+			t.Fatal(err)
+		}
+		person(t, dir, "verify-pack", pack+".idx")
+		if b := person(t, dir, "cat-file", "blob", ObjectID("blob", []byte(content), 40)); b != content {
+			t.Fatalf("blob holds %q, want %q", b, content)
+		}
+		return pack
+	}
+	folder := filepath.Join(dir, ".git", "objects", "pack")
+	first := flush("one")
+	was, err := os.Stat(first + ".pack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RemovePack(first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(first + ".idx"); err == nil {
+		t.Fatal("the pack's index is still there")
+	}
+	second := flush("a longer second content")
+	if now, err := os.Stat(second + ".pack"); err != nil || !os.SameFile(was, now) {
+		t.Errorf("the second pack is a new file (%v)", err)
+	}
+	for _, name := range spares {
+		if _, err := os.Lstat(filepath.Join(folder, name)); err == nil {
+			t.Errorf("%s is still there", name)
+		}
+	}
+
+	// The agent's turn: the spares become links to files of its choosing.
+	if err := s.RemovePack(second); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	victims := map[string]string{".pack": filepath.Join(elsewhere, "hard"), ".idx": filepath.Join(elsewhere, "soft")}
+	for ext, victim := range victims {
+		if err := os.WriteFile(victim, []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		spare := filepath.Join(folder, spares[ext])
+		if err := os.Remove(spare); err != nil {
+			t.Fatal(err)
+		}
+		link := os.Link
+		if ext == ".idx" {
+			link = os.Symlink
+		}
+		if err := link(victim, spare); err != nil {
+			t.Fatal(err)
+		}
+	}
+	third := flush("third")
+	for _, victim := range victims {
+		if b, err := os.ReadFile(victim); err != nil || string(b) != "mine" {
+			t.Errorf("%s holds %q (%v): written through the spare", victim, b, err)
+		}
+	}
+
+	// The run's end: the spares go, the last pack stays.
+	if err := s.RemovePack(second); err != nil { // gone already: nothing to do
+		t.Fatal(err)
+	}
+	if err := s.DropSpares(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(filepath.Join(folder, e.Name()), third) {
+			t.Errorf("%s is left in the pack folder", e.Name())
+		}
 	}
 }

@@ -333,6 +333,9 @@ func (s *Session) Finish(ctx context.Context) error {
 		return nil
 	}
 	_, err := s.sync(ctx, "ralph-ci state at the end of the run\n")
+	if store, serr := igit.OpenStore(s.Git.Dir); serr == nil {
+		_ = store.DropSpares() // the files of packs dropped, kept for the next rotation's (igit.Store)
+	}
 	return err
 }
 
