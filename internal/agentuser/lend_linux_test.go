@@ -84,7 +84,8 @@ func TestChownTreeKeepsToTheTree(t *testing.T) {
 
 // Sweep removes from ralph-ci's folder what is neither a file nor a
 // folder (links to files and folders, a FIFO, the folder itself as a
-// link), never following a link, and keeps the rest.
+// link), never following a link, and keeps the rest: what was there at
+// the Snapshot (a user's link) and the agent's own files (status).
 func TestSweepRemovesLinksAndSpecials(t *testing.T) {
 	base := t.TempDir()
 	outside := filepath.Join(base, "outside")
@@ -104,6 +105,13 @@ func TestSweepRemovesLinksAndSpecials(t *testing.T) {
 		filepath.Join(own, "progress"):                outside,
 		filepath.Join(own, ".state.json.spare"):       filepath.Join(outside, "new"),
 	}
+	// There before any agent: a user's link, kept.
+	users := filepath.Join(own, "reports")
+	if err := os.Symlink(outside, users); err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{Tree: filepath.Dir(own)}
+	r.Snapshot(own)
 	for link, target := range links {
 		if err := os.Symlink(target, link); err != nil {
 			t.Fatal(err)
@@ -112,8 +120,10 @@ func TestSweepRemovesLinksAndSpecials(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(own, "current.log"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := &Run{Tree: filepath.Dir(own)}
-	removed, err := r.Sweep(own)
+	if err := syscall.Mkfifo(filepath.Join(own, "status"), 0o644); err != nil { // the agent's own file
+		t.Fatal(err)
+	}
+	removed, err := r.Sweep(own, "status")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +135,7 @@ func TestSweepRemovesLinksAndSpecials(t *testing.T) {
 			t.Errorf("%s is left", p)
 		}
 	}
-	for _, p := range []string{filepath.Join(own, "state.json"), filepath.Join(own, "history", "a", "001.log"), filepath.Join(outside, "victim")} {
+	for _, p := range []string{filepath.Join(own, "state.json"), filepath.Join(own, "history", "a", "001.log"), filepath.Join(outside, "victim"), users, filepath.Join(own, "status")} {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
