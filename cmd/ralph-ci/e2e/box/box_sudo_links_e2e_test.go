@@ -84,3 +84,37 @@ func TestSudoRootWritesNoLinkTheAgentPlanted(t *testing.T) {
 		})
 	}
 }
+
+// TestSudoRootRestoresNoCredentialThroughALink: actions/checkout left its
+// token in .git/config (persist-credentials), which ralph-ci hides while
+// agents run and puts back at the end, as root. The agent, which has the
+// tree, makes .git/config a link into a root-only folder: ralph-ci puts
+// nothing there (git's config writes follow a link), and the log says
+// why.
+func TestSudoRootRestoresNoCredentialThroughALink(t *testing.T) {
+	files := escapeFiles()
+	files["agent.sh"] = "cat > /dev/null\ncp .git/config \"$OUT/config\" 2>/dev/null\nrm -f .git/config && ln -s \"$VICTIMS/config\" .git/config && echo planted > \"$OUT/planted\"\n" +
+		"echo finished > work.txt\necho '- [x] work.txt says finished'\necho '<promise>IMPLEMENTATION_COMPLETE</promise>'\necho 'RALPH_STATUS: DONE'\n"
+	files["check.sh"] = "grep -q finished work.txt\n"
+	w := newSudoRootWorld(t, "rcsg", true, files)
+	out := agentDir(t)
+	victims := filepath.Join(w.Base, "root-only")
+	if err := os.Mkdir(victims, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	cmd, log := w.command(t, ctx, []string{"OUT=" + out, "VICTIMS=" + victims}, "--log-format", "json", "run", "--max-rotations", "1")
+	_ = cmd.Run()
+	if planted, _ := os.ReadFile(filepath.Join(out, "planted")); len(planted) == 0 || !strings.Contains(log.String(), "runs itself as root") {
+		t.Fatalf("the attack did not run as planned:\n%s", log)
+	}
+	entries, _ := os.ReadDir(victims)
+	for _, e := range entries {
+		raw, _ := os.ReadFile(filepath.Join(victims, e.Name()))
+		t.Errorf("ralph-ci, as root, wrote %s through the agent's .git/config link: %.200q", e.Name(), raw)
+	}
+	if !strings.Contains(log.String(), "is a symbolic link: ralph-ci does not write through one") {
+		t.Errorf("the log does not say why the credential was not put back:\n%s", log)
+	}
+}
