@@ -66,3 +66,9 @@ func (r *Run) Lend() (int, error) { return 0, nil }
 
 // Close does nothing here.
 func (r *Run) Close() error { return nil }
+
+// Snapshot does nothing here.
+func (r *Run) Snapshot(string) {}
+
+// Sweep does nothing here.
+func (r *Run) Sweep(string, ...string) ([]string, error) { return nil, nil }

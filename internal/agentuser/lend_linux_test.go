@@ -2,8 +2,11 @@ package agentuser
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -76,5 +79,81 @@ func TestChownTreeKeepsToTheTree(t *testing.T) {
 		if st.Uid != want {
 			t.Errorf("%s is uid %d, want %d", p, st.Uid, want)
 		}
+	}
+}
+
+// Sweep removes from ralph-ci's folder what is neither a file nor a
+// folder (links to files and folders, a FIFO, the folder itself as a
+// link), never following a link, and keeps the rest: what was there at
+// the Snapshot (a user's link) and the agent's own files (status).
+func TestSweepRemovesLinksAndSpecials(t *testing.T) {
+	base := t.TempDir()
+	outside := filepath.Join(base, "outside")
+	own := filepath.Join(base, "tree", ".ralph")
+	for _, d := range []string{outside, filepath.Join(own, "history", "a")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(own, "state.json"), filepath.Join(own, "history", "a", "001.log"), filepath.Join(outside, "victim")} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		filepath.Join(own, "history", "a", "002.log"): filepath.Join(outside, "victim"),
+		filepath.Join(own, "progress"):                outside,
+		filepath.Join(own, ".state.json.spare"):       filepath.Join(outside, "new"),
+	}
+	// There before any agent: a user's link, kept.
+	users := filepath.Join(own, "reports")
+	if err := os.Symlink(outside, users); err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{Tree: filepath.Dir(own)}
+	r.Snapshot(own)
+	for link, target := range links {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(own, "current.log"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(own, "status"), 0o644); err != nil { // the agent's own file
+		t.Fatal(err)
+	}
+	removed, err := r.Sweep(own, "status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 4 {
+		t.Errorf("removed %q, want the 3 links and the FIFO", removed)
+	}
+	for _, p := range append(slices.Collect(maps.Keys(links)), filepath.Join(own, "current.log")) {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s is left", p)
+		}
+	}
+	for _, p := range []string{filepath.Join(own, "state.json"), filepath.Join(own, "history", "a", "001.log"), filepath.Join(outside, "victim"), users, filepath.Join(own, "status")} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	// ralph-ci's folder itself as a link: removed, its target kept.
+	if err := os.RemoveAll(own); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, own); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Sweep(own); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(own); err == nil {
+		t.Error("the folder as a link is left")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "victim")); err != nil {
+		t.Errorf("the link's target went too: %v", err)
 	}
 }

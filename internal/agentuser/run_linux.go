@@ -65,6 +65,9 @@ type Run struct {
 
 	mu     sync.Mutex
 	grants []grant
+	// before are the odd entries of ralph-ci's folder (Snapshot):
+	// path to inode.
+	before map[string]uint64
 	mode   uint32 // of the tree's top folder, given back
 	lent   bool   // the tree's top folder was made the user's alone
 	held   *Held

@@ -3,6 +3,10 @@ package agentuser
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -100,4 +104,84 @@ func readNames(fd int) ([]string, error) {
 		}
 		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 	}
+}
+
+// Snapshot records, once (the first call), the entries below dir (a
+// folder of the work tree that ralph-ci writes as root: its .ralph/)
+// that are neither regular files nor folders: they were there before any
+// agent ran (a user's own link, such as a reports folder elsewhere), and
+// Sweep keeps them. Call it before the first start.
+func (r *Run) Snapshot(dir string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.before != nil {
+		return
+	}
+	r.before = map[string]uint64{}
+	for _, p := range oddEntries(dir) {
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) == nil {
+			r.before[p] = st.Ino
+		}
+	}
+}
+
+// Sweep removes, below dir (a folder of the work tree that ralph-ci
+// writes as root: its .ralph/), dir itself included, every entry that is
+// neither a regular file nor a folder (a symbolic link, a FIFO, a socket,
+// a device) and was not there at the Snapshot, but for the agent's own
+// files (names relative to dir that ralph-ci only reads, refusing
+// anything but a small regular file, and removes: .ralph/status). The
+// tree is lent to the agent's user, so without it the agent could plant a
+// link where ralph-ci writes next (a rotation's log, the state's spare)
+// and have root write through it (/etc/ld.so.preload, /etc/sudoers.d).
+// Call it once every boxed process is gone (the box emptied); it returns
+// what it removed.
+func (r *Run) Sweep(dir string, agentFiles ...string) ([]string, error) {
+	if r == nil {
+		return nil, nil
+	}
+	r.mu.Lock()
+	before := r.before
+	r.mu.Unlock()
+	var removed []string
+	var errs []error
+	for _, p := range oddEntries(dir) {
+		rel, _ := filepath.Rel(dir, p)
+		var st unix.Stat_t
+		if slices.Contains(agentFiles, rel) || unix.Lstat(p, &st) != nil {
+			continue
+		}
+		if ino, ok := before[p]; ok && ino == st.Ino {
+			continue // there before any agent ran
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, p)
+	}
+	if len(errs) > 0 {
+		return removed, fmt.Errorf("sweeping %s: %w", dir, errors.Join(errs...))
+	}
+	return removed, nil
+}
+
+// oddEntries lists the entries below dir, dir included, that are neither
+// regular files nor folders, never following a link.
+func oddEntries(dir string) []string {
+	var odd []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // gone, or unreadable: nothing below to list
+		}
+		if t := d.Type(); t != 0 && !t.IsDir() {
+			odd = append(odd, p)
+		}
+		return nil
+	})
+	return odd
 }

@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/internal/git"
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // entry is one extraheader setting: the file that holds it, its key and
@@ -102,16 +103,38 @@ func Hide(ctx context.Context, root string) (*Hidden, error) {
 	return h, errors.Join(errs...)
 }
 
-// Restore puts back what Hide took out.
+// Restore puts back what Hide took out. A config file inside the work
+// tree that is now a symbolic link, or leads out of the tree through one,
+// is refused (safefile.Inside): the tree was the agent's while it ran
+// (lent to its user where ralph-ci is root), and git's config writes
+// follow a link, so the credential, and root's write, would go where the
+// agent pointed it.
 func (h *Hidden) Restore(ctx context.Context) error {
 	var errs []error
 	for _, e := range h.entries {
+		if within(h.root, e.file) {
+			if err := safefile.Inside(h.root, e.file); err != nil {
+				errs = append(errs, fmt.Errorf("restoring %s: %w", e.key, err))
+				continue
+			}
+		}
 		if _, err := runGit(ctx, h.root, "config", "--file", e.file, "--add", e.key, e.value); err != nil {
 			errs = append(errs, fmt.Errorf("restoring %s in %s: %w", e.key, e.file, err))
 		}
 	}
 	h.entries = nil
 	return errors.Join(errs...)
+}
+
+// within tells whether path lies in the folder root, by name.
+func within(root, path string) bool {
+	root, err1 := filepath.Abs(root)
+	path, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return true // checked, to be safe
+	}
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // parse reads `git config --show-origin --null --get-regexp`: records of

@@ -212,13 +212,17 @@ func (p *process) gone() bool {
 // settle makes sure no process of the agent's group is left: if any is, the
 // group gets SIGTERM, then SIGKILL after the grace period. Then its box,
 // if it has one, is emptied: what outlived it is killed, whatever group
-// or parent it has.
+// or parent it has; then what the agent's user planted in ralph-ci's
+// folder of the tree is removed (Host.sweep).
 func (p *process) settle() error {
 	err := p.settleGroup()
 	killed, berr := p.box.Empty(p.cmd.Process.Pid)
 	p.host.emptied(p.name, killed, berr)
 	if berr != nil {
 		err = errors.Join(err, fmt.Errorf("agent %q: %w", p.name, berr))
+	}
+	if serr := p.host.sweep(); serr != nil { // the box is empty: nothing plants again
+		err = errors.Join(err, serr)
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 
 	"github.com/ralph-ci/ralph-ci/internal/box"
@@ -24,6 +25,7 @@ func (h *Host) runAs(cmd *exec.Cmd, shepherded bool) error {
 	if h == nil || h.User == nil {
 		return nil
 	}
+	h.User.Snapshot(filepath.Join(h.User.Tree, ownDir)) // the first start: what is there before any agent
 	if _, err := h.User.Lend(); err != nil {
 		return fmt.Errorf("lending the work tree to the agent's user %s: %w", h.User.User, err)
 	}
@@ -49,4 +51,23 @@ func (h *Host) GiveDir(dir string) error {
 		return nil
 	}
 	return os.Chown(dir, h.User.UID, h.User.GID)
+}
+
+// ownDir is ralph-ci's folder in the work tree, which it writes as root;
+// agentStatusFile, in it, is the agent's to write: ralph-ci only reads it
+// (a small regular file, else ignored) and removes it.
+const (
+	ownDir          = ".ralph"
+	agentStatusFile = "status"
+)
+
+// sweep removes what the agent's user may have planted in ralph-ci's
+// folder of the lent work tree (agentuser.Run.Sweep): a link root would
+// write through. Call it once the box is emptied.
+func (h *Host) sweep() error {
+	if h == nil || h.User == nil {
+		return nil
+	}
+	_, err := h.User.Sweep(filepath.Join(h.User.Tree, ownDir), agentStatusFile)
+	return err
 }

@@ -42,20 +42,18 @@ echo "RALPH_STATUS: DONE"
 // (linkAgent), two runs. ralph-ci, as root, writes nothing through them:
 // the root-only folder they point into stays empty.
 //
-// It gets through (redteam, 2 of 2 runs): root ralph-ci writes the
+// It got through (redteam, 2 of 2 runs): root ralph-ci wrote the
 // agent's own output into the history logs it planted (their target, in
 // a root-only folder, held "ralph-agent ALL=(ALL) NOPASSWD: ALL"; aimed
 // at /etc/ld.so.preload a first line naming the agent's library makes
 // every later process load it, root's included), the state's spare and
 // delivery.json too: pipeline/engine and pipeline/state open them with
 // os.Create/OpenFile, which follow a link, in a .ralph/ that
-// internal/agentuser lends to the agent with the rest of the tree. The
-// fix (no root write through a link or into a FIFO under the lent tree:
-// .ralph/ kept root's but for the files the agent must write, or every
-// open there made below an O_NOFOLLOW folder) belongs to the owners of
-// internal/agentuser (sudouser, userpool) and of the state's writers.
+// internal/agentuser lends to the agent with the rest of the tree. Now
+// pipeline/agent removes every link, FIFO, socket and device from .ralph/
+// once each box is emptied (agentuser.Run.Sweep), before ralph-ci writes
+// there again.
 func TestSudoRootWritesNoLinkTheAgentPlanted(t *testing.T) {
-	t.Skip("gets through: root ralph-ci writes through links the agent plants in the lent .ralph/ (history logs, state spare, delivery.json); the fix belongs to internal/agentuser's lending and the state's writers (see the comment)")
 	for run := 1; run <= 2; run++ {
 		t.Run(strconv.Itoa(run), func(t *testing.T) {
 			files := escapeFiles()
@@ -84,5 +82,39 @@ func TestSudoRootWritesNoLinkTheAgentPlanted(t *testing.T) {
 				t.Errorf("ralph-ci, as root, wrote %s through a link the agent planted: %.200q", e.Name(), raw)
 			}
 		})
+	}
+}
+
+// TestSudoRootRestoresNoCredentialThroughALink: actions/checkout left its
+// token in .git/config (persist-credentials), which ralph-ci hides while
+// agents run and puts back at the end, as root. The agent, which has the
+// tree, makes .git/config a link into a root-only folder: ralph-ci puts
+// nothing there (git's config writes follow a link), and the log says
+// why.
+func TestSudoRootRestoresNoCredentialThroughALink(t *testing.T) {
+	files := escapeFiles()
+	files["agent.sh"] = "cat > /dev/null\ncp .git/config \"$OUT/config\" 2>/dev/null\nrm -f .git/config && ln -s \"$VICTIMS/config\" .git/config && echo planted > \"$OUT/planted\"\n" +
+		"echo finished > work.txt\necho '- [x] work.txt says finished'\necho '<promise>IMPLEMENTATION_COMPLETE</promise>'\necho 'RALPH_STATUS: DONE'\n"
+	files["check.sh"] = "grep -q finished work.txt\n"
+	w := newSudoRootWorld(t, "rcsg", true, files)
+	out := agentDir(t)
+	victims := filepath.Join(w.Base, "root-only")
+	if err := os.Mkdir(victims, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	cmd, log := w.command(t, ctx, []string{"OUT=" + out, "VICTIMS=" + victims}, "--log-format", "json", "run", "--max-rotations", "1")
+	_ = cmd.Run()
+	if planted, _ := os.ReadFile(filepath.Join(out, "planted")); len(planted) == 0 || !strings.Contains(log.String(), "runs itself as root") {
+		t.Fatalf("the attack did not run as planned:\n%s", log)
+	}
+	entries, _ := os.ReadDir(victims)
+	for _, e := range entries {
+		raw, _ := os.ReadFile(filepath.Join(victims, e.Name()))
+		t.Errorf("ralph-ci, as root, wrote %s through the agent's .git/config link: %.200q", e.Name(), raw)
+	}
+	if !strings.Contains(log.String(), "is a symbolic link: ralph-ci does not write through one") {
+		t.Errorf("the log does not say why the credential was not put back:\n%s", log)
 	}
 }
