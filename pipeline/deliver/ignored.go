@@ -206,7 +206,7 @@ func stageNewlyIgnored(ctx context.Context, g Git, since string) ([]string, erro
 	if cerr := tmp.Close(); werr != nil || cerr != nil {
 		return nil, fmt.Errorf("write the rules of %s: %w", since, errors.Join(werr, cerr))
 	}
-	// --exclude-standard reads info/exclude (ralph-ci's, pinned) and the
+	// --exclude-standard reads info/exclude (ralph-ci's, empty) and the
 	// work tree's .gitignore files; the empty --exclude-per-directory after
 	// it turns the latter off, and the old rules stand in.
 	old, err := ignoredPaths(ctx, g, "--exclude-standard", "--exclude-per-directory=", "--exclude-from="+tmp.Name())
