@@ -3,6 +3,7 @@
 package delivery
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,7 +99,7 @@ jobs:
 // GitHub's ubuntu-latest as the job's steps get it, in a real Actions
 // runner: act itself runs as a user the test creates (as the runner user
 // `runner`: a HOME of its own, passwordless sudo through /etc/sudoers.d,
-// the workspace under HOME/work/REPO/REPO its own), so every step, the
+// the workspace under HOME/work/REPO/REPO its own, HOME /home/NAME, 0750), so every step, the
 // Action's included, starts as that user. The Action's ralph-ci finds
 // passwordless sudo and runs itself as root; the agent runs as a user of
 // the agent pool: its uid is neither the runner's nor root's, it reads
@@ -128,7 +129,21 @@ func TestHostedRunnerSudoInAct(t *testing.T) {
 	if err := os.Chmod(base, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	u := e2e.NewUser(t, filepath.Join(base, "home"), "rchr", true)
+	// The runner's HOME is /home/NAME, 0750 (useradd's on Ubuntu), as
+	// /home/runner is: ralph-ci must let the agent's user reach the
+	// workspace below it.
+	home := fmt.Sprintf("/home/rchr%d", os.Getpid()%1000000)
+	if _, err := os.Lstat(home); err == nil {
+		t.Fatalf("%s is there already: a user of an earlier run left it", home)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	u := e2e.NewUser(t, home, "rchr", true)
+	if u.Home != home || filepath.Base(home) != u.Name {
+		t.Fatalf("the user %s has HOME %s, want %s", u.Name, u.Home, home)
+	}
+	if err := os.Chmod(home, 0o750); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { os.RemoveAll("/var/tmp/ralph-ci-" + strconv.Itoa(u.UID)) })
 
 	// act as the runner has it (root's GOPATH is root's alone), the
@@ -177,6 +192,11 @@ func TestHostedRunnerSudoInAct(t *testing.T) {
 		"not the runner's: []",
 		"left in the workspace: []")
 
+	// The search-only ACL entry ralph-ci gave the agent's user on the
+	// runner's HOME is gone with the run.
+	if _, err := syscall.Getxattr(home, "system.posix_acl_access", make([]byte, 256)); err != syscall.ENODATA {
+		t.Errorf("the runner's HOME keeps an access ACL after the run (%v)", err)
+	}
 	name, uid := e2e.AgentUserOf([]byte(actLog(out)))
 	if !agentuser.InPool(name) || uid == u.UID || uid == 0 {
 		t.Fatalf("the log names agent user %q (%d), want one of the pool, neither the runner (%d) nor root", name, uid, u.UID)
