@@ -22,8 +22,10 @@ import (
 // the tree, so that the commit ralph-ci pushes carries what it found), to
 // read the 0600 credential an earlier step of the job left in the runner
 // user's HOME ($CRED_HOME) and in $RUNNER_TEMP, ralph-ci's environment
-// (the shepherd's parent), and to become root with sudo -n; then it
-// claims the spec done.
+// (the shepherd's parent), to become root with sudo -n, to find the
+// token actions/checkout persisted in .git/config, and to read the
+// environment of any process not its own (act's, the runner's steps',
+// ralph-ci's); then it claims the spec done.
 const hostedAgent = `prompt=$(cat)
 parent() { sed 's/.*) //' /proc/$1/stat | cut -d' ' -f2; }
 try() { n=$1; shift; if got=$("$@" 2>&1); then echo "SUCCEEDED $n: $got" >> attack.txt; else echo "denied $n: $(printf '%s' "$got" | head -n 1)" >> attack.txt; fi; }
@@ -38,6 +40,15 @@ if [ ! -f attack.txt ]; then
   try temp-credential cat "$RUNNER_TEMP/credential"
   try environ cat /proc/$(parent $p)/environ
   try sudo sudo -n true
+  try git-credential grep -ri authorization .git/config
+  me=$(id -u) read= n=0
+  for e in /proc/[0-9]*/environ; do
+    if [ "$(stat -c %u "$e" 2>/dev/null)" != "$me" ]; then
+      n=$((n + 1))
+      if head -c 1 "$e" > /dev/null 2>&1; then read="$read $e"; fi
+    fi
+  done
+  if [ -n "$read" ]; then echo "SUCCEEDED others-environ:$read" >> attack.txt; else echo "denied others-environ: none of the $n processes of other users it sees" >> attack.txt; fi
   echo "RALPH_STATUS: CONTINUE"
   exit 0
 fi
@@ -206,7 +217,7 @@ func TestHostedRunnerSudoInAct(t *testing.T) {
 	if !strings.Contains(attack, "uid "+strconv.Itoa(uid)+"\n") {
 		t.Errorf("the agent was not uid %d (%s):\n%s", uid, name, attack)
 	}
-	for _, a := range []string{"home-credential", "temp-credential", "environ", "sudo"} {
+	for _, a := range []string{"home-credential", "temp-credential", "environ", "sudo", "git-credential", "others-environ"} {
 		if !strings.Contains(attack, "denied "+a+": ") {
 			t.Errorf("attempt %s was not denied:\n%s", a, attack)
 		}
