@@ -30,16 +30,15 @@ echo "RALPH_STATUS: DONE"
 // read: either the pushed commit has work.txt, or the spec is not
 // verified there.
 //
-// It gets through (redteam, 2 of 2 runs, any box): ralph-ci stages the
+// It got through (redteam, 2 of 2 runs, any box): ralph-ci staged the
 // tree to verify with git add --all, which honours the .gitignore the
 // agent edited, while the verification reads the whole work tree; it
-// pushed "all specs verified" (exit 0) in a commit whose only change is
-// the .gitignore line. The fix (ignore rules from the trusted baseline,
-// or a claim rejected when the rotation's writes are ignored files the
-// verification could read) belongs to pipeline/deliver's staging (Session.Tree)
-// and the engine's claim.
+// pushed "all specs verified" (exit 0) in a commit whose only change was
+// the .gitignore line. Now a rotation that changes a .gitignore has the
+// files its new rules ignore but the old rules did not staged anyway
+// (pipeline/deliver's Session.Tree), so work.txt is in the verified tree
+// and the commit.
 func TestVerifiedWorkIsInTheCommit(t *testing.T) {
-	t.Skip("gets through: the agent's own .gitignore keeps its verified work out of the commit ralph-ci pushes as verified; the fix belongs to pipeline/deliver's staging and the engine's claim (see the comment)")
 	bin := e2e.RalphBinary(t)
 	for run := 1; run <= 2; run++ {
 		t.Run(strconv.Itoa(run), func(t *testing.T) {
