@@ -61,7 +61,9 @@ echo "RALPH_STATUS: DONE"
 // it: an earlier step leaves a credential (0600) in the runner's HOME and
 // in $RUNNER_TEMP, the checkout, the Action's loop, and a later step that,
 // as the runner user, lists what in the workspace, $RUNNER_TEMP and its
-// HOME is not its own, rewrites and deletes the reports, and empties the
+// HOME is not its own and which text files hold the job's token, rewrites and
+// deletes the reports (the JUnit one in a new folder of $RUNNER_TEMP,
+// outside the tree), and empties the
 // workspace (as the next job's checkout does). @HOME@ and @SECRET@ are
 // filled in by the test.
 const hostedWorkflow = `name: hosted
@@ -86,7 +88,7 @@ jobs:
           deliver: pr
           max-rotations: 5
           log-format: json
-          junit: .ralph/reports/junit.xml
+          junit: ${{ runner.temp }}/ralph-reports/deep/junit.xml
           json: .ralph/reports/report.json
         env:
           CRED_HOME: "@HOME@"
@@ -96,13 +98,17 @@ jobs:
           STATUS: ${{ steps.ralph.outputs.status }}
           EXIT_CODE: ${{ steps.ralph.outputs.exit-code }}
           VERIFIED: ${{ steps.ralph.outputs.verified }}
+          TOKEN: ${{ secrets.GITHUB_TOKEN }}
         run: |
           echo "outputs: status=$STATUS exit-code=$EXIT_CODE verified=$VERIFIED"
           echo "later step: uid $(id -u)"
           others=$(find "$GITHUB_WORKSPACE" "$RUNNER_TEMP" "$HOME" ! -user "$(id -u)")
           echo "not the runner's: [$others]"
-          test -s .ralph/reports/report.json && test -s .ralph/reports/junit.xml
-          for f in .ralph/reports/report.json .ralph/reports/junit.xml; do echo rewritten > "$f"; rm "$f"; done
+          echo "files with the token: [$(grep -rlIF "$TOKEN" "$GITHUB_WORKSPACE" "$RUNNER_TEMP" "$HOME" || true)]"
+          junit=$RUNNER_TEMP/ralph-reports/deep/junit.xml
+          test -s .ralph/reports/report.json && test -s "$junit"
+          for f in .ralph/reports/report.json "$junit"; do echo rewritten > "$f"; rm "$f"; done
+          rm -r "$RUNNER_TEMP/ralph-reports"
           find "$GITHUB_WORKSPACE" -mindepth 1 -delete
           echo "left in the workspace: [$(ls -A "$GITHUB_WORKSPACE")]"
 `
@@ -201,6 +207,7 @@ func TestHostedRunnerSudoInAct(t *testing.T) {
 		"outputs: status=done exit-code=0 verified=1",
 		"later step: uid "+runner,
 		"not the runner's: []",
+		"files with the token: []",
 		"left in the workspace: []")
 
 	// The search-only ACL entry ralph-ci gave the agent's user on the
