@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -101,8 +102,8 @@ jobs:
           TOKEN: ${{ secrets.GITHUB_TOKEN }}
         run: |
           echo "outputs: status=$STATUS exit-code=$EXIT_CODE verified=$VERIFIED"
-          echo "later step: uid $(id -u)"
-          others=$(find "$GITHUB_WORKSPACE" "$RUNNER_TEMP" "$HOME" ! -user "$(id -u)")
+          echo "later step: uid $(id -u) gid $(id -g)"
+          others=$(find "$GITHUB_WORKSPACE" "$RUNNER_TEMP" "$HOME" \( ! -user "$(id -u)" -o ! -group "$(id -g)" \) -printf '%p (%u:%g)\n')
           echo "not the runner's: [$others]"
           echo "files with the token: [$(grep -rlIF "$TOKEN" "$GITHUB_WORKSPACE" "$RUNNER_TEMP" "$HOME" || true)]"
           junit=$RUNNER_TEMP/ralph-reports/deep/junit.xml
@@ -154,10 +155,34 @@ func TestHostedRunnerSudoInAct(t *testing.T) {
 		t.Fatalf("%s is there already: a user of an earlier run left it", home)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
+	// As GitHub's runner user, its primary group is not a group of its
+	// own (runner's is docker), and it has others (adm).
+	group := fmt.Sprintf("rchrg%d", os.Getpid()%1000000)
+	if out, err := exec.Command("groupadd", group).CombinedOutput(); err != nil {
+		t.Fatalf("groupadd: %v: %s", err, out)
+	}
+	t.Cleanup(func() { // after userdel, which keeps the user's own group once it is not the primary one
+		for _, g := range []string{group, filepath.Base(home)} {
+			if _, err := user.LookupGroup(g); err != nil {
+				continue
+			}
+			if out, err := exec.Command("groupdel", g).CombinedOutput(); err != nil {
+				t.Errorf("groupdel %s: %v: %s", g, err, out)
+			}
+		}
+	})
 	u := e2e.NewUser(t, home, "rchr", true)
 	if u.Home != home || filepath.Base(home) != u.Name {
 		t.Fatalf("the user %s has HOME %s, want %s", u.Name, u.Home, home)
 	}
+	if out, err := exec.Command("usermod", "-g", group, "-G", "adm", u.Name).CombinedOutput(); err != nil {
+		t.Fatalf("usermod: %v: %s", err, out)
+	}
+	gr, err := user.LookupGroup(group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Gid, _ = strconv.Atoi(gr.Gid)
 	if err := os.Chmod(home, 0o750); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +230,7 @@ func TestHostedRunnerSudoInAct(t *testing.T) {
 		"all specs verified",
 		"Summary - ### ralph-ci run: 1 of 1 specs verified",
 		"outputs: status=done exit-code=0 verified=1",
-		"later step: uid "+runner,
+		"later step: uid "+runner+" gid "+strconv.Itoa(u.Gid),
 		"not the runner's: []",
 		"files with the token: []",
 		"left in the workspace: []")
