@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,8 +23,10 @@ import (
 // the tree, so that the commit ralph-ci pushes carries what it found), to
 // read the 0600 credential an earlier step of the job left in the runner
 // user's HOME ($CRED_HOME) and in $RUNNER_TEMP, ralph-ci's environment
-// (the shepherd's parent), and to become root with sudo -n; then it
-// claims the spec done.
+// (the shepherd's parent), to become root with sudo -n, to find the
+// token actions/checkout persisted in .git/config, and to read the
+// environment of any process not its own (act's, the runner's steps',
+// ralph-ci's); then it claims the spec done.
 const hostedAgent = `prompt=$(cat)
 parent() { sed 's/.*) //' /proc/$1/stat | cut -d' ' -f2; }
 try() { n=$1; shift; if got=$("$@" 2>&1); then echo "SUCCEEDED $n: $got" >> attack.txt; else echo "denied $n: $(printf '%s' "$got" | head -n 1)" >> attack.txt; fi; }
@@ -38,6 +41,15 @@ if [ ! -f attack.txt ]; then
   try temp-credential cat "$RUNNER_TEMP/credential"
   try environ cat /proc/$(parent $p)/environ
   try sudo sudo -n true
+  try git-credential grep -ri authorization .git/config
+  me=$(id -u) read= n=0
+  for e in /proc/[0-9]*/environ; do
+    if [ "$(stat -c %u "$e" 2>/dev/null)" != "$me" ]; then
+      n=$((n + 1))
+      if head -c 1 "$e" > /dev/null 2>&1; then read="$read $e"; fi
+    fi
+  done
+  if [ -n "$read" ]; then echo "SUCCEEDED others-environ:$read" >> attack.txt; else echo "denied others-environ: none of the $n processes of other users it sees" >> attack.txt; fi
   echo "RALPH_STATUS: CONTINUE"
   exit 0
 fi
@@ -50,7 +62,9 @@ echo "RALPH_STATUS: DONE"
 // it: an earlier step leaves a credential (0600) in the runner's HOME and
 // in $RUNNER_TEMP, the checkout, the Action's loop, and a later step that,
 // as the runner user, lists what in the workspace, $RUNNER_TEMP and its
-// HOME is not its own, rewrites and deletes the reports, and empties the
+// HOME is not its own and which text files hold the job's token, rewrites and
+// deletes the reports (the JUnit one in a new folder of $RUNNER_TEMP,
+// outside the tree), and empties the
 // workspace (as the next job's checkout does). @HOME@ and @SECRET@ are
 // filled in by the test.
 const hostedWorkflow = `name: hosted
@@ -75,7 +89,7 @@ jobs:
           deliver: pr
           max-rotations: 5
           log-format: json
-          junit: .ralph/reports/junit.xml
+          junit: ${{ runner.temp }}/ralph-reports/deep/junit.xml
           json: .ralph/reports/report.json
         env:
           CRED_HOME: "@HOME@"
@@ -85,13 +99,17 @@ jobs:
           STATUS: ${{ steps.ralph.outputs.status }}
           EXIT_CODE: ${{ steps.ralph.outputs.exit-code }}
           VERIFIED: ${{ steps.ralph.outputs.verified }}
+          TOKEN: ${{ secrets.GITHUB_TOKEN }}
         run: |
           echo "outputs: status=$STATUS exit-code=$EXIT_CODE verified=$VERIFIED"
-          echo "later step: uid $(id -u)"
-          others=$(find "$GITHUB_WORKSPACE" "$RUNNER_TEMP" "$HOME" ! -user "$(id -u)")
+          echo "later step: uid $(id -u) gid $(id -g)"
+          others=$(find "$GITHUB_WORKSPACE" "$RUNNER_TEMP" "$HOME" \( ! -user "$(id -u)" -o ! -group "$(id -g)" \) -printf '%p (%u:%g)\n')
           echo "not the runner's: [$others]"
-          test -s .ralph/reports/report.json && test -s .ralph/reports/junit.xml
-          for f in .ralph/reports/report.json .ralph/reports/junit.xml; do echo rewritten > "$f"; rm "$f"; done
+          echo "files with the token: [$(grep -rlIF "$TOKEN" "$GITHUB_WORKSPACE" "$RUNNER_TEMP" "$HOME" || true)]"
+          junit=$RUNNER_TEMP/ralph-reports/deep/junit.xml
+          test -s .ralph/reports/report.json && test -s "$junit"
+          for f in .ralph/reports/report.json "$junit"; do echo rewritten > "$f"; rm "$f"; done
+          rm -r "$RUNNER_TEMP/ralph-reports"
           find "$GITHUB_WORKSPACE" -mindepth 1 -delete
           echo "left in the workspace: [$(ls -A "$GITHUB_WORKSPACE")]"
 `
@@ -137,10 +155,34 @@ func TestHostedRunnerSudoInAct(t *testing.T) {
 		t.Fatalf("%s is there already: a user of an earlier run left it", home)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
+	// As GitHub's runner user, its primary group is not a group of its
+	// own (runner's is docker), and it has others (adm).
+	group := fmt.Sprintf("rchrg%d", os.Getpid()%1000000)
+	if out, err := exec.Command("groupadd", group).CombinedOutput(); err != nil {
+		t.Fatalf("groupadd: %v: %s", err, out)
+	}
+	t.Cleanup(func() { // after userdel, which keeps the user's own group once it is not the primary one
+		for _, g := range []string{group, filepath.Base(home)} {
+			if _, err := user.LookupGroup(g); err != nil {
+				continue
+			}
+			if out, err := exec.Command("groupdel", g).CombinedOutput(); err != nil {
+				t.Errorf("groupdel %s: %v: %s", g, err, out)
+			}
+		}
+	})
 	u := e2e.NewUser(t, home, "rchr", true)
 	if u.Home != home || filepath.Base(home) != u.Name {
 		t.Fatalf("the user %s has HOME %s, want %s", u.Name, u.Home, home)
 	}
+	if out, err := exec.Command("usermod", "-g", group, "-G", "adm", u.Name).CombinedOutput(); err != nil {
+		t.Fatalf("usermod: %v: %s", err, out)
+	}
+	gr, err := user.LookupGroup(group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Gid, _ = strconv.Atoi(gr.Gid)
 	if err := os.Chmod(home, 0o750); err != nil {
 		t.Fatal(err)
 	}
@@ -188,8 +230,9 @@ func TestHostedRunnerSudoInAct(t *testing.T) {
 		"all specs verified",
 		"Summary - ### ralph-ci run: 1 of 1 specs verified",
 		"outputs: status=done exit-code=0 verified=1",
-		"later step: uid "+runner,
+		"later step: uid "+runner+" gid "+strconv.Itoa(u.Gid),
 		"not the runner's: []",
+		"files with the token: []",
 		"left in the workspace: []")
 
 	// The search-only ACL entry ralph-ci gave the agent's user on the
@@ -206,7 +249,7 @@ func TestHostedRunnerSudoInAct(t *testing.T) {
 	if !strings.Contains(attack, "uid "+strconv.Itoa(uid)+"\n") {
 		t.Errorf("the agent was not uid %d (%s):\n%s", uid, name, attack)
 	}
-	for _, a := range []string{"home-credential", "temp-credential", "environ", "sudo"} {
+	for _, a := range []string{"home-credential", "temp-credential", "environ", "sudo", "git-credential", "others-environ"} {
 		if !strings.Contains(attack, "denied "+a+": ") {
 			t.Errorf("attempt %s was not denied:\n%s", a, attack)
 		}
