@@ -121,8 +121,33 @@ func NewlyIgnored(now, old []string) []string {
 // ignoredPaths lists the untracked files git ignores under the exclude
 // options given (args), .ralph folders left out.
 func ignoredPaths(ctx context.Context, g Git, args ...string) ([]string, error) {
+	return ignoredIn(ctx, g, commitPaths, args...)
+}
+
+// ignoreFiles are the pathspecs of every .gitignore file but .ralph's.
+var ignoreFiles = []string{":(top,glob)**/.gitignore", ":(top,exclude,glob)**/.ralph/**"}
+
+// hiddenIgnoreFile tells whether the work tree holds a .gitignore that git
+// ignores and no commit has: one that ignores itself (a new sub/.gitignore
+// of "*"), which the rotation's changed paths never show. One git process,
+// run only when a verification method is about to judge the tree.
+// With --directory git names a folder a rule ignores ("node_modules/")
+// instead of walking it: a .gitignore in there is under a rule, and the
+// topmost .gitignore a rotation hid is always in a folder git walks.
+func hiddenIgnoreFile(ctx context.Context, g Git) (bool, error) {
+	ps, err := ignoredIn(ctx, g, ignoreFiles, "--directory", "--exclude-standard")
+	for _, p := range ps {
+		if path.Base(p) == ".gitignore" {
+			return true, err
+		}
+	}
+	return false, err
+}
+
+// ignoredIn is ignoredPaths within pathspecs.
+func ignoredIn(ctx context.Context, g Git, pathspecs []string, args ...string) ([]string, error) {
 	a := append([]string{"ls-files", "-z", "--others", "--ignored"}, args...)
-	a = append(append(a, "--"), commitPaths...)
+	a = append(append(a, "--"), pathspecs...)
 	out, err := g.RunInput(ctx, nil, a...)
 	if err != nil {
 		return nil, err

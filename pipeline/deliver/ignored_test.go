@@ -131,3 +131,34 @@ func TestTreeHoldsWhatANewRuleHides(t *testing.T) {
 		t.Errorf("warnings: %q", warned)
 	}
 }
+
+// TestTreeHoldsWhatAHiddenRuleHides: a new sub/.gitignore of "*" ignores
+// itself, so no changed path names it: the verified tree still holds it
+// and sub/work.txt. A .gitignore inside a folder the trusted rules ignore
+// (nm/) is not one: nothing there is staged.
+func TestTreeHoldsWhatAHiddenRuleHides(t *testing.T) {
+	_, dir, s := started(t)
+	ctx := context.Background()
+	write(t, dir, ".gitignore", ".ralph/\nnm/\n")
+	if _, err := s.AfterRotation(ctx, rot); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "nm/a/.gitignore", "x\n")
+	write(t, dir, "nm/a/x", "x\n")
+	tree, err := s.Tree(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, dir, "ls-tree", "-r", "--name-only", tree); strings.Contains(got, "nm/") {
+		t.Fatalf("a folder the trusted rules ignore was staged:\n%s", got)
+	}
+	write(t, dir, "sub/.gitignore", "*\n")
+	write(t, dir, "sub/work.txt", "finished\n")
+	if tree, err = s.Tree(ctx, []string{"app.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(git(t, dir, "ls-tree", "-r", "--name-only", tree), "\n")
+	if !slices.Contains(got, "sub/work.txt") || !slices.Contains(got, "sub/.gitignore") || slices.Contains(got, "nm/a/x") {
+		t.Errorf("the verified tree:\n%s", strings.Join(got, "\n"))
+	}
+}

@@ -222,14 +222,22 @@ func (s *Session) writeMarker() error {
 // Tree stages the work tree as Commit does and returns its tree id: the
 // tree a verification method is about to judge, which AfterRotation then
 // commits by id (Rotation.Tree). changed are the rotation's changed
-// paths: when one is a .gitignore, the files the new rules ignore but the
+// paths: when one is a .gitignore (or the tree holds a .gitignore git
+// ignores, which they never show), the files the new rules ignore but the
 // rules of the commit the rotation started from did not are staged too
 // (stageNewlyIgnored), and Warn names them.
 func (s *Session) Tree(ctx context.Context, changed []string) (string, error) {
 	if err := stage(ctx, s.Git, Rotation{}); err != nil {
 		return "", fmt.Errorf("stage the work to verify: %w", err)
 	}
-	if touchesIgnore(changed) {
+	touched := touchesIgnore(changed)
+	if !touched {
+		var err error
+		if touched, err = hiddenIgnoreFile(ctx, s.Git); err != nil {
+			return "", fmt.Errorf("look for a .gitignore git ignores: %w", err)
+		}
+	}
+	if touched {
 		added, err := stageNewlyIgnored(ctx, s.Git, s.since)
 		if err != nil {
 			return "", fmt.Errorf("stage the files the rotation's new ignore rules hide: %w", err)

@@ -153,3 +153,34 @@ func TestHonestIgnoreRuleIsAccepted(t *testing.T) {
 		}
 	}
 }
+
+// selfIgnoringAgent hides its work behind a new .gitignore that ignores
+// itself: no changed path of the rotation names a .gitignore.
+const selfIgnoringAgent = `cat > /dev/null
+mkdir -p sub && echo finished > sub/work.txt && printf '*\n' > sub/.gitignore
+echo "- [x] work.txt says finished"
+echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
+echo "RALPH_STATUS: DONE"
+`
+
+// TestVerifiedWorkIsInTheCommitBehindAHiddenRule: sub/.gitignore of "*"
+// (it ignores itself) and sub/work.txt, which the verification reads:
+// got through (verified, exit 0, pushed without sub/) until ralph-ci
+// looked for a .gitignore git ignores before each verification.
+func TestVerifiedWorkIsInTheCommitBehindAHiddenRule(t *testing.T) {
+	bin := e2e.RalphBinary(t)
+	files := escapeFiles()
+	files["agent.sh"] = selfIgnoringAgent
+	files["check.sh"] = "grep -q finished sub/work.txt\n"
+	w := e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin)
+	w.Job("", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd, stdout, stderr := w.Command(ctx, "--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3")
+	cmd.Env = tokenInFile(t, cmd.Env)
+	_ = cmd.Run()
+	pushed := ghorigin.Git(t, w.Bare, "ls-tree", "-r", "--name-only", "refs/heads/changes")
+	if strings.Contains(stdout.String()+stderr.String(), "all specs verified") && !strings.Contains(pushed, "sub/work.txt") {
+		t.Errorf("ralph-ci pushed the spec as verified in a commit without sub/work.txt, the file its verification read:\n%s", pushed)
+	}
+}
