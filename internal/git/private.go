@@ -73,7 +73,10 @@ func privateFor(c Checkout) (*private, error) {
 	if strings.EqualFold(settings["extensions.objectformat"], "sha256") {
 		p.idLen = 64
 	}
-	p.exclude, _ = safefile.Read(filepath.Join(c.CommonDir, "info", "exclude"), 1<<20)
+	// p.exclude stays empty: only the .gitignore files of the tree decide
+	// what is ignored (pipeline/changes counts a file the checkout's
+	// info/exclude lists as a change, so the commit holds it too), and
+	// core.excludesFile is os.DevNull (renderConfig).
 	p.alternates, _ = safefile.Read(filepath.Join(c.Objects(), "info", "alternates"), 1<<20)
 	if shallow, err := safefile.Read(filepath.Join(c.CommonDir, "shallow"), 64<<20); err == nil {
 		if err := os.WriteFile(filepath.Join(dir, "shallow"), shallow, 0o600); err != nil {
@@ -197,7 +200,7 @@ func renderConfig(settings map[string]string, originURL string) []byte {
 		}
 	}
 	core := []string{"bare", "false", "logAllRefUpdates", "false", "hooksPath", os.DevNull, "fsmonitor", "false",
-		"attributesFile", os.DevNull, "splitIndex", "false", "quotePath", "false", "pager", "cat", "editor", ":", "askPass", ""}
+		"attributesFile", os.DevNull, "excludesFile", os.DevNull, "splitIndex", "false", "quotePath", "false", "pager", "cat", "editor", ":", "askPass", ""}
 	for _, k := range copiedConfig {
 		v, ok := settings[k]
 		name, key, _ := strings.Cut(k, ".")

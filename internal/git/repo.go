@@ -108,7 +108,8 @@ type private struct {
 	gitDir, commonDir fs.FileInfo
 	// config is the configuration file's content, written before each use.
 	config []byte
-	// exclude is info/exclude: the checkout's, as it was at the first use.
+	// exclude is info/exclude of ralph-ci's git directory: empty (no rule
+	// from outside the tree decides what is ignored).
 	exclude []byte
 	// alternates is the checkout's objects/info/alternates at the first
 	// use ("" when none): it must not change.

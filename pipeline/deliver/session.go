@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
@@ -220,10 +221,22 @@ func (s *Session) writeMarker() error {
 
 // Tree stages the work tree as Commit does and returns its tree id: the
 // tree a verification method is about to judge, which AfterRotation then
-// commits by id (Rotation.Tree).
-func (s *Session) Tree(ctx context.Context) (string, error) {
+// commits by id (Rotation.Tree). changed are the rotation's changed
+// paths: when one is a .gitignore, the files the new rules ignore but the
+// rules of the commit the rotation started from did not are staged too
+// (stageNewlyIgnored), and Warn names them.
+func (s *Session) Tree(ctx context.Context, changed []string) (string, error) {
 	if err := stage(ctx, s.Git, Rotation{}); err != nil {
 		return "", fmt.Errorf("stage the work to verify: %w", err)
+	}
+	if touchesIgnore(changed) {
+		added, err := stageNewlyIgnored(ctx, s.Git, s.since)
+		if err != nil {
+			return "", fmt.Errorf("stage the files the rotation's new ignore rules hide: %w", err)
+		}
+		if len(added) > 0 && s.Warn != nil {
+			s.Warn(fmt.Sprintf("committed though ignored: %s (a rule this rotation added to a .gitignore ignores them, and the verification could read them; ignore rules take effect from the next rotation)", strings.Join(added, ", ")))
+		}
 	}
 	tree, err := s.Git.Run(ctx, "write-tree")
 	if err != nil {

@@ -106,7 +106,7 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 			f.Added, f.Where = loopAdded(ctx, e.root, ss.VerifierTree)
 			f.Tamper.Modules = runModules(e.root, stage)
 		case layers.NeedMethod:
-			tree, err := e.recordTree(ctx)
+			tree, err := e.recordTree(ctx, changed)
 			if err != nil {
 				return j, err
 			}

@@ -37,22 +37,24 @@ type GitInspector interface {
 
 // TreeRecorder is an ability a Deliverer may have: Tree records the work
 // tree as the rotation's commit would hold it and returns its tree id,
-// just before a verification method judges it; AfterRotation then commits
+// just before a verification method judges it (changed are the
+// rotation's changed paths: a .gitignore among them makes it look at the
+// files the new rules ignore); AfterRotation then commits
 // that tree (deliver.Rotation.Tree), so that what a process changes after
 // the verification (a survivor where there is no box, a test writing
 // tracked files) cannot reach the commit.
 type TreeRecorder interface {
-	Tree(ctx context.Context) (string, error)
+	Tree(ctx context.Context, changed []string) (string, error)
 }
 
 // recordTree asks the Deliverer for the tree about to be verified ("" when
 // it cannot tell).
-func (e *engine) recordTree(ctx context.Context) (string, error) {
+func (e *engine) recordTree(ctx context.Context, changed []string) (string, error) {
 	tr, ok := e.opts.Deliverer.(TreeRecorder)
 	if !ok {
 		return "", nil
 	}
-	return tr.Tree(ctx)
+	return tr.Tree(ctx, changed)
 }
 
 // Committer is an ability a Deliverer may have (found by type assertion):

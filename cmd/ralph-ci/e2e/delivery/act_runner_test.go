@@ -73,6 +73,9 @@ type actRunner struct {
 	artifacts string // what the stand-ins upload ($ACT_ARTIFACTS)
 	events    string // the event payloads given to act
 	mappings  []string
+	// asUser, when set, makes act run as another user (its credential and
+	// environment).
+	asUser func(*exec.Cmd)
 }
 
 func newActRunner(t *testing.T, act string, w *e2e.CIWorld) *actRunner {
@@ -134,6 +137,9 @@ func (r *actRunner) run(workflow, event string, payload map[string]any, workdir 
 	cmd.Dir, cmd.Env = workdir, r.env()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	if r.asUser != nil {
+		r.asUser(cmd)
+	}
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("act %s: %v\n%s", strings.Join(args, " "), err, out.String())
 	}
