@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -199,7 +199,7 @@ func (s *Session) warn(msg string) {
 // state commit remote on this branch (a run resumed in the same checkout)
 // and is not a state committed to the repository.
 func (s *Session) continuesLocal(ctx context.Context, remote string) bool {
-	raw, err := safefile.Read(s.markerPath(), safefile.StatusLimit)
+	raw, err := safefile.ReadUnder(s.StateDir, s.markerPath(), safefile.StatusLimit)
 	if err != nil {
 		return false
 	}
@@ -213,7 +213,8 @@ func (s *Session) continuesLocal(ctx context.Context, remote string) bool {
 
 func (s *Session) writeMarker() error {
 	raw, _ := json.Marshal(marker{Branch: s.Target.Branch, Ref: s.stateRef(), State: s.stateTip})
-	if err := os.WriteFile(s.markerPath(), raw, 0o644); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	write := func(w io.Writer) error { _, err := w.Write(raw); return err }
+	if err := safefile.ReplaceUnder(s.StateDir, s.markerPath(), 0o644, write); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("delivery: %w", err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"io"
 	"os"
 	"strings"
@@ -207,7 +208,7 @@ type lazyFile struct {
 
 func (l *lazyFile) writer() io.Writer {
 	if l.f == nil {
-		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		f, err := safefile.OpenUnder(l.e.dir.Path(), l.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
 			l.e.log.Warn().Err(err).Msg("verification transcript")
 			return io.Discard

@@ -47,10 +47,10 @@ func (e *engine) progressFile(sp plan.Spec) string {
 // progressLog appends text to the spec's progress log, creating it.
 func (e *engine) progressLog(sp plan.Spec, text string) {
 	p := e.progressFile(sp)
-	err := os.MkdirAll(filepath.Dir(p), 0o755)
+	err := safefile.MkdirUnder(e.dir.Path(), filepath.Dir(p), 0o755)
 	var f *os.File
 	if err == nil {
-		f, err = os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		f, err = safefile.OpenUnder(e.dir.Path(), p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	}
 	if err == nil {
 		if fi, serr := f.Stat(); serr == nil && fi.Size() == 0 {

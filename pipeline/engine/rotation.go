@@ -118,7 +118,7 @@ func (e *engine) open(ctx context.Context, sp plan.Spec, stage plan.Stage, itera
 	created := make(chan error, 1)
 	go func() {
 		var err error
-		logf, err = os.Create(history)
+		logf, err = safefile.OpenUnder(e.dir.Path(), history, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 		created <- err
 	}()
 	// One write: the previous rotation's result and this one's record.
@@ -128,7 +128,7 @@ func (e *engine) open(ctx context.Context, sp plan.Spec, stage plan.Stage, itera
 		return before, "", nil, fmt.Errorf("history log: %w", cerr)
 	}
 	if err == nil {
-		if rerr := os.Remove(e.dir.StatusFile()); rerr != nil && !os.IsNotExist(rerr) {
+		if rerr := safefile.RemoveUnder(e.dir.Path(), e.dir.StatusFile()); rerr != nil {
 			err = fmt.Errorf("clear %s: %w", e.dir.StatusFile(), rerr)
 		}
 	}
@@ -276,11 +276,11 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 		return prompt.Input{}, fmt.Errorf("read spec: %w", err)
 	}
 	_, body, _, _ := schema.SplitFrontMatter(sp.Path, src)
-	handoff, err := safefile.ReadOptional(e.dir.Handoff(sp.Key), safefile.NoteLimit)
+	handoff, err := safefile.ReadUnderOptional(e.dir.Path(), e.dir.Handoff(sp.Key), safefile.NoteLimit)
 	if err != nil {
 		return prompt.Input{}, err
 	}
-	guard, err := safefile.ReadOptional(e.dir.Guardrails(), safefile.NoteLimit)
+	guard, err := safefile.ReadUnderOptional(e.dir.Path(), e.dir.Guardrails(), safefile.NoteLimit)
 	if err != nil {
 		return prompt.Input{}, err
 	}
@@ -307,7 +307,7 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 // a small regular file (a FIFO, /dev/zero, a huge file) is the agent's
 // doing: it is ignored with a warning, never read whole or waited on.
 func (e *engine) readStatus(sp plan.Spec, fromOutput status.Status) (status.Status, error) {
-	b, err := safefile.ReadOptional(e.dir.StatusFile(), safefile.StatusLimit)
+	b, err := safefile.ReadUnderOptional(e.dir.Path(), e.dir.StatusFile(), safefile.StatusLimit)
 	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) {
 		e.log.Warn().Err(err).Msg("ignoring the status file")
 		return fromOutput, nil

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // Suffixes of the temporary files this package creates next to their
@@ -85,7 +87,7 @@ func writeFileOrdered(path string, data []byte, perm os.FileMode) error {
 	// Not O_TRUNC: fill overwrites and then truncates to the new length,
 	// which frees no block unless the state shrank, and freeing blocks is
 	// slow (on a file system mounted with discard, 150 us here).
-	f, err := os.OpenFile(spare, os.O_WRONLY|os.O_CREATE, perm)
+	f, err := openSpare(path, spare, perm)
 	if err != nil {
 		return fmt.Errorf("write %s: create %s: %w (is the directory writable?)", path, spare, err)
 	}
@@ -100,6 +102,33 @@ func writeFileOrdered(path string, data []byte, perm os.FileMode) error {
 	}
 	return nil
 }
+
+// openSpare opens the spare for writing without following a link or
+// blocking on a FIFO (safefile.OpenUnder). The agent, which is lent
+// .ralph/, may have put one there: the spare is ralph-ci's own scratch,
+// holding nothing to keep, so what is there is removed (the link itself,
+// never its target) and a new spare made; the error of the first open
+// says what was found, for the caller to log through the state's
+// Replaced.
+func openSpare(path, spare string, perm os.FileMode) (*os.File, error) {
+	dir := filepath.Dir(path)
+	f, err := safefile.OpenUnder(dir, spare, os.O_WRONLY|os.O_CREATE, perm)
+	if err == nil || !(errors.Is(err, safefile.ErrLink) || errors.Is(err, safefile.ErrNotRegular)) {
+		return f, err
+	}
+	if rerr := safefile.RemoveUnder(dir, spare); rerr != nil {
+		return nil, errors.Join(err, rerr)
+	}
+	Replaced(spare, err)
+	return safefile.OpenUnder(dir, spare, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+}
+
+// Replaced is told of each file of .ralph/ that ralph-ci removed and made
+// again because it was not what ralph-ci left there (a link or a FIFO
+// the agent put in its place); the command's wiring sets it to log a
+// warning. It is a variable, not a parameter, because the writes that
+// find such a file sit under every save of the state.
+var Replaced = func(path string, found error) {}
 
 // spareOf returns the path of the spare writeFileOrdered keeps beside path.
 func spareOf(path string) string {

@@ -1,9 +1,7 @@
 package state
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,10 +73,10 @@ func (d Dir) LinkCurrentLog(path string) error {
 // may be a link to an earlier rotation's history log, which truncating it
 // would erase.
 func (d Dir) CreateCurrentLog() (*os.File, error) {
-	if err := os.Remove(d.CurrentLog()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := safefile.RemoveUnder(string(d), d.CurrentLog()); err != nil {
 		return nil, fmt.Errorf("replace %s: %w", d.CurrentLog(), err)
 	}
-	f, err := os.Create(d.CurrentLog())
+	f, err := safefile.OpenUnder(string(d), d.CurrentLog(), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", d.CurrentLog(), err)
 	}
@@ -122,8 +120,9 @@ func (d Dir) Resolve(rel string) string { return d.join(filepath.FromSlash(rel))
 // Ensure creates the .ralph directory and its handoffs and history folders
 // if they are missing. Call it before any other function that writes.
 func (d Dir) Ensure() error {
+	root := filepath.Dir(string(d))
 	for _, p := range []string{string(d), d.HandoffsDir(), d.join(historyDir)} {
-		if err := os.MkdirAll(p, 0o755); err != nil {
+		if err := safefile.MkdirUnder(root, p, 0o755); err != nil {
 			return fmt.Errorf("create ralph-ci state folder: %w (check the permissions of %s)", err, filepath.Dir(p))
 		}
 	}
@@ -132,7 +131,7 @@ func (d Dir) Ensure() error {
 
 // EnsureHistory creates the history folder of the spec with that key.
 func (d Dir) EnsureHistory(key string) error {
-	if err := os.MkdirAll(d.HistoryDir(key), 0o755); err != nil {
+	if err := safefile.MkdirUnder(string(d), d.HistoryDir(key), 0o755); err != nil {
 		return fmt.Errorf("create history folder: %w (check the permissions of %s)", err, d.join(historyDir))
 	}
 	return nil
@@ -142,5 +141,5 @@ func (d Dir) EnsureHistory(key string) error {
 // yields (nil, nil); any other failure is returned with the path.
 // It refuses a special file and reads at most safefile.StateLimit bytes.
 func ReadOptional(path string) ([]byte, error) {
-	return safefile.ReadOptional(path, safefile.StateLimit)
+	return safefile.ReadUnderOptional(filepath.Dir(path), path, safefile.StateLimit)
 }

@@ -1,0 +1,44 @@
+//go:build unix
+
+package safefile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// openNoFollow opens rel below r: its folder through r (no link leads
+// out), its last part with openat(O_NOFOLLOW|O_NONBLOCK), so a link there
+// fails with ErrLink and a FIFO does not block.
+func openNoFollow(r *os.Root, rel string, flag int, perm fs.FileMode) (*os.File, error) {
+	dir, err := r.Open(filepath.Dir(rel))
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	name := filepath.Base(rel)
+	fd, err := syscall.Openat(int(dir.Fd()), name, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, uint32(perm.Perm()))
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, ErrLink
+		}
+		return nil, &fs.PathError{Op: "open", Path: rel, Err: err}
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(r.Name(), rel)), nil
+}
+
+// clearNonBlock puts f back in blocking mode, as os.OpenFile leaves a
+// regular file.
+func clearNonBlock(f *os.File) error {
+	return syscall.SetNonblock(int(f.Fd()), false)
+}
+
+// randomSuffix names a temporary file; O_EXCL catches a clash.
+func randomSuffix() string {
+	return strconv.FormatInt(time.Now().UnixNano(), 36) + strconv.Itoa(os.Getpid())
+}
