@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // ErrLink is the cause of an error for a path below a lent folder whose
@@ -164,9 +163,6 @@ func openRoot(root, path string) (*os.Root, string, error) {
 func wrapLink(path string, err error) error {
 	if errors.Is(err, ErrLink) {
 		return fmt.Errorf("%s is %w", path, ErrLink)
-	}
-	if strings.Contains(err.Error(), path) {
-		return err
 	}
 	return fmt.Errorf("open %s: %w", path, err)
 }

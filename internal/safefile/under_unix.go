@@ -4,6 +4,7 @@ package safefile
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,10 +25,13 @@ func openNoFollow(r *os.Root, rel string, flag int, perm fs.FileMode) (*os.File,
 	name := filepath.Base(rel)
 	fd, err := syscall.Openat(int(dir.Fd()), name, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, uint32(perm.Perm()))
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		switch {
+		case errors.Is(err, syscall.ELOOP):
 			return nil, ErrLink
+		case errors.Is(err, syscall.ENXIO): // a FIFO or socket opened to write, with no reader
+			return nil, fmt.Errorf("%w (a FIFO or socket, which the agent may have put there)", ErrNotRegular)
 		}
-		return nil, &fs.PathError{Op: "open", Path: rel, Err: err}
+		return nil, err
 	}
 	return os.NewFile(uintptr(fd), filepath.Join(r.Name(), rel)), nil
 }

@@ -148,6 +148,10 @@ type engine struct {
 func Run(ctx context.Context, opts Options) (Outcome, error) {
 	p := opts.Project
 	e := &engine{opts: opts, root: p.Root, dir: state.At(p.Root), log: opts.Log, started: time.Now(), fresh: map[string]bool{}}
+	log := opts.Log
+	state.OnReplaced(func(path string, found error) {
+		log.Warn().Err(found).Str("file", path).Msg("the agent put something other than ralph-ci's file in .ralph/: removed it (not followed) and wrote a new one")
+	})
 	e.loader = p.Loader // its cache holds the specs Project.Load validated
 	if e.loader == nil {
 		e.loader = &project.Loader{Root: p.Root, Config: p.Config, Only: p.Only}

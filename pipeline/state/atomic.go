@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
@@ -108,8 +109,7 @@ func writeFileOrdered(path string, data []byte, perm os.FileMode) error {
 // .ralph/, may have put one there: the spare is ralph-ci's own scratch,
 // holding nothing to keep, so what is there is removed (the link itself,
 // never its target) and a new spare made; the error of the first open
-// says what was found, for the caller to log through the state's
-// Replaced.
+// says what was found, for the engine to log (OnReplaced).
 func openSpare(path, spare string, perm os.FileMode) (*os.File, error) {
 	dir := filepath.Dir(path)
 	f, err := safefile.OpenUnder(dir, spare, os.O_WRONLY|os.O_CREATE, perm)
@@ -119,16 +119,22 @@ func openSpare(path, spare string, perm os.FileMode) (*os.File, error) {
 	if rerr := safefile.RemoveUnder(dir, spare); rerr != nil {
 		return nil, errors.Join(err, rerr)
 	}
-	Replaced(spare, err)
+	if f := replaced.Load(); f != nil {
+		(*f)(spare, err)
+	}
 	return safefile.OpenUnder(dir, spare, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 }
 
-// Replaced is told of each file of .ralph/ that ralph-ci removed and made
-// again because it was not what ralph-ci left there (a link or a FIFO
-// the agent put in its place); the command's wiring sets it to log a
-// warning. It is a variable, not a parameter, because the writes that
-// find such a file sit under every save of the state.
-var Replaced = func(path string, found error) {}
+// replaced is told of each file of .ralph/ that ralph-ci removed and
+// made again because it was not what ralph-ci left there (OnReplaced).
+var replaced atomic.Pointer[func(path string, found error)]
+
+// OnReplaced makes f be told of each file of .ralph/ that ralph-ci
+// removed and made again because it was not what ralph-ci left there (a
+// link or a FIFO the agent put in its place), for the engine to log it.
+// It is process-wide, not a parameter, because the writes that find such
+// a file sit under every save of the state.
+func OnReplaced(f func(path string, found error)) { replaced.Store(&f) }
 
 // spareOf returns the path of the spare writeFileOrdered keeps beside path.
 func spareOf(path string) string {
