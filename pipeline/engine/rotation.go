@@ -304,11 +304,11 @@ func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState
 // readStatus reads the rotation's claim: the output's final status line
 // and the word in .ralph/status (layers.FinalStatus); when they disagree
 // there is no claim, and the handoff says why. A status file that is not
-// a small regular file (a FIFO, /dev/zero, a huge file) is the agent's
+// a small regular file (a FIFO, a link, a huge file) is the agent's
 // doing: it is ignored with a warning, never read whole or waited on.
 func (e *engine) readStatus(sp plan.Spec, fromOutput status.Status) (status.Status, error) {
 	b, err := safefile.ReadUnderOptional(e.dir.Path(), e.dir.StatusFile(), safefile.StatusLimit)
-	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) {
+	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge) || errors.Is(err, safefile.ErrLink) {
 		e.log.Warn().Err(err).Msg("ignoring the status file")
 		return fromOutput, nil
 	}
