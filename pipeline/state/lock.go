@@ -170,7 +170,7 @@ func Acquire(dir Dir, info LockInfo) (*Lock, error) {
 // lock is held, a StaleLock (with the bytes judged) if it is stale, or
 // neither if the file vanished or may still be being written.
 func inspectLock(path, host string) ([]byte, *StaleLock, error) {
-	f, fi, err := safefile.OpenRegular(path) // the agent can reach .ralph: never block on what it put there
+	f, err := safefile.OpenUnder(filepath.Dir(path), path, os.O_RDONLY, 0) // the agent can reach .ralph: never block on, nor follow, what it put there
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -178,6 +178,10 @@ func inspectLock(path, host string) ([]byte, *StaleLock, error) {
 		return nil, nil, fmt.Errorf("acquire lock: %w", err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("acquire lock: %w", err)
+	}
 	var buf bytes.Buffer
 	if _, err := buf.ReadFrom(io.LimitReader(f, lockLimit)); err != nil {
 		return nil, nil, fmt.Errorf("acquire lock: read %s: %w", path, err)
@@ -225,7 +229,7 @@ func replaceIfUnchanged(dir Dir, path string, seen, data []byte) (won bool, err 
 		}
 	}()
 	err = withRecoveryMutex(dir, func() error {
-		cur, err := safefile.Read(path, lockLimit)
+		cur, err := safefile.ReadUnder(filepath.Dir(path), path, lockLimit)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil // released meanwhile: retry the exclusive create
 		}
@@ -293,7 +297,7 @@ func (l *Lock) Release() error {
 	if l.released {
 		return nil
 	}
-	cur, err := safefile.Read(l.path, lockLimit)
+	cur, err := safefile.ReadUnder(filepath.Dir(l.path), l.path, lockLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		l.released = true
 		return nil
