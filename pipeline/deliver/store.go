@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -166,10 +167,10 @@ func restoreState(ctx context.Context, g Git, dir, commit string) (string, error
 			return "", fmt.Errorf("read the state file %s: %w", rel, err)
 		}
 		dst := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		if err := safefile.MkdirUnder(filepath.Dir(dir), filepath.Dir(dst), 0o755); err != nil {
 			return "", err
 		}
-		if err := os.WriteFile(dst, blob, 0o644); err != nil {
+		if err := safefile.ReplaceUnder(dir, dst, 0o644, func(w io.Writer) error { _, err := w.Write(blob); return err }); err != nil {
 			return "", fmt.Errorf("restore the state file: %w", err)
 		}
 	}

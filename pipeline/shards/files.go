@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
@@ -55,7 +57,8 @@ func Fold(dst, base string, shardDirs []string, merged state.State) error {
 }
 
 // overlay copies the files of src into dst; unless all, only those that
-// differ from the same file under base.
+// differ from the same file under base. dst's parent is the integrated
+// state folder: neither dst nor a folder below it may lead out of it.
 func overlay(dst, src, base string, all bool) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -68,27 +71,23 @@ func overlay(dst, src, base string, all bool) error {
 		if err != nil {
 			return err
 		}
-		b, err := os.ReadFile(p)
+		b, err := safefile.ReadUnder(src, p, safefile.StateLimit)
 		if err != nil {
 			return err
 		}
 		if !all {
-			if old, err := os.ReadFile(filepath.Join(base, rel)); err == nil && bytes.Equal(old, b) {
+			if old, err := safefile.ReadUnder(base, filepath.Join(base, rel), safefile.StateLimit); err == nil && bytes.Equal(old, b) {
 				return nil
 			}
 		}
 		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		if err := safefile.MkdirUnder(filepath.Dir(dst), filepath.Dir(out), 0o755); err != nil {
 			return err
 		}
-		return os.WriteFile(out, b, 0o644)
+		return safefile.ReplaceUnder(filepath.Dir(dst), out, 0o644, func(w io.Writer) error { _, err := w.Write(b); return err })
 	})
 }
 
 func readOptional(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return b, err
+	return safefile.ReadUnderOptional(filepath.Dir(path), path, safefile.StateLimit)
 }
