@@ -52,7 +52,9 @@ echo "RALPH_STATUS: DONE"
 // internal/agentuser lends to the agent with the rest of the tree. Now
 // pipeline/agent removes every link, FIFO, socket and device from .ralph/
 // once each box is emptied (agentuser.Run.Sweep), before ralph-ci writes
-// there again.
+// there again; and every access of ralph-ci under .ralph/ goes through
+// safefile's *Under helpers, which follow no link (this test passes with
+// the sweep disabled too: the run then stops on the planted history log).
 func TestSudoRootWritesNoLinkTheAgentPlanted(t *testing.T) {
 	for run := 1; run <= 2; run++ {
 		t.Run(strconv.Itoa(run), func(t *testing.T) {
