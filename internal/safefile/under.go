@@ -166,3 +166,29 @@ func wrapLink(path string, err error) error {
 	}
 	return fmt.Errorf("open %s: %w", path, err)
 }
+
+// LinkUnder makes path, below root, another name of the file target
+// (a hard link, never following a link at target), replacing path
+// atomically through tmp: a link the agent put at path is replaced, not
+// followed.
+func LinkUnder(root, target, tmp, path string) error {
+	r, relPath, err := openRoot(root, path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	relTarget, err1 := filepath.Rel(root, target)
+	relTmp, err2 := filepath.Rel(root, tmp)
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("link %s: %w", path, err)
+	}
+	_ = r.Remove(relTmp) // left by a crash between the two steps
+	if err := r.Link(relTarget, relTmp); err != nil {
+		return fmt.Errorf("link %s: %w", path, err)
+	}
+	if err := r.Rename(relTmp, relPath); err != nil {
+		_ = r.Remove(relTmp)
+		return fmt.Errorf("link %s: %w", path, err)
+	}
+	return nil
+}

@@ -76,3 +76,27 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestLinkUnderReplacesALink: current.log planted as a link to a file
+// outside is replaced by the hard link, the outside file untouched.
+func TestLinkUnderReplacesALink(t *testing.T) {
+	root := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	must(t, os.WriteFile(victim, []byte("root's"), 0o600))
+	log := filepath.Join(root, "001.log")
+	must(t, os.WriteFile(log, []byte("output"), 0o644))
+	current := filepath.Join(root, "current.log")
+	must(t, os.Symlink(victim, current))
+	if err := LinkUnder(root, log, filepath.Join(root, ".current.log.tmp"), current); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(current); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("current.log is not the hard link: %v %v", fi, err)
+	}
+	if got, _ := os.ReadFile(current); string(got) != "output" {
+		t.Errorf("current.log = %q", got)
+	}
+	if got, _ := os.ReadFile(victim); string(got) != "root's" {
+		t.Errorf("the link's target was written: %q", got)
+	}
+}

@@ -57,15 +57,7 @@ func (d Dir) CurrentLog() string { return d.join(currentLogFile) }
 // caller then writes current.log itself.
 func (d Dir) LinkCurrentLog(path string) error {
 	tmp := d.join("." + currentLogFile + newInfix + "link")
-	_ = os.Remove(tmp) // left by a crash between the two steps
-	if err := os.Link(path, tmp); err != nil {
-		return fmt.Errorf("link %s: %w", d.CurrentLog(), err)
-	}
-	if err := os.Rename(tmp, d.CurrentLog()); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("link %s: %w", d.CurrentLog(), err)
-	}
-	return nil
+	return safefile.LinkUnder(string(d), path, tmp, d.CurrentLog())
 }
 
 // CreateCurrentLog creates an empty current.log for the caller to write,
