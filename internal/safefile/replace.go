@@ -34,14 +34,7 @@ func Replace(path string, perm fs.FileMode, write func(io.Writer) error) error {
 		return err
 	}
 	tmp := f.Name()
-	err = write(f)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if err = errors.Join(err, f.Close()); err == nil {
+	if err = fill(f, perm, write); err == nil {
 		if err = os.Rename(tmp, path); err != nil && runtime.GOOS == "windows" {
 			err = fmt.Errorf("%w (is %s open in another program?)", err, path)
 		}
@@ -50,4 +43,17 @@ func Replace(path string, perm fs.FileMode, write func(io.Writer) error) error {
 		_ = os.Remove(tmp)
 	}
 	return err
+}
+
+// fill writes a new file f through write, gives it perm, syncs and
+// closes it: what Replace and ReplaceUnder do before the rename.
+func fill(f *os.File, perm fs.FileMode, write func(io.Writer) error) error {
+	err := write(f)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
 }

@@ -123,14 +123,7 @@ func ReplaceUnder(root, path string, perm fs.FileMode, write func(io.Writer) err
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	err = write(f)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if err = errors.Join(err, f.Close()); err == nil {
+	if err = fill(f, perm, write); err == nil {
 		err = r.Rename(tmp, rel)
 	}
 	if err != nil {
