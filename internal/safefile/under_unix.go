@@ -9,8 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // openNoFollow opens rel below r: its folder through r (no link leads
@@ -23,12 +24,12 @@ func openNoFollow(r *os.Root, rel string, flag int, perm fs.FileMode) (*os.File,
 	}
 	defer dir.Close()
 	name := filepath.Base(rel)
-	fd, err := syscall.Openat(int(dir.Fd()), name, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, uint32(perm.Perm()))
+	fd, err := unix.Openat(int(dir.Fd()), name, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, uint32(perm.Perm()))
 	if err != nil {
 		switch {
-		case errors.Is(err, syscall.ELOOP):
+		case errors.Is(err, unix.ELOOP):
 			return nil, ErrLink
-		case errors.Is(err, syscall.ENXIO): // a FIFO or socket opened to write, with no reader
+		case errors.Is(err, unix.ENXIO): // a FIFO or socket opened to write, with no reader
 			return nil, fmt.Errorf("%w (a FIFO or socket, which the agent may have put there)", ErrNotRegular)
 		}
 		return nil, err
@@ -39,7 +40,7 @@ func openNoFollow(r *os.Root, rel string, flag int, perm fs.FileMode) (*os.File,
 // clearNonBlock puts f back in blocking mode, as os.OpenFile leaves a
 // regular file.
 func clearNonBlock(f *os.File) error {
-	return syscall.SetNonblock(int(f.Fd()), false)
+	return unix.SetNonblock(int(f.Fd()), false)
 }
 
 // randomSuffix names a temporary file; O_EXCL catches a clash.

@@ -98,18 +98,3 @@ func TestMissing(t *testing.T) {
 		}
 	}
 }
-
-func TestAncestor(t *testing.T) {
-	if !Works {
-		t.Skip("Linux only")
-	}
-	if !ancestor(os.Getppid(), 3) {
-		t.Error("the parent is not an ancestor")
-	}
-	if gp := parentOf(os.Getppid()); gp > 1 && !ancestor(gp, 3) {
-		t.Error("the parent's parent is not an ancestor")
-	}
-	if ancestor(os.Getpid(), 3) {
-		t.Error("this process is its own ancestor")
-	}
-}
