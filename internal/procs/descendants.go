@@ -26,7 +26,7 @@ func Descendants(pid int) []int {
 		if err != nil {
 			continue
 		}
-		if pp, ok := parentOf(p); ok {
+		if pp, ok := Parent(p); ok {
 			children[pp] = append(children[pp], p)
 		}
 	}
@@ -41,8 +41,9 @@ func Descendants(pid int) []int {
 	return out
 }
 
-// parentOf reads the parent of pid from /proc/pid/stat.
-func parentOf(pid int) (int, bool) {
+// Parent reads the parent of pid from /proc/pid/stat; ok is false when
+// it cannot be read.
+func Parent(pid int) (ppid int, ok bool) {
 	after, _ := stat(pid)
 	f := bytes.Fields(after)
 	if len(f) < 2 {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/procs"
 	"golang.org/x/sys/unix"
 )
 
@@ -188,28 +189,9 @@ func ancestor(pid, depth int) bool {
 		if p == pid {
 			return true
 		}
-		p = parentOf(p)
+		p, _ = procs.Parent(p)
 	}
 	return false
-}
-
-// parentOf is the parent of process pid, from /proc/PID/stat (0 when
-// it cannot be read).
-func parentOf(pid int) int {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(raw, ')') // the name may hold spaces and parentheses
-	if i < 0 {
-		return 0
-	}
-	fields := strings.Fields(string(raw[i+1:]))
-	if len(fields) < 2 {
-		return 0
-	}
-	n, _ := strconv.Atoi(fields[1])
-	return n
 }
 
 // Missing is the first folder of path's that does not exist yet, path
