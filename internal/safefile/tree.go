@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // ErrLeavesTree is the cause of an error for a path of the work tree
@@ -143,4 +145,27 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// ReadDir is os.ReadDir of the folder path below the tree, through no
+// link that leads out of it.
+func (t *Tree) ReadDir(path string) ([]fs.DirEntry, error) {
+	rel, err := filepath.Rel(t.root, path)
+	if err != nil || (rel != "." && !filepath.IsLocal(rel)) {
+		return nil, fmt.Errorf("read %s: it is not below the work tree %s", path, t.root)
+	}
+	d, err := t.r.Open(rel)
+	if err != nil {
+		if isEscape(err) {
+			return nil, fmt.Errorf("read %s: it is %w", path, ErrLeavesTree)
+		}
+		return nil, fmt.Errorf("read %s: %w", path, unwrapPath(err))
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, unwrapPath(err))
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
 }
