@@ -4,9 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
+	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -85,7 +86,7 @@ func (e *engine) hashFile(rel string) string {
 // missingOr is the hash of a file that could not be read: "" when it is
 // missing, else the error.
 func missingOr(err error) string {
-	if os.IsNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return ""
 	}
 	return "unreadable: " + err.Error()
