@@ -27,6 +27,9 @@ type IndexEntry struct {
 	// AssumeUnchanged and SkipWorktree are the flags git update-index
 	// sets, with which git status skips the file's work tree content.
 	AssumeUnchanged, SkipWorktree bool
+	// IntentToAdd is git add -N's flag: the path is known, its content
+	// not staged.
+	IntentToAdd bool
 }
 
 // ErrIndexUnsupported means the index uses a feature ReadIndex does not
@@ -137,7 +140,7 @@ func parseIndex(raw []byte, idLen int) ([]IndexEntry, error) {
 		prev = path
 		entries = append(entries, IndexEntry{
 			Path: path, Mode: fmt.Sprintf("%06o", mode), ID: id, Stage: int(flags>>12) & 3,
-			AssumeUnchanged: flags&0x8000 != 0, SkipWorktree: ext&0x4000 != 0,
+			AssumeUnchanged: flags&0x8000 != 0, SkipWorktree: ext&0x4000 != 0, IntentToAdd: ext&0x2000 != 0,
 		})
 	}
 	// Extensions: a signature of 4 bytes and a size; one whose signature
