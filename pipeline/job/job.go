@@ -20,6 +20,7 @@ import (
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/runhost"
 )
 
 // Session is one job as the commands take it, built once at the door:
@@ -59,6 +60,14 @@ type Session struct {
 	hiddenValues []string
 
 	*read // by Open
+}
+
+// RunHost builds the host every process of a run starts through, once,
+// with its final policy (runhost.Build): the door's part (Host, which it
+// does not change), the credential actions/checkout persisted
+// (UseGitCredential) masked, and the run's policy.
+func (s *Session) RunHost(pol runhost.Policy) *agent.Host {
+	return runhost.Build(s.Host, s.hiddenValues, pol)
 }
 
 // Shown prints, one line each, where things stand, logs msg and returns

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ralph-ci/ralph-ci/internal/seal"
 	"github.com/ralph-ci/ralph-ci/internal/text"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -45,17 +46,17 @@ type GlobalOptions struct {
 // execute builds the command tree, runs it and maps the outcome to an
 // exit code. It is the only place that turns errors into exit codes.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.Code {
-	sealed := unsealed()
-	getenv := getenvWith(sealed)
+	sealed := seal.Unsealed()
+	getenv := seal.Getenv(sealed)
 	env := job.EnvFrom(getenv)
 	if env.Actions.Actions { // the runner reads the log for workflow commands: only ralph-ci's own may be one
 		stdout, stderr = actions.NewGuard(stdout), actions.NewGuard(stderr)
 	}
 	opts := &GlobalOptions{Session: job.Session{Stdout: stdout, Env: env, Host: &agent.Host{}, Version: versionString()}, stdin: stdin, stderr: stderr, args: args, sealed: sealed}
-	token, err := readToken(getenv)
+	token, err := seal.Token(getenv, agent.TokenFDVar, agent.TokenFileVar)
 	opts.Env.PR.Token = token
 	if err == nil {
-		opts.Env.PushToken, err = readSecret(getenv, agent.PushTokenFDVar, agent.PushTokenFileVar)
+		opts.Env.PushToken, err = seal.Secret(getenv, agent.PushTokenFDVar, agent.PushTokenFileVar)
 	}
 	opts.Host.Keys = modelKeys(sealed)
 	protectProcess(opts.Host, token)

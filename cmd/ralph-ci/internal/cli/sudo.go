@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/seal"
 	"github.com/ralph-ci/ralph-ci/internal/sudoroot"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -15,7 +15,7 @@ import (
 // consumed are the variables naming secrets the door reads once (a
 // descriptor, a file it deletes): the run as root gets the secrets on
 // descriptors of its own instead.
-var consumed = []string{agent.TokenFDVar, agent.TokenFileVar, agent.PushTokenFDVar, agent.PushTokenFileVar, sealedFDVar}
+var consumed = []string{agent.TokenFDVar, agent.TokenFileVar, agent.PushTokenFDVar, agent.PushTokenFileVar, seal.FDVar}
 
 // asRoot runs `run` again as root through passwordless sudo
 // (internal/sudoroot) when the config's box.user is auto, ralph-ci is
@@ -77,7 +77,7 @@ func relayedError(code exitcode.Code) error {
 // Relaunched takes over a run that asRoot started as root through sudo:
 // it reads the invoking ralph-ci's environment and secrets from its pipe
 // and starts ralph-ci again (exec, same process) with them, sealed
-// (Seal): the job's environment exactly, PATH and what sudo drops
+// (internal/seal): the job's environment exactly, PATH and what sudo drops
 // included, with sudo's SUDO_* variables. Anything else returns at once.
 // A payload that cannot be read ends the process: going on would run
 // with sudo's environment instead of the job's.
@@ -90,16 +90,7 @@ func Relaunched(args []string) {
 		fmt.Fprintf(os.Stderr, "ralph-ci: run as root through sudo: %v\n", err)
 		os.Exit(int(exitcode.Failure))
 	}
-	env := sudoroot.Environ(p.Env, os.Environ(), consumed)
-	var keep, moved []string
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if agent.Removed(name, agent.EnvPolicy{}) || agent.ModelKey(name) {
-			moved = append(moved, kv)
-		} else {
-			keep = append(keep, kv)
-		}
-	}
+	keep, moved := seal.Split(sudoroot.Environ(p.Env, os.Environ(), consumed), sealedAway)
 	fds := map[string]string{}
 	if p.Token != "" {
 		fds[agent.TokenFDVar] = p.Token
@@ -107,7 +98,7 @@ func Relaunched(args []string) {
 	if p.PushToken != "" {
 		fds[agent.PushTokenFDVar] = p.PushToken
 	}
-	err = execSealed(args, keep, moved, fds)
+	err = seal.Exec(args, keep, moved, fds)
 	fmt.Fprintf(os.Stderr, "ralph-ci: run as root through sudo: %v\n", err)
 	os.Exit(int(exitcode.Failure))
 }

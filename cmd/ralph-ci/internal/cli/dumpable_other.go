@@ -1,6 +1,0 @@
-//go:build !linux
-
-package cli
-
-// makeNonDumpable is Linux-only.
-func makeNonDumpable() {}
