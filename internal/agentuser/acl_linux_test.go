@@ -177,7 +177,7 @@ func TestKillUser(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	for len(userPIDs(uid)) < 2 { // the shell forked sleep 600 and became sleep 601
+	for len(userProcs(uid)) < 2 { // the shell forked sleep 600 and became sleep 601
 		select {
 		case <-done:
 			t.Fatal("the processes ended by themselves")
@@ -196,7 +196,7 @@ func TestKillUser(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Error("the process ended well: it was not killed")
 	}
-	if left := userPIDs(uid); len(left) != 0 {
+	if left := userProcs(uid); len(left) != 0 {
 		t.Errorf("left alive: %v", left)
 	}
 	if _, err := killUser(0); err == nil {

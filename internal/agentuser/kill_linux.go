@@ -37,16 +37,18 @@ func killUser(uid int) ([]Proc, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		alive := 0
-		for _, pid := range userPIDs(uid) {
+		for _, p := range userProcs(uid) {
 			alive++
-			fd, err := unix.PidfdOpen(pid, 0)
+			fd, err := unix.PidfdOpen(p.PID, 0)
 			if err != nil {
 				continue // gone
 			}
-			if comm, ok := procOf(pid, uid); ok {
-				if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err == nil && !seen[pid] {
-					seen[pid] = true
-					killed = append(killed, Proc{pid, comm})
+			// Read again now that the pidfd holds the process: the PID
+			// may have been used again since userProcs read it.
+			if comm, ok := procOf(p.PID, uid); ok {
+				if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err == nil && !seen[p.PID] {
+					seen[p.PID] = true
+					killed = append(killed, Proc{p.PID, comm})
 				}
 			}
 			unix.Close(fd)
@@ -61,26 +63,16 @@ func killUser(uid int) ([]Proc, error) {
 	}
 }
 
-// userProcs lists the processes of uid that are alive.
-func userProcs(uid int) []Proc {
-	var out []Proc
-	for _, pid := range userPIDs(uid) {
-		if comm, ok := procOf(pid, uid); ok {
-			out = append(out, Proc{pid, comm})
-		}
-	}
-	return out
-}
-
-// userPIDs lists the processes of uid that are alive (not zombies), in
+// userProcs lists the processes of uid that are alive (not zombies), in
 // ralph-ci's PID namespace: a container's processes, which a host sees,
 // are of the container's users even where the uid is the same (its own
 // pool, its own lock folder); a killed run's processes are in it (a
 // boxed PID namespace dies with its first process).
-func userPIDs(uid int) []int {
+// Each /proc/PID/status is read once.
+func userProcs(uid int) []Proc {
 	entries, _ := os.ReadDir("/proc")
 	self, _ := os.Readlink("/proc/self/ns/pid")
-	var pids []int
+	var procs []Proc
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == os.Getpid() {
@@ -89,11 +81,11 @@ func userPIDs(uid int) []int {
 		if ns, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err != nil || ns != self {
 			continue
 		}
-		if _, ok := procOf(pid, uid); ok {
-			pids = append(pids, pid)
+		if comm, ok := procOf(pid, uid); ok {
+			procs = append(procs, Proc{pid, comm})
 		}
 	}
-	return pids
+	return procs
 }
 
 // procOf tells whether the process pid is alive and of uid (real,

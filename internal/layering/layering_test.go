@@ -25,7 +25,7 @@ var layers = [][]string{
 	{"reporters", "reporters/", "github/"},
 	{"pipeline/gate"},
 	{"pipeline/state", "pipeline/project", "pipeline/shards"},
-	{"pipeline/layers", "pipeline/tiers", "pipeline/verify", "pipeline/plan", "pipeline/scheduler", "pipeline/doctor", "pipeline/spend", "pipeline/network"},
+	{"pipeline/layers", "pipeline/tiers", "pipeline/verify", "pipeline/plan", "pipeline/scheduler", "pipeline/doctor", "pipeline/spend", "pipeline/network", "pipeline/runhost"},
 	{"pipeline/agent", "pipeline/breaker", "pipeline/changes", "pipeline/counter", "pipeline/deliver", "pipeline/discovery", "pipeline/gitstate", "pipeline/prompt",
 		"pipeline/exitcode", "schema", "internal/", "github"},
 	{"pipeline/status", "pipeline/report", "pipeline/usage"},

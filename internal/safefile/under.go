@@ -14,6 +14,12 @@ import (
 // through one there.
 var ErrLink = errors.New("a symbolic link, which ralph-ci does not follow here (the agent, which is lent this folder, can put one there)")
 
+// ErrHardLink is the cause of an error for a file below a lent folder
+// that has more than one name (OpenSoleUnder): a write into it would
+// change the file of the other name, which may be anywhere on the same
+// file system.
+var ErrHardLink = errors.New("a file with another name too (a hard link), which ralph-ci does not write into here (the agent, which is lent this folder, can make one to a file elsewhere)")
+
 // The functions below (OpenUnder, ReadUnder, MkdirUnder, RemoveUnder,
 // ReplaceUnder) are how ralph-ci touches files of a folder it lends to
 // the agent (the work tree's .ralph/): the agent may have replaced any
@@ -29,6 +35,20 @@ var ErrLink = errors.New("a symbolic link, which ralph-ci does not follow here (
 // (O_NONBLOCK is cleared once open). A path that is not a regular file
 // once open is refused (ErrNotRegular).
 func OpenUnder(root, path string, flag int, perm fs.FileMode) (*os.File, error) {
+	return openUnder(root, path, flag, perm, false)
+}
+
+// OpenSoleUnder is OpenUnder for a file ralph-ci writes into in place:
+// a file that has another name too (a hard link the agent made to a
+// file elsewhere, which a write would change) is refused as well
+// (ErrHardLink). Where the system does not tell how many names a file
+// has (Windows), every file is refused.
+func OpenSoleUnder(root, path string, flag int, perm fs.FileMode) (*os.File, error) {
+	return openUnder(root, path, flag, perm, true)
+}
+
+// openUnder is OpenUnder, and OpenSoleUnder when sole is set.
+func openUnder(root, path string, flag int, perm fs.FileMode, sole bool) (*os.File, error) {
 	r, rel, err := openRoot(root, path)
 	if err != nil {
 		return nil, err
@@ -41,6 +61,9 @@ func OpenUnder(root, path string, flag int, perm fs.FileMode) (*os.File, error) 
 	info, err := f.Stat()
 	if err == nil && !info.Mode().IsRegular() {
 		err = fmt.Errorf("%w (it is a %s, which the agent may have put there)", ErrNotRegular, kind(info.Mode()))
+	}
+	if err == nil && sole && !oneName(info) {
+		err = ErrHardLink
 	}
 	if err == nil {
 		err = clearNonBlock(f)

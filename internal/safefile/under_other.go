@@ -24,3 +24,7 @@ func clearNonBlock(*os.File) error { return nil }
 func randomSuffix() string {
 	return strconv.FormatInt(time.Now().UnixNano(), 36) + strconv.Itoa(os.Getpid())
 }
+
+// oneName: this system does not tell how many names a file has, so no
+// file is taken for one of a single name.
+func oneName(fs.FileInfo) bool { return false }

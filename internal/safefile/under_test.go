@@ -100,3 +100,39 @@ func TestLinkUnderReplacesALink(t *testing.T) {
 		t.Errorf("the link's target was written: %q", got)
 	}
 }
+
+// TestOpenSoleUnderRefusesASecondName: a file below the lent folder that
+// is another name of a file outside (a hard link) is refused for a write
+// in place (ErrHardLink), as a symbolic link is (ErrLink); a file of one
+// name opens, and OpenUnder still opens the hard link.
+func TestOpenSoleUnderRefusesASecondName(t *testing.T) {
+	root := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	must(t, os.WriteFile(victim, []byte("root's"), 0o600))
+	hard := filepath.Join(root, "hard")
+	must(t, os.Link(victim, hard))
+	soft := filepath.Join(root, "soft")
+	must(t, os.Symlink(victim, soft))
+	own := filepath.Join(root, "own")
+	must(t, os.WriteFile(own, []byte("mine"), 0o600))
+
+	if _, err := OpenSoleUnder(root, hard, os.O_WRONLY, 0); !errors.Is(err, ErrHardLink) {
+		t.Errorf("a hard link: %v, want ErrHardLink", err)
+	}
+	if _, err := OpenSoleUnder(root, soft, os.O_WRONLY, 0); !errors.Is(err, ErrLink) {
+		t.Errorf("a symbolic link: %v, want ErrLink", err)
+	}
+	f, err := OpenSoleUnder(root, own, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatalf("a file of one name: %v", err)
+	}
+	f.Close()
+	f, err = OpenUnder(root, hard, os.O_RDONLY, 0)
+	if err != nil {
+		t.Fatalf("OpenUnder refused a hard link: %v", err)
+	}
+	f.Close()
+	if got, _ := os.ReadFile(victim); string(got) != "root's" {
+		t.Errorf("the other name's file was written: %q", got)
+	}
+}

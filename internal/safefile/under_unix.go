@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -46,4 +47,10 @@ func clearNonBlock(f *os.File) error {
 // randomSuffix names a temporary file; O_EXCL catches a clash.
 func randomSuffix() string {
 	return strconv.FormatInt(time.Now().UnixNano(), 36) + strconv.Itoa(os.Getpid())
+}
+
+// oneName tells whether the file of info has one name (one hard link).
+func oneName(info fs.FileInfo) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 1
 }

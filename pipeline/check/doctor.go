@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/doctor"
@@ -26,7 +27,7 @@ func doctorWarnings(ctx context.Context, j *job.Trusted, p *project.Project) []s
 		HasEnv:      j.Env.HasEnv,
 		Token:       j.Env.PR.Token != "",
 		Delivery:    delivers(j.Mode),
-		Root:        job.Resolved(p.Root),
+		Root:        igit.Resolved(p.Root),
 		Found: func(program string) bool {
 			if strings.Contains(program, "/") {
 				if !filepath.IsAbs(program) {
@@ -48,7 +49,7 @@ func doctorWarnings(ctx context.Context, j *job.Trusted, p *project.Project) []s
 		facts.PullRequest = true
 	}
 	if top, err := (deliver.Git{Dir: facts.Root}).Run(ctx, "rev-parse", "--show-toplevel"); err == nil {
-		facts.TopLevel = job.Resolved(strings.TrimSpace(top))
+		facts.TopLevel = igit.Resolved(strings.TrimSpace(top))
 	}
 	var out []string
 	for _, w := range doctor.Check(facts) {

@@ -55,16 +55,3 @@ func (j *Session) UseGitCredential(ctx context.Context, root string) (restore fu
 		}
 	}
 }
-
-// Resolved is dir, absolute and with its links resolved (as given when
-// that fails).
-func Resolved(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return dir
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r
-	}
-	return abs
-}

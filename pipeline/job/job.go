@@ -1,5 +1,5 @@
 // Package job holds what the commands of one CI job share below the
-// command line: the environment read once at the door (Env), the job's
+// command line: the environment read once at the door (github/jobenv), the job's
 // writers, log and agent host, the event read once and the job's one
 // GitHub client (Session, built by Open), the project as a command loads it
 // (problems printed and annotated), the checkpoint channel of the event's
@@ -17,9 +17,11 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/github/jobenv"
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
+	"github.com/ralph-ci/ralph-ci/pipeline/runhost"
 )
 
 // Session is one job as the commands take it, built once at the door:
@@ -40,7 +42,7 @@ type Session struct {
 	// (workflow commands, annotations).
 	Stdout io.Writer
 	Log    zerolog.Logger
-	Env    Env // read once, at the door
+	Env    jobenv.Env // read once, at the door
 	// Host is the door's part of how every agent and verification
 	// command starts: the secrets to mask, the model APIs' keys, the
 	// shepherd. Nothing changes it after the door: a run builds its own
@@ -59,6 +61,14 @@ type Session struct {
 	hiddenValues []string
 
 	*read // by Open
+}
+
+// RunHost builds the host every process of a run starts through, once,
+// with its final policy (runhost.Build): the door's part (Host, which it
+// does not change), the credential actions/checkout persisted
+// (UseGitCredential) masked, and the run's policy.
+func (s *Session) RunHost(pol runhost.Policy) *agent.Host {
+	return runhost.Build(s.Host, s.hiddenValues, pol)
 }
 
 // Shown prints, one line each, where things stand, logs msg and returns

@@ -59,7 +59,7 @@ func (n *network) ConnectOnly() int { return n.connect }
 const landlockNet = 4
 
 // Start starts the network of every process the run starts, for its
-// host (job.HostPolicy; see docs/security.md): a box of its own with
+// host (runhost.Policy; see docs/security.md): a box of its own with
 // ralph-ci's proxy as the only way out, the proxy holding the model APIs'
 // keys. Without root there is no box: Landlock (ABI 4) then lets the
 // processes connect over TCP to the proxy's port alone; where the kernel

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ralph-ci/ralph-ci/github/pulls"
+	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
@@ -158,7 +159,7 @@ func belowTopLevel(ctx context.Context, root string) error {
 	if err != nil {
 		return nil // not a repository: delivery says so itself
 	}
-	if t := job.Resolved(strings.TrimSpace(top)); t != job.Resolved(root) {
+	if t := igit.Resolved(strings.TrimSpace(top)); t != igit.Resolved(root) {
 		return exitcode.Usagef("-C %s is below the top of its git repository %s: delivery commits the whole repository, files outside %s included; run ralph-ci at the repository's root (with ralph.yaml there), or use --deliver none (docs/troubleshooting.md#below-the-top-of-its-git-repository)", root, t, root)
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/ralph-ci/ralph-ci/internal/sudoroot"
+
 	"github.com/ralph-ci/ralph-ci/pipeline/engine"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
@@ -88,8 +90,12 @@ func writeReports(ctx context.Context, j *job.Session, p *project.Project, r *re
 	}
 	r.Exit.Code, r.Exit.Class = int(code), code.Class()
 	targets := publish.Targets{Root: p.Root, JUnit: cmp.Or(junitPath, p.Config.Reporters.JUnit), JSON: cmp.Or(jsonPath, p.Config.Reporters.JSON), GitHub: true}
-	giveBack := j.ForInvoker(inRoot(p.Root, targets.JUnit), inRoot(p.Root, targets.JSON))
-	defer giveBack()
+	giveBack := sudoroot.ForInvoker(inRoot(p.Root, targets.JUnit), inRoot(p.Root, targets.JSON))
+	defer func() {
+		if err := giveBack(); err != nil {
+			j.Log.Warn().Err(err).Msg("could not give a report back to the user who ran ralph-ci through sudo")
+		}
+	}()
 	if err := publish.Write(ctx, r, targets, j.Env.Actions, j.Stdout); err != nil {
 		j.Log.Error().Err(err).Msg("writing the reports failed")
 		return err

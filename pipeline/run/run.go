@@ -23,6 +23,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/network"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
+	"github.com/ralph-ci/ralph-ci/pipeline/runhost"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
 )
 
@@ -69,12 +70,12 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 	if err := m.Check(t.Mode); err != nil {
 		return err
 	}
-	box, unbox, err := j.OpenBox(o.Box, p.Config.Box.Mode)
+	box, unbox, err := runhost.OpenBox(j.Log, j.Host.Shepherd, o.Box, p.Config.Box.Mode)
 	if err != nil {
 		return err
 	}
 	defer unbox()
-	user, unuser, err := j.UseUser(ctx, p.Config.Box.User, p.Root)
+	user, unuser, err := runhost.UseUser(ctx, j.Log, p.Config.Box.User, p.Root)
 	if err != nil {
 		return err
 	}
@@ -101,13 +102,13 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 		return err
 	}
 	defer stopNetwork()
-	writes, unscratch, err := j.UseWrites(p.Root, p.Config.Box, user)
+	writes, unscratch, err := runhost.UseWrites(j.Log, p.Root, p.Config.Box, user)
 	if err != nil {
 		return err
 	}
 	defer unscratch()
 	eo := engineOptions(j, p, o)
-	eo.Host = j.RunHost(job.HostPolicy{Box: box, Network: nw, Config: p.Config, Fork: fork, User: user, Writes: writes})
+	eo.Host = j.RunHost(runhost.Policy{Box: box, Network: nw, Config: p.Config, Fork: fork, User: user, Writes: writes})
 	if m.Shard == "" { // a shard's checkpoints wait for the integration
 		if eo.Checkpoints, err = j.Channel(ctx, p); err != nil {
 			return err

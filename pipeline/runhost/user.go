@@ -1,4 +1,4 @@
-package job
+package runhost
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 // UseUser picks the user every agent, verification command, judge and
 // reviewer runs as (config is the config's box.user, internal/agentuser)
-// for the run's host (HostPolicy.User): where ralph-ci is root, a user
+// for the run's host (Policy.User): where ralph-ci is root, a user
 // of the agent's own, held by this run alone (auto: one of the pool's,
 // waited for while every one is held) or shared (a name the config
 // gives), with a HOME of its own, the work tree (tree) lent to it; nil
@@ -24,7 +24,7 @@ import (
 // tree). The returned function gives the tree back to its owner, removes
 // the ACL entries and lets the user go (call it once every boxed process
 // is gone).
-func (j *Session) UseUser(ctx context.Context, config, tree string) (*agentuser.Run, func(), error) {
+func UseUser(ctx context.Context, log zerolog.Logger, config, tree string) (*agentuser.Run, func(), error) {
 	name, err := agentuser.Pick(config, os.Geteuid())
 	if err != nil {
 		return nil, func() {}, exitcode.Usagef("%v", err)
@@ -34,28 +34,28 @@ func (j *Session) UseUser(ctx context.Context, config, tree string) (*agentuser.
 		if os.Geteuid() == 0 {
 			who += " (root without capabilities: box.user is off)"
 		}
-		j.Log.Info().Int("uid", os.Geteuid()).Msg("box: agents and verification commands run as " + who)
+		log.Info().Int("uid", os.Geteuid()).Msg("box: agents and verification commands run as " + who)
 		return nil, func() {}, nil
 	}
 	pool := config == "" || config == agentuser.Auto
 	h, err := agentuser.Take(ctx, name, pool, func(names []string) {
 		if pool {
-			j.Log.Warn().Strs("users", names).Str("locks", agentuser.LockDir).
+			log.Warn().Strs("users", names).Str("locks", agentuser.LockDir).
 				Msg("box: every user of the agent's pool is held by another run on this machine: waiting for one to end")
 			return
 		}
-		j.Log.Warn().Str("user", name).Str("locks", agentuser.LockDir).
+		log.Warn().Str("user", name).Str("locks", agentuser.LockDir).
 			Msg("box: the agent's user is held alone by another run (one of the pool's, or one taking back what a killed run left): waiting")
 	})
 	if err != nil {
 		return nil, func() {}, exitcode.New(exitcode.Failure, err)
 	}
-	logCleaned(j.Log.Warn(), h.User, h.Cleaned, "box: took back from the agent's user what a killed run left")
+	logCleaned(log.Warn(), h.User, h.Cleaned, "box: took back from the agent's user what a killed run left")
 	release := func() {
 		c, err := h.Release()
-		logCleaned(j.Log.Info(), h.User, c, "box: took back the search-only ACL entries of the agent's user")
+		logCleaned(log.Info(), h.User, c, "box: took back the search-only ACL entries of the agent's user")
 		if err != nil {
-			j.Log.Error().Err(err).Str("user", h.Name).Msg("box: could not take back everything from the agent's user")
+			log.Error().Err(err).Str("user", h.Name).Msg("box: could not take back everything from the agent's user")
 		}
 	}
 	r, err := agentuser.Open(h, tree, filepath.SplitList(os.Getenv("PATH")))
@@ -67,11 +67,11 @@ func (j *Session) UseUser(ctx context.Context, config, tree string) (*agentuser.
 		fi, err := os.Stat(p)
 		return err == nil && fi.IsDir()
 	})
-	j.Log.Info().Str("user", h.Name).Bool("shared", h.Shared).Strs("toolchains", r.Env).Int("uid", h.UID).Str("home", r.Home).Str("searchable", strings.Join(r.Granted(), ",")).
+	log.Info().Str("user", h.Name).Bool("shared", h.Shared).Strs("toolchains", r.Env).Int("uid", h.UID).Str("home", r.Home).Str("searchable", strings.Join(r.Granted(), ",")).
 		Msg("box: agents and verification commands run as a user of their own, the work tree lent to it, given back to its owner at the end")
 	return r, func() {
 		if err := r.Close(); err != nil {
-			j.Log.Error().Err(err).Msg("box: could not give everything back from the agent's user")
+			log.Error().Err(err).Msg("box: could not give everything back from the agent's user")
 		}
 		release()
 	}, nil

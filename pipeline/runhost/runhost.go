@@ -1,4 +1,17 @@
-package job
+// Package runhost builds, once per run, the host every process of the
+// run starts through (agent.Host: agents, verification commands, judges,
+// reviewers) with its final policy, and opens what that policy holds:
+// the box the kernel keeps each process in (OpenBox, internal/box), the
+// agent's user of its own (UseUser, internal/agentuser), what the
+// processes may change and their scratch folder (UseWrites, Landlock),
+// then the host itself (Build, from a Policy). Each opener logs what
+// holds and returns the function that takes it back at the end.
+//
+// pipeline/run opens the parts and builds the host through its job
+// session (job.Session.RunHost, which adds the door's part); nothing sets
+// a field of a host once it is built. A new part of the policy is a
+// field of Policy that Build puts on the host.
+package runhost
 
 import (
 	"github.com/ralph-ci/ralph-ci/internal/agentuser"
@@ -6,13 +19,10 @@ import (
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
-// HostPolicy is a run's part of the host its processes start through,
+// Policy is a run's part of the host its processes start through,
 // gathered before the host is built: what it opened (the box, the
 // network), the config it runs with and whether it runs a fork's code.
-// A new part of the policy (a user, a folder rule, a namespace) is a
-// field here, put on the host by RunHost: nothing sets a field of a host
-// once it is built.
-type HostPolicy struct {
+type Policy struct {
 	Box     Box           // OpenBox
 	Network agent.Network // network.Start; nil for none
 	// Config gives environment.remove and the variables the agents
@@ -28,17 +38,17 @@ type HostPolicy struct {
 	User *agentuser.Run
 }
 
-// RunHost builds the host every process of a run starts through, once,
+// Build builds the host every process of a run starts through, once,
 // with its final policy: the door's secrets, model keys and shepherd
-// (Session.Host, which it does not change), the credential actions/checkout
-// persisted (UseGitCredential, masked), the box and the network, the
+// (door, which it does not change), the secrets to mask besides (the
+// credential actions/checkout persisted), the box and the network, the
 // config's environment.remove, a fork's allow-list, what the processes
 // may change (Landlock, which never grants ralph-ci's own git folder) and
-// their scratch folder (UseWrites), and the variables a
-// command agent declares (no other process gets them).
-func (s *Session) RunHost(pol HostPolicy) *agent.Host {
-	h := s.Host.Clone()
-	h.AddSecrets(s.hiddenValues...)
+// their scratch folder (UseWrites), and the variables a command agent
+// declares (no other process gets them).
+func Build(door *agent.Host, secrets []string, pol Policy) *agent.Host {
+	h := door.Clone()
+	h.AddSecrets(secrets...)
 	h.Boxes, h.Killed = pol.Box.Boxes, pol.Box.Killed
 	h.Network = pol.Network
 	h.User = pol.User
