@@ -8,6 +8,7 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,7 +16,8 @@ import (
 // BenchmarkLend is the cost of lending a work tree of 20,000 files
 // (200 folders) before a start, when nothing changed owner since the
 // last start (a walk that changes nothing), which is what each start of
-// a rotation pays. Root only (it chowns).
+// a rotation pays: with what Lend's last walk saw (seen), and without
+// (unseen). Root only (it chowns).
 func BenchmarkLend(b *testing.B) {
 	if os.Geteuid() != 0 {
 		b.Skip("chowns: needs root")
@@ -36,11 +38,22 @@ func BenchmarkLend(b *testing.B) {
 	if _, err := chownTree(tree, uid, gid, true); err != nil {
 		b.Fatal(err)
 	}
-	b.ResetTimer()
-	for b.Loop() {
-		if n, err := chownTree(tree, uid, gid, true); err != nil || n != 0 {
-			b.Fatal(n, err)
-		}
+	// Lend's own walk remembers the folders it found unchanged (seen);
+	// without, every entry is looked at.
+	for _, name := range []string{"unseen", "seen"} {
+		b.Run(name, func(b *testing.B) {
+			var seen seenDirs
+			if name == "seen" {
+				defer func(clock func() time.Time) { now = clock }(now)
+				now = func() time.Time { return time.Now().Add(time.Second) } // the tree was just made
+				seen = seenDirs{}
+			}
+			for b.Loop() {
+				if n, err := chownTreeSeen(tree, uid, gid, true, seen); err != nil || n != 0 {
+					b.Fatal(n, err)
+				}
+			}
+		})
 	}
 }
 
@@ -155,5 +168,88 @@ func TestSweepRemovesLinksAndSpecials(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(outside, "victim")); err != nil {
 		t.Errorf("the link's target went too: %v", err)
+	}
+}
+
+// TestLendWalksWhatChanged: a walk of Lend's reads again only the
+// folders whose times moved since the last one: an entry ralph-ci (root)
+// makes deep in the tree, a file or a folder with a file in it, is the
+// user's after the next walk, and a folder swapped for a link to one
+// outside leads the walk nowhere; an entry whose owner changed in a
+// folder that did not change (which only ralph-ci's own chown does, and
+// Close, that does it, forgets what was seen) is spared, where a walk
+// that saw nothing before gives it.
+func TestLendWalksWhatChanged(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chowns: needs root")
+	}
+	defer func(clock func() time.Time) { now = clock }(now)
+	now = func() time.Time { return time.Now().Add(time.Second) } // no folder is racy
+	const uid, gid = 4243, 4243
+	tree := t.TempDir()
+	outside := t.TempDir()
+	for _, p := range []string{"a/b/f", "a/c/g", "top"} {
+		mkfile(t, filepath.Join(tree, p))
+	}
+	mkfile(t, filepath.Join(outside, "secret"))
+	seen := seenDirs{}
+	if n, err := chownTreeSeen(tree, uid, gid, true, seen); err != nil || n != 7 {
+		t.Fatalf("first walk: %d changed, %v; want 7", n, err)
+	}
+	if len(seen) == 0 {
+		t.Fatal("the walk recorded no folder")
+	}
+	mustOwn := func(p string, want uint32) {
+		t.Helper()
+		var st unix.Stat_t
+		if err := unix.Lstat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Uid != want {
+			t.Errorf("%s is uid %d, want %d", p, st.Uid, want)
+		}
+	}
+	// Given back behind the walk's back: spared by a walk that saw it.
+	if err := os.Lchown(filepath.Join(tree, "a", "b", "f"), 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := chownTreeSeen(tree, uid, gid, true, seen); err != nil || n != 0 {
+		t.Fatalf("a walk of an unchanged tree changed %d, %v", n, err)
+	}
+	mustOwn(filepath.Join(tree, "a", "b", "f"), 0)
+	// Made by root deep down, a file and a folder with a file; a folder
+	// swapped for a link.
+	mkfile(t, filepath.Join(tree, "a", "c", "new"))
+	mkfile(t, filepath.Join(tree, "a", "b", "deeper", "x"))
+	if err := os.RemoveAll(filepath.Join(tree, "a", "c")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(tree, "a", "c")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chownTreeSeen(tree, uid, gid, true, seen); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"a/b/deeper", "a/b/deeper/x", "a/b/f"} {
+		mustOwn(filepath.Join(tree, p), uid) // a/b changed: read again, f given too
+	}
+	mustOwn(outside, 0)
+	mustOwn(filepath.Join(outside, "secret"), 0)
+	// A walk that saw nothing gives what the spared walk spared.
+	if err := os.Lchown(filepath.Join(tree, "top"), 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := chownTreeSeen(tree, uid, gid, true, nil); err != nil || n != 1 {
+		t.Fatalf("a walk without what was seen changed %d, %v; want 1", n, err)
+	}
+}
+
+func mkfile(t *testing.T, p string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

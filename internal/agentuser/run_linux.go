@@ -72,6 +72,9 @@ type Run struct {
 	lent   bool   // the tree's top folder was made the user's alone
 	held   *Held
 	home   *livedir.Dir
+	// seen are the folders Lend's last walks found unchanged (see
+	// seenDirs); Close forgets them.
+	seen seenDirs
 }
 
 // Open prepares a run of the held user h on the work tree tree: its
@@ -156,7 +159,10 @@ func (r *Run) Lend() (int, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return chownTree(r.Tree, r.UID, r.GID, true)
+	if r.seen == nil {
+		r.seen = seenDirs{}
+	}
+	return chownTreeSeen(r.Tree, r.UID, r.GID, true, r.seen)
 }
 
 // Close gives the work tree back to its owner, with its top folder's
@@ -170,6 +176,7 @@ func (r *Run) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var errs []error
+	r.seen = nil
 	if _, err := chownTree(r.Tree, r.Owner, r.Group, false); err != nil {
 		errs = append(errs, fmt.Errorf("giving the work tree back to uid %d: %w", r.Owner, err))
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,6 +22,40 @@ import (
 // link to a file outside, which the agent could otherwise get). It
 // returns how many entries changed.
 func chownTree(top string, uid, gid int, lend bool) (int, error) {
+	return chownTreeSeen(top, uid, gid, lend, nil)
+}
+
+// seenDirs are the folders a walk of Lend's found holding only what it
+// gave the user (or left alone), by device and inode, with their times
+// then and their subfolders. A folder whose change and modification
+// times are the ones recorded holds the same entries, each as the walk
+// left it: an entry is made, renamed or linked into a folder only by
+// changing the folder's times, which no process can set back (utimes
+// sets the change time to the clock), and nothing gives an entry to
+// another user but ralph-ci's own chown (Close, which forgets them). The
+// next walk then visits only its subfolders: a rotation's start pays one
+// open and one fstat per folder of the tree, not one fstatat per entry
+// (BenchmarkLend).
+type seenDirs map[dirKey]seenDir
+
+type dirKey struct{ dev, ino uint64 }
+
+type seenDir struct {
+	ctime, mtime unix.Timespec
+	subdirs      []string
+}
+
+// racyWindow: a folder changed this close to the walk's start may change
+// again within the same tick of the clock that stamps it, unseen; it is
+// read again next time.
+const racyWindow = 50 * time.Millisecond
+
+// now is the clock racyWindow is measured on (a test moves it).
+var now = time.Now
+
+// chownTreeSeen is chownTree, sparing the folders seen records and
+// recording those it reads (seen nil: none).
+func chownTreeSeen(top string, uid, gid int, lend bool, seen seenDirs) (int, error) {
 	fd, err := unix.Open(top, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, fmt.Errorf("opening %s: %w", top, err)
@@ -37,8 +72,8 @@ func chownTree(top string, uid, gid int, lend bool) (int, error) {
 		}
 		n++
 	}
-	w := walker{dev: st.Dev, uid: uid, gid: gid, lend: lend}
-	err = w.dir(fd, top)
+	w := walker{dev: st.Dev, uid: uid, gid: gid, lend: lend, seen: seen, since: now().Add(-racyWindow).UnixNano()}
+	err = w.dir(fd, top, &st)
 	return n + w.n, err
 }
 
@@ -47,14 +82,23 @@ type walker struct {
 	uid, gid int
 	lend     bool
 	n        int
+	seen     seenDirs
+	since    int64 // a folder changed after it (ns) is racy
 }
 
-// dir changes the entries of the open folder fd (named path, for errors).
-func (w *walker) dir(fd int, path string) error {
+// dir changes the entries of the open folder fd (named path, for errors),
+// whose stat is st.
+func (w *walker) dir(fd int, path string, st *unix.Stat_t) error {
+	key := dirKey{dev: st.Dev, ino: st.Ino}
+	if s, ok := w.seen[key]; ok && s.ctime == st.Ctim && s.mtime == st.Mtim {
+		return w.subdirs(fd, path, s.subdirs)
+	}
+	delete(w.seen, key)
 	names, err := readNames(fd)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
+	var subdirs []string
 	var errs []error
 	for _, name := range names {
 		var st unix.Stat_t
@@ -77,11 +121,43 @@ func (w *walker) dir(fd int, path string) error {
 		if !isDir {
 			continue
 		}
+		subdirs = append(subdirs, name)
 		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue // swapped for a link, or gone
 		}
-		errs = append(errs, w.dir(sub, path+"/"+name))
+		if err := unix.Fstat(sub, &st); err == nil && st.Dev == w.dev {
+			errs = append(errs, w.dir(sub, path+"/"+name, &st))
+		}
+		unix.Close(sub)
+	}
+	if w.seen != nil && len(errs) == 0 && st.Ctim.Nano() < w.since && st.Mtim.Nano() < w.since {
+		w.seen[key] = seenDir{ctime: st.Ctim, mtime: st.Mtim, subdirs: subdirs}
+	}
+	return errors.Join(errs...)
+}
+
+// subdirs walks the subfolders names of the open folder fd, a folder
+// seen unchanged: each is given to the user when it is not its own, and
+// walked.
+func (w *walker) subdirs(fd int, path string, names []string) error {
+	var errs []error
+	for _, name := range names {
+		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // gone (the folder would have changed): read again next time
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(sub, &st); err == nil && st.Dev == w.dev {
+			if int(st.Uid) != w.uid || int(st.Gid) != w.gid {
+				if err := unix.Fchown(sub, w.uid, w.gid); err != nil {
+					errs = append(errs, fmt.Errorf("chown %s/%s: %w", path, name, err))
+				} else {
+					w.n++
+				}
+			}
+			errs = append(errs, w.dir(sub, path+"/"+name, &st))
+		}
 		unix.Close(sub)
 	}
 	return errors.Join(errs...)

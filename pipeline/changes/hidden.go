@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync/atomic"
 
+	"github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
@@ -23,10 +25,11 @@ import (
 // untracked files: only the .gitignore files of the tree decide what is
 // ignored.
 
-// addHidden adds both kinds of paths under root to st.hash. The same git
-// ls-files lists the untracked files git does not ignore, so that st also
-// learns the files git tracks or would track (st.listed) and the
-// submodules of the index (st.links).
+// addHidden adds both kinds of paths under root to st.hash. The index
+// (read as data: git.ReadIndex, else git ls-files --stage -v) also tells st
+// the files git tracks (st.listed, to which takeGit adds the untracked
+// files git status and expandDirs list) and the submodules of the index
+// (st.links).
 func addHidden(ctx context.Context, root string, r repo, st *status) error {
 	listed := make(map[string]bool, len(st.hash))
 	for _, p := range st.hash {
@@ -38,38 +41,25 @@ func addHidden(ctx context.Context, root string, r repo, st *status) error {
 			st.hash = append(st.hash, p)
 		}
 	}
-	out, err := runGit(ctx, root, pathspec(r, "ls-files", "-z", "-v", "--stage", "--others", "--exclude-standard", "--full-name")...)
+	entries, err := readIndex(ctx, root, r)
 	if err != nil {
-		return fmt.Errorf("git ls-files in %s: %w", root, err)
+		return err
 	}
 	seen := map[string]bool{}
-	list := func(p string) {
-		if p, ok := st.rel(p, r.prefix); ok && !seen[p] {
+	st.listed = []string{}
+	for _, e := range entries {
+		if p, ok := st.rel(e.Path, r.prefix); ok && !seen[p] {
 			seen[p] = true
 			st.listed = append(st.listed, p)
 		}
-	}
-	st.listed = []string{}
-	for _, entry := range strings.Split(string(out), "\x00") {
-		if p, ok := strings.CutPrefix(entry, "? "); ok { // untracked, not ignored
-			list(p)
-			continue
+		// git status skips the work tree content of an assume-unchanged
+		// or skip-worktree entry.
+		if e.AssumeUnchanged || e.SkipWorktree {
+			add(e.Path)
 		}
-		// tag SP mode SP id SP stage TAB path
-		meta, p, ok := strings.Cut(entry, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 4 || len(f[0]) != 1 {
-			continue
-		}
-		list(p)
-		// -v tags an assume-unchanged entry in lower case and a
-		// skip-worktree one "S" (or "s" for both).
-		if tag := f[0][0]; tag == 'S' || (tag >= 'a' && tag <= 'z') {
-			add(p)
-		}
-		if f[1] == gitlinkMode && f[3] == "0" {
-			st.addGitlink(p, f[2], r.prefix)
-			if rel, ok := st.rel(p, r.prefix); ok {
+		if e.Mode == gitlinkMode && e.Stage == 0 {
+			st.addGitlink(e.Path, e.ID, r.prefix)
+			if rel, ok := st.rel(e.Path, r.prefix); ok {
 				st.links = append(st.links, rel)
 			}
 		}
@@ -77,7 +67,7 @@ func addHidden(ctx context.Context, root string, r repo, st *status) error {
 	if !hasPatterns(r.infoExclude) {
 		return nil
 	}
-	out, err = runGit(ctx, root, pathspec(r, "ls-files", "-z", "--others", "--exclude-per-directory=.gitignore", "--full-name")...)
+	out, err := runGit(ctx, root, pathspec(r, "ls-files", "-z", "--others", "--exclude-per-directory=.gitignore", "--full-name")...)
 	if err != nil {
 		return fmt.Errorf("git ls-files in %s: %w", root, err)
 	}
@@ -87,6 +77,41 @@ func addHidden(ctx context.Context, root string, r repo, st *status) error {
 		}
 	}
 	return nil
+}
+
+// indexReads counts the indexes read as data (git.ReadIndex), so that
+// tests can tell which way readIndex took.
+var indexReads atomic.Int64
+
+// readIndex returns the index's entries under the root: read as data, or
+// from git ls-files -z -v --stage when git.ReadIndex does not read it (a
+// split or sparse index).
+func readIndex(ctx context.Context, root string, r repo) ([]git.IndexEntry, error) {
+	if n, err := idLen(r.format); err == nil {
+		if entries, err := git.ReadIndex(root, n); err == nil {
+			indexReads.Add(1)
+			return entries, nil
+		}
+	}
+	out, err := runGit(ctx, root, pathspec(r, "ls-files", "-z", "-v", "--stage", "--full-name")...)
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files in %s: %w", root, err)
+	}
+	var entries []git.IndexEntry
+	for _, entry := range strings.Split(string(out), "\x00") {
+		// tag SP mode SP id SP stage TAB path
+		meta, p, ok := strings.Cut(entry, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 4 || len(f[0]) != 1 {
+			continue
+		}
+		// -v tags an assume-unchanged entry in lower case and a
+		// skip-worktree one "S" (or "s" for both).
+		tag := f[0][0]
+		entries = append(entries, git.IndexEntry{Path: p, Mode: f[1], ID: f[2], Stage: int(f[3][0] - '0'),
+			AssumeUnchanged: tag >= 'a' && tag <= 'z', SkipWorktree: tag == 'S' || tag == 's'})
+	}
+	return entries, nil
 }
 
 // pathspec limits a git command to the root when it is below the top.

@@ -11,7 +11,30 @@ import (
 // git tracks or would track, and the submodules of the index. It is never
 // saved with the snapshot (a snapshot read back from JSON knows neither)
 // and never changed once made.
-type index struct{ listed, links []string }
+type index struct {
+	listed, links []string
+	// staged are the paths whose index entry differed from HEAD's, with
+	// HEAD's entry, when stagedKnown.
+	staged      []Staged
+	stagedKnown bool
+}
+
+// Staged is a path, from the top of the work tree, whose index entry
+// differs from HEAD's, with its mode and content id at HEAD ("" for both
+// when HEAD has none), as git status --porcelain=v2 shows them.
+type Staged struct{ Path, Mode, ID string }
+
+// Staged returns the paths whose index entry differed from HEAD's when
+// the snapshot was taken (what the agent staged), with HEAD's entry: every
+// other path's index entry was HEAD's. ok is false when the snapshot does
+// not know them (outside git, below the top of the work tree, a conflict,
+// read back from JSON). The caller must not change the slice.
+func (s Snapshot) Staged() (staged []Staged, ok bool) {
+	if s.index == nil || !s.index.stagedKnown {
+		return nil, false
+	}
+	return s.index.staged, true
+}
 
 // Listed returns the files under the root that git tracks or would track
 // (the index's, and the untracked files git does not ignore), as git
@@ -80,7 +103,8 @@ func (s Snapshot) AfterCommit(head string, committed []Committed) Snapshot {
 		}
 		links[c.Path] = c.ID != "" && c.Link
 	}
-	out.index = &index{listed: keys(listed), links: keys(links)}
+	// The commit holds the index: no path differs from HEAD's there.
+	out.index = &index{listed: keys(listed), links: keys(links), staged: []Staged{}, stagedKnown: s.index.stagedKnown}
 	return out
 }
 

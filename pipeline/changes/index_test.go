@@ -106,3 +106,39 @@ func TestWatcherAdopt(t *testing.T) {
 		t.Fatal("an event after Adopt did not make the next Take a real one")
 	}
 }
+
+// TestListedIsWhatLsFilesLists: the files a Take lists, learnt from the
+// index read as data and from git status, are the ones git ls-files
+// --cached --others --exclude-standard lists: tracked files (an
+// assume-unchanged one, a conflict's path once), untracked files alone and
+// in untracked folders, an untracked nested repository as its folder, with
+// untracked files shown one by one (status.showUntrackedFiles=all) or not,
+// and no index read by git when it can be read as data.
+func TestListedIsWhatLsFilesLists(t *testing.T) {
+	for _, mode := range []string{"normal", "all"} {
+		t.Run(mode, func(t *testing.T) {
+			f := newRepo(t)
+			f.git("config", "status.showUntrackedFiles", mode)
+			f.write(".gitignore", "/.ralph/\nignored/\n")
+			f.write("kept.txt", "kept\n")
+			f.write("hidden.txt", "hidden\n")
+			f.commitAll("start")
+			f.git("update-index", "--assume-unchanged", "hidden.txt")
+			f.write("loose.txt", "loose\n")
+			f.write("new/deep/file.txt", "new\n")
+			f.write("ignored/x.txt", "ignored\n")
+			f.write(".ralph/state.json", "{}\n")
+			runIn(t, f.dir, "init", "-q", "nested")
+			f.write("nested/inside.txt", "inside\n")
+			reads := indexReads.Load()
+			s := f.take()
+			if indexReads.Load() == reads {
+				t.Error("the index was not read as data")
+			}
+			listed, ok := s.Listed()
+			if want := f.listedByGit(); !ok || !slices.Equal(listed, want) {
+				t.Fatalf("Take listed %q (known %v), git ls-files %q", listed, ok, want)
+			}
+		})
+	}
+}

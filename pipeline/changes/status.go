@@ -25,14 +25,19 @@ type status struct {
 	repos  []string          // untracked nested repositories to describe
 	clean  map[string]string // submodules status did not report: their index id
 	listed []string          // the files git tracks or would track (see Snapshot.Listed)
-	links  []string          // the submodules of the index
+	others []string          // untracked files git does not ignore, nested repositories as "dir/"
+	staged []Staged          // the paths whose index entry differs from HEAD's: HEAD's entry
+	// unstaged tells that staged is not known: a conflict, or a root
+	// below the top of the work tree (status sees only under it).
+	unstaged bool
+	links    []string // the submodules of the index
 }
 
 // parseStatus reads porcelain v2 -z output. Paths in it are relative to the
 // top of the work tree; prefix is the root's path there, and every path
 // returned is relative to the root.
 func parseStatus(out []byte, prefix string) (status, error) {
-	st := status{files: map[string]string{}}
+	st := status{files: map[string]string{}, unstaged: prefix != ""}
 	fields := strings.Split(string(out), "\x00")
 	for i := 0; i < len(fields); i++ {
 		line := fields[i]
@@ -57,6 +62,7 @@ func parseStatus(out []byte, prefix string) (status, error) {
 				return status{}, fmt.Errorf("bad rename entry %q", line)
 			}
 			i++
+			st.unstaged = true
 			if orig, ok := st.rel(fields[i], prefix); ok && strings.ContainsRune(f[1], 'R') {
 				st.files[orig] = "" // left the index; hashed below if untracked
 			}
@@ -65,6 +71,7 @@ func parseStatus(out []byte, prefix string) (status, error) {
 			if f = strings.SplitN(line, " ", 11); len(f) != 11 {
 				return status{}, fmt.Errorf("bad unmerged entry %q", line)
 			}
+			st.unstaged = true
 			if p, ok := st.rel(f[10], prefix); ok {
 				st.hash = append(st.hash, p)
 			}
@@ -78,6 +85,7 @@ func parseStatus(out []byte, prefix string) (status, error) {
 				st.dirs = append(st.dirs, dir)
 			} else {
 				st.hash = append(st.hash, p)
+				st.others = append(st.others, p)
 			}
 			continue
 		case '!':
@@ -93,6 +101,13 @@ func parseStatus(out []byte, prefix string) (status, error) {
 			continue
 		}
 		x, y, sub, index := f[1][0], f[1][1], f[2], f[7]
+		if x != '.' { // 1 XY sub mH mI mW hH hI path: HEAD's mode and id
+			h := Staged{Path: f[8]}
+			if f[3] != "000000" {
+				h.Mode, h.ID = f[3], f[6]
+			}
+			st.staged = append(st.staged, h)
+		}
 		switch {
 		case x == 'D' || y == 'D': // gone from the index or the worktree
 			st.files[p] = "" // a "?" entry for an untracked copy is hashed later

@@ -54,6 +54,9 @@ func takeGit(ctx context.Context, root string, r repo) (Snapshot, error) {
 	if len(st.dirs) > 0 {
 		if r.allUntracked { // with all files listed, a directory is a repository
 			nested = append(nested, st.dirs...)
+			for _, d := range st.dirs {
+				st.others = append(st.others, d+"/")
+			}
 		} else if err := expandDirs(ctx, root, r.prefix, &st); err != nil {
 			return Snapshot{}, err
 		}
@@ -77,8 +80,10 @@ func takeGit(ctx context.Context, root string, r repo) (Snapshot, error) {
 		}
 		files[p] = id
 	}
+	st.listed = append(st.listed, st.others...)
 	sort.Strings(st.listed)
-	return Snapshot{Kind: KindGit, Head: st.head, Files: files, index: &index{listed: st.listed, links: st.links}}, nil
+	return Snapshot{Kind: KindGit, Head: st.head, Files: files, index: &index{listed: st.listed, links: st.links,
+		staged: st.staged, stagedKnown: !st.unstaged}}, nil
 }
 
 // expandDirs lists, in one git call, the untracked files (and nested
@@ -106,6 +111,7 @@ func expandDirs(ctx context.Context, root, prefix string, st *status) error {
 		} else {
 			st.hash = append(st.hash, p)
 		}
+		st.others = append(st.others, p)
 	}
 	return nil
 }

@@ -45,6 +45,14 @@ type Rotation struct {
 	// ls-files of its own.
 	Links      []string
 	LinksKnown bool
+	// Staged are the paths (from the top of the work tree) whose index
+	// entry differed from HEAD's as the change detection saw it, each
+	// with its mode and id at HEAD ("" for both when HEAD has none), when
+	// StagedKnown: with HEAD still Head, the commit learns what it holds
+	// from the index, read before and after staging, without a git diff
+	// --cached.
+	Staged      []Change
+	StagedKnown bool
 	// Clean tells that the work tree is as the last delivery's commit
 	// left it (HEAD still Head): there is nothing to commit, and no git
 	// looks.
@@ -138,16 +146,22 @@ func commitWork(ctx context.Context, g Git, id Identity, r Rotation) (string, []
 	if r.Tree != "" {
 		return commitTree(ctx, g, id, r)
 	}
+	before := indexBefore(g, r)
 	if err := stage(ctx, g, r); err != nil {
 		return "", nil, fmt.Errorf("stage the rotation's work: %w", err)
 	}
-	staged, err := g.Run(ctx, "diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-renames")
-	if err != nil {
-		return "", nil, fmt.Errorf("list the rotation's work: %w", err)
+	changes, ok := stagedChanges(g, r, before)
+	if !ok {
+		staged, err := g.Run(ctx, "diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-renames")
+		if err != nil {
+			return "", nil, fmt.Errorf("list the rotation's work: %w", err)
+		}
+		if changes, err = parseRaw(staged); err != nil {
+			return "", nil, err
+		}
 	}
-	changes, err := parseRaw(staged)
-	if err != nil || len(changes) == 0 {
-		return "", nil, err
+	if len(changes) == 0 {
+		return "", nil, nil
 	}
 	g.Env = append(g.Env, id.env()...)
 	if _, err := g.RunInput(ctx, []byte(r.Message()), "-c", "commit.gpgsign=false", "commit", "--quiet", "--no-verify", "-F", "-"); err != nil {

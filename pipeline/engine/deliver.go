@@ -109,6 +109,12 @@ func (e *engine) deliverRotation(ctx context.Context, r deliver.Rotation) error 
 	if pre != nil {
 		r.Head = pre.Head
 		r.Links, r.LinksKnown = pre.Gitlinks()
+		if staged, ok := pre.Staged(); ok {
+			r.StagedKnown = true
+			for _, c := range staged {
+				r.Staged = append(r.Staged, deliver.Change{Path: c.Path, Mode: c.Mode, ID: c.ID})
+			}
+		}
 		r.Clean = e.adopted != nil && snapshotKey(*pre) == *e.adopted
 	}
 	e.adopted = nil

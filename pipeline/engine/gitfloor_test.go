@@ -17,7 +17,7 @@ import (
 // maxGitPerRotation is what a delivery rotation may cost in git
 // processes, its state travelling with it (issue 34: git's floor is four,
 // status, add, commit and push).
-const maxGitPerRotation = 8
+const maxGitPerRotation = 4
 
 // counting is a pr-mode session that notes how many git processes ralph-ci
 // had started when each rotation's delivery was done.
