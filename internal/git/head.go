@@ -104,7 +104,7 @@ func (p *private) syncOut(c Checkout) error {
 		p.head = h
 	}
 	mine, merr := safefile.Read(filepath.Join(p.dir, "shallow"), 64<<20)
-	theirs, _ := safefile.Read(filepath.Join(c.CommonDir, "shallow"), 64<<20)
+	theirs, _ := safefile.ReadIn(c.CommonDir, filepath.Join(c.CommonDir, "shallow"), 64<<20)
 	switch {
 	case errors.Is(merr, fs.ErrNotExist) && theirs != nil:
 		return os.Remove(filepath.Join(c.CommonDir, "shallow"))

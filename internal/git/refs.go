@@ -30,7 +30,9 @@ const (
 // ReadHead reads HEAD in gitDir: the ref it names ("refs/heads/x") when
 // symbolic, else what it holds (a commit id, unchecked).
 func ReadHead(gitDir string) (value string, symbolic bool, err error) {
-	raw, err := safefile.Read(filepath.Join(gitDir, "HEAD"), refLimit)
+	// The checkout's git folder is lent to the agent with the tree: no
+	// link out of it is followed (ralph-ci may be root).
+	raw, err := safefile.ReadIn(gitDir, filepath.Join(gitDir, "HEAD"), refLimit)
 	if err != nil {
 		return "", false, err
 	}
@@ -53,7 +55,7 @@ func WriteHead(gitDir, value string, symbolic bool) error {
 // ResolveRef is the commit of ref in commonDir: its loose file, else its
 // line in packed-refs ("" when it is in neither).
 func ResolveRef(commonDir, ref string) (string, error) {
-	raw, err := safefile.Read(filepath.Join(commonDir, filepath.FromSlash(ref)), refLimit)
+	raw, err := safefile.ReadIn(commonDir, filepath.Join(commonDir, filepath.FromSlash(ref)), refLimit)
 	switch {
 	case err == nil:
 		v := strings.TrimSpace(string(raw))
@@ -64,7 +66,7 @@ func ResolveRef(commonDir, ref string) (string, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("read ref %s: %w", ref, err)
 	}
-	packed, err := safefile.ReadOptional(filepath.Join(commonDir, "packed-refs"), packedLimit)
+	packed, err := safefile.ReadInOptional(commonDir, filepath.Join(commonDir, "packed-refs"), packedLimit)
 	if err != nil {
 		return "", err
 	}
@@ -83,7 +85,7 @@ func ResolveRef(commonDir, ref string) (string, error) {
 // the reason.
 func Refs(commonDir string) (map[string]string, error) {
 	refs := map[string]string{}
-	packed, err := safefile.ReadOptional(filepath.Join(commonDir, "packed-refs"), packedLimit)
+	packed, err := safefile.ReadInOptional(commonDir, filepath.Join(commonDir, "packed-refs"), packedLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +95,11 @@ func Refs(commonDir string) (map[string]string, error) {
 			refs[name] = id
 		}
 	}
+	tree, err := safefile.OpenTree(commonDir)
+	if err != nil {
+		return nil, err
+	}
+	defer tree.Close()
 	err = filepath.WalkDir(filepath.Join(commonDir, "refs"), func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -108,7 +115,7 @@ func Refs(commonDir string) (map[string]string, error) {
 		if err != nil {
 			return err
 		}
-		raw, err := safefile.Read(p, refLimit)
+		raw, err := tree.Read(p, refLimit)
 		if err != nil {
 			refs[filepath.ToSlash(rel)] = "unreadable: " + err.Error()
 			return nil
@@ -152,7 +159,7 @@ func SetRef(commonDir, ref, value string) error {
 // unpack removes ref (and its peeled line) from packed-refs.
 func unpack(commonDir, ref string) error {
 	path := filepath.Join(commonDir, "packed-refs")
-	raw, err := safefile.ReadOptional(path, packedLimit)
+	raw, err := safefile.ReadInOptional(commonDir, path, packedLimit)
 	if err != nil || raw == nil {
 		return err
 	}

@@ -37,6 +37,7 @@ if [ "$RALPH_ITERATION" = 1 ]; then
   guard) plant check.sh ;;
   config) plant ralph.yaml ;;
   package.json) plant package.json ;;
+  git) plant .git/HEAD ;;
   report) printf 'ln -s "%s" report.xml && echo report.xml >> "$OUT/planted"\n' "$SECRET" > helper.sh ;;
   esac 2>> "$OUT/err"
 fi
@@ -122,6 +123,10 @@ var treeReaders = []reader{
 			f["specs/a.spec.md"] = specWith("external", "{command: sh check.sh, timeout: 60, test_report: report.xml}")
 		},
 		secret: `<testsuite name="s" tests="1"><testcase classname="MARKER" name="MARKER"/></testsuite>` + "\n"},
+	{name: "git", refuse: ".git/HEAD",
+		// ralph-ci reads the checkout's HEAD after each rotation, to tell
+		// the git state the agent left.
+		secret: "ref: refs/heads/MARKER\n"},
 }
 
 // TestRootReadsNoTreeFileTheAgentLinkedOut: ralph-ci as root (run as
@@ -130,7 +135,7 @@ var treeReaders = []reader{
 // the agent replaces a file of the tree that ralph-ci reads (a spec, the
 // PROMPT.md discovery finds, a new source file, the verification script
 // the guard hashes, the config, package.json, the test report a test
-// wrote) by a link to a root-only file the test made, holding a marker.
+// wrote, the checkout's .git/HEAD) by a link to a root-only file the test made, holding a marker.
 // The marker (or its hash) is in no prompt any agent got, no log, no
 // file of the checkout (reports, notes, the state) and no commit of the
 // origin; the log names the file whose link leads out of the tree.
@@ -139,7 +144,9 @@ var treeReaders = []reader{
 // (safefile.Read follows links): the spec's marker reached the
 // reviewer's prompt; PROMPT.md's the log (its front matter's problems);
 // the guard's hash of the script, the config's problems and the report's
-// test names the state, pushed to the origin; the new file's content
+// test names the state, pushed to the origin; .git/HEAD's target the
+// next prompts, the log, the handoff, the reports and the origin (as the
+// branch the agent left); the new file's content
 // decided the unfinished-work verdict, package.json's which runner's
 // report ralph-ci read.
 func TestRootReadsNoTreeFileTheAgentLinkedOut(t *testing.T) {
