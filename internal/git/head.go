@@ -109,6 +109,9 @@ func (p *private) syncOut(c Checkout) error {
 	case errors.Is(merr, fs.ErrNotExist) && theirs != nil:
 		return os.Remove(filepath.Join(c.CommonDir, "shallow"))
 	case merr == nil && string(mine) != string(theirs):
+		if err := keptIn(c.CommonDir, filepath.Join(c.CommonDir, "shallow")); err != nil {
+			return err
+		}
 		return rewrite(filepath.Join(c.CommonDir, "shallow"), mine)
 	}
 	return nil

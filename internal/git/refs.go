@@ -49,7 +49,11 @@ func WriteHead(gitDir, value string, symbolic bool) error {
 	if symbolic {
 		value = "ref: " + value
 	}
-	return rewrite(filepath.Join(gitDir, "HEAD"), []byte(value+"\n"))
+	p := filepath.Join(gitDir, "HEAD")
+	if err := keptIn(gitDir, p); err != nil {
+		return err
+	}
+	return rewrite(p, []byte(value+"\n"))
 }
 
 // ResolveRef is the commit of ref in commonDir: its loose file, else its
@@ -144,6 +148,9 @@ func SetRef(commonDir, ref, value string) error {
 		return fmt.Errorf("ref %q: not a ref ralph-ci writes", ref)
 	}
 	p := filepath.Join(commonDir, filepath.FromSlash(ref))
+	if err := keptIn(commonDir, p); err != nil {
+		return err
+	}
 	if value != "" {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
@@ -180,7 +187,23 @@ func unpack(commonDir, ref string) error {
 	if !changed {
 		return nil
 	}
+	if err := keptIn(commonDir, path); err != nil {
+		return err
+	}
 	return rewrite(path, out.Bytes())
+}
+
+// keptIn refuses a write at path, below the git folder dir, when a
+// symbolic link on its way (its folder, or dir itself) leads out of dir
+// or is its folder: the checkout's git folder is lent to the agent with
+// the tree, and ralph-ci may be root. (The file itself may be a link:
+// rewrite replaces it by a rename.) The agent's processes are gone when
+// ralph-ci writes there, so the check holds until the write.
+func keptIn(dir, path string) error {
+	if err := safefile.Inside(dir, filepath.Dir(path)); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // SafeRef tells whether ref names a file under refs/ that stays there.

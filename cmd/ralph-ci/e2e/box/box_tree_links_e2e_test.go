@@ -327,3 +327,54 @@ func firstPID(t *testing.T, out string) string {
 	}
 	return strings.TrimPrefix(filepath.Base(m[0]), "prompt-1-")
 }
+
+// gitLinkAgent, in its first rotation, does the work and makes the
+// checkout's .git/refs/heads (and .git/logs, which git writes) links to
+// $VICTIMS, a root-only folder: ralph-ci, as root, writes the branch's
+// ref after each commit.
+const gitLinkAgent = `cat > /dev/null
+if [ "$RALPH_ITERATION" = 1 ]; then
+  echo finished > work.txt
+  echo true > helper.sh
+  for d in .git/refs/heads .git/logs/refs/heads; do
+    if [ -d "$d" ]; then rm -rf "$d" && ln -s "$VICTIMS" "$d" && echo "$d" >> "$OUT/planted"; fi
+  done 2>> "$OUT/err"
+fi
+echo "- [x] work.txt says finished"
+echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
+echo "RALPH_STATUS: DONE"
+`
+
+// TestRootWritesNoGitRefThroughALink: the agent makes the checkout's
+// .git/refs/heads a link to a root-only folder; ralph-ci, as root (run
+// as root, and through sudo), writes nothing there.
+func TestRootWritesNoGitRefThroughALink(t *testing.T) {
+	for _, how := range []string{"root", "sudo"} {
+		t.Run(how, func(t *testing.T) {
+			files := maps.Clone(escapeFiles())
+			files["agent.sh"] = gitLinkAgent
+			files["check.sh"] = "sh ./helper.sh\ngrep -q finished work.txt\n"
+			run := newTreeRun(t, how, files)
+			victims := filepath.Join(run.private, "victims")
+			if err := os.Mkdir(victims, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			log, code := run.ralph(t, []string{"OUT=" + run.out, "VICTIMS=" + victims},
+				"--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3")
+			planted, _ := os.ReadFile(filepath.Join(run.out, "planted"))
+			t.Logf("exit %d; planted: %s", code, planted)
+			if len(planted) == 0 {
+				errs, _ := os.ReadFile(filepath.Join(run.out, "err"))
+				t.Fatalf("the attack did not run as planned:\n%s\n%s", errs, log)
+			}
+			entries, _ := os.ReadDir(victims)
+			for _, e := range entries {
+				raw, _ := os.ReadFile(filepath.Join(victims, e.Name()))
+				t.Errorf("ralph-ci, as root, wrote %s through the agent's .git/refs/heads link: %.200q", e.Name(), raw)
+			}
+			if !strings.Contains(log, "refs/heads") || !strings.Contains(log, "symbolic link") {
+				t.Errorf("the log does not say why ralph-ci wrote no ref:\n%s", log)
+			}
+		})
+	}
+}
