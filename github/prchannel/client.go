@@ -73,7 +73,7 @@ type Client struct {
 // Options configure New.
 type Options struct {
 	PR int
-	// Login is the login the token writes as (Env.Login), "" to ask.
+	// Login is the login the token writes as (jobenv.PR.Login), "" to ask.
 	Login string
 	// Config is the github section of the loaded config. On a pull
 	// request that config is the pull request's own, so unless

@@ -105,7 +105,7 @@ func edited(cm *gh.IssueComment) string {
 
 // ActionsLogin is the author of the comments a GITHUB_TOKEN posts. Such a
 // token may not read /user, so it is who ralph-ci is until /user or a
-// comment it posts says otherwise, unless Env.Login names the login (a
+// comment it posts says otherwise, unless jobenv.PR.Login names the login (a
 // GitHub App's installation token, which may not read /user either).
 const ActionsLogin = github.ActionsLogin
 

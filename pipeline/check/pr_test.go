@@ -2,13 +2,13 @@ package check
 
 import (
 	"context"
+	"github.com/ralph-ci/ralph-ci/github/jobenv"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
@@ -31,7 +31,7 @@ func TestRunOnAPullRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	j, _ := newJob(dir)
-	j.Env.PR = prchannel.Env{APIURL: gh.URL, Repository: "octo/repo", EventName: "pull_request", EventPath: event}
+	j.Env.PR = jobenv.PR{APIURL: gh.URL, Repository: "octo/repo", EventName: "pull_request", EventPath: event}
 	err := Run(context.Background(), job.Open(j), Options{Every: DefaultPollInterval})
 	if exitcode.Of(err) != exitcode.Failure || !strings.Contains(err.Error(), "RALPH_TOKEN_FD") {
 		t.Fatalf("no token: %v, want exit 1 saying how to give the token", err)

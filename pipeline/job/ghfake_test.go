@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/github/jobenv"
 	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	fake "github.com/ralph-ci/ralph-ci/internal/ghfake"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
@@ -31,7 +32,7 @@ func onPR(t *testing.T) (*Session, *fake.Server) {
 		t.Fatal(err)
 	}
 	j := &Session{Dir: t.TempDir(), Stdout: &strings.Builder{}, Log: zerolog.Nop()}
-	j.Env.PR = prchannel.Env{APIURL: gh.URL, Repository: "octo/repo", Token: "test-token", EventName: "pull_request", EventPath: event}
+	j.Env.PR = jobenv.PR{APIURL: gh.URL, Repository: "octo/repo", Token: "test-token", EventName: "pull_request", EventPath: event}
 	j.Env.ServerURL, j.Env.RunID = "https://github.com", "42"
 	return j, gh
 }

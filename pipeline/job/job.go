@@ -1,5 +1,5 @@
 // Package job holds what the commands of one CI job share below the
-// command line: the environment read once at the door (Env), the job's
+// command line: the environment read once at the door (github/jobenv), the job's
 // writers, log and agent host, the event read once and the job's one
 // GitHub client (Session, built by Open), the project as a command loads it
 // (problems printed and annotated), the checkpoint channel of the event's
@@ -17,6 +17,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/github/jobenv"
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
@@ -41,7 +42,7 @@ type Session struct {
 	// (workflow commands, annotations).
 	Stdout io.Writer
 	Log    zerolog.Logger
-	Env    Env // read once, at the door
+	Env    jobenv.Env // read once, at the door
 	// Host is the door's part of how every agent and verification
 	// command starts: the secrets to mask, the model APIs' keys, the
 	// shepherd. Nothing changes it after the door: a run builds its own

@@ -13,7 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/ralph-ci/ralph-ci/github/prchannel"
+	"github.com/ralph-ci/ralph-ci/github/jobenv"
 )
 
 // TestSessionReadsTheEventOnce: the session finds the pull request in
@@ -26,7 +26,7 @@ func TestSessionReadsTheEventOnce(t *testing.T) {
 		var log bytes.Buffer
 		name, _, _ := strings.Cut(file, ".") // the event the example is of
 		j := &Session{Log: zerolog.New(&log).Level(zerolog.DebugLevel)}
-		j.Env.PR = prchannel.Env{Repository: repo, EventName: name, EventPath: filepath.Join(events, file)}
+		j.Env.PR = jobenv.PR{Repository: repo, EventName: name, EventPath: filepath.Join(events, file)}
 		return Open(j), &log
 	}
 	for file, want := range map[string]int{"pull_request.opened.json": 2, "pull_request.synchronize.json": 2, "issue_comment.created.json": 0, "push.json": 0} {

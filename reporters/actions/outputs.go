@@ -29,7 +29,7 @@ type Output struct {
 //
 // The exit code is not among them: the command writes it once, as the
 // exit-code output, with the code the process really ends with
-// (job.Env.Exit), the same name and value for every command.
+// (jobenv.Env.Exit), the same name and value for every command.
 func Outputs(r *report.Report, junit, json string) []Output {
 	t := r.Totals
 	return []Output{

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/ralph-ci/ralph-ci/github/jobenv"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 
 	"github.com/spf13/cobra"
@@ -48,7 +49,7 @@ type GlobalOptions struct {
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) exitcode.Code {
 	sealed := seal.Unsealed()
 	getenv := seal.Getenv(sealed)
-	env := job.EnvFrom(getenv)
+	env := jobenv.From(getenv)
 	if env.Actions.Actions { // the runner reads the log for workflow commands: only ralph-ci's own may be one
 		stdout, stderr = actions.NewGuard(stdout), actions.NewGuard(stderr)
 	}

@@ -1,4 +1,10 @@
-package job
+// Package jobenv is what ralph-ci reads from the process environment of
+// a job, GitHub Actions' above all: read once at the door (From, in
+// cmd/ralph-ci) into an Env that the job session carries, so that the
+// commands and the packages below them never call os.Getenv. It also
+// ends the job's step the Action's way (Env.Exit: the exit-code output,
+// and a wait for a person that ends the step green).
+package jobenv
 
 import (
 	"io"
@@ -6,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ralph-ci/ralph-ci/github/prchannel"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/reporters/actions"
 )
@@ -18,9 +23,10 @@ type Env struct {
 	// Actions is the GitHub Actions runner's side: the job summary, the
 	// step outputs, whether workflow commands are read.
 	Actions actions.Env
-	// PR is what the pull-request channel needs: the API, the token and
-	// the event that may carry a pull request.
-	PR prchannel.Env
+	// PR is what the job's GitHub client and the pull-request channel
+	// need: the API, the token and the event that may carry a pull
+	// request.
+	PR PR
 	// RunnerDebug is RUNNER_DEBUG=1 (a re-run with debug logging).
 	RunnerDebug bool
 	// RefName is GITHUB_REF_NAME, the branch the workflow ran on: off a
@@ -48,10 +54,10 @@ type Env struct {
 	PushToken string
 }
 
-// EnvFrom reads the environment through getenv (os.Getenv). The tokens
+// From reads the environment through getenv (os.Getenv). The tokens
 // are read at the door, from where the Action hands them.
-func EnvFrom(getenv func(string) string) Env {
-	return Env{Actions: actions.EnvFrom(getenv), PR: prchannel.EnvFrom(getenv), RunnerDebug: getenv("RUNNER_DEBUG") == "1", RefName: getenv("GITHUB_REF_NAME"), Action: getenv("RALPH_ACTION") == "1", ServerURL: getenv("GITHUB_SERVER_URL"),
+func From(getenv func(string) string) Env {
+	return Env{Actions: actions.EnvFrom(getenv), PR: PRFrom(getenv), RunnerDebug: getenv("RUNNER_DEBUG") == "1", RefName: getenv("GITHUB_REF_NAME"), Action: getenv("RALPH_ACTION") == "1", ServerURL: getenv("GITHUB_SERVER_URL"),
 		RunID: getenv("GITHUB_RUN_ID"), FailOnWaiting: getenv("RALPH_FAIL_ON_WAITING") == "true",
 		HasEnv: func(name string) bool { return getenv(name) != "" }}
 }

@@ -1,4 +1,4 @@
-package prchannel
+package jobenv
 
 import (
 	"strconv"
@@ -9,8 +9,9 @@ import (
 	"github.com/ralph-ci/ralph-ci/github"
 )
 
-// Env is the part of the GitHub Actions environment the client needs.
-type Env struct {
+// PR is the part of the GitHub Actions environment the job's GitHub
+// client and the pull-request channel need.
+type PR struct {
 	APIURL     string // GITHUB_API_URL (GHES too); default https://api.github.com
 	Repository string // GITHUB_REPOSITORY, owner/name
 	Token      string // GITHUB_TOKEN
@@ -27,13 +28,13 @@ type Env struct {
 // Client is the configuration of the GitHub client of e: its API URL and
 // token (the job session builds the one client from it, with the
 // default deadline and retries, and log).
-func (e Env) Client(log zerolog.Logger) github.Config {
+func (e PR) Client(log zerolog.Logger) github.Config {
 	return github.Config{APIURL: e.APIURL, Token: e.Token, Log: log}
 }
 
-// EnvFrom reads Env through getenv (os.Getenv at the edge).
-func EnvFrom(getenv func(string) string) Env {
-	return Env{APIURL: getenv("GITHUB_API_URL"), Repository: getenv("GITHUB_REPOSITORY"), Token: getenv("GITHUB_TOKEN"),
+// PRFrom reads PR through getenv (os.Getenv at the edge).
+func PRFrom(getenv func(string) string) PR {
+	return PR{APIURL: getenv("GITHUB_API_URL"), Repository: getenv("GITHUB_REPOSITORY"), Token: getenv("GITHUB_TOKEN"),
 		EventName: getenv("GITHUB_EVENT_NAME"), EventPath: getenv("GITHUB_EVENT_PATH"), RunNumber: atoiOr0(getenv("GITHUB_RUN_NUMBER")),
 		Login: strings.TrimPrefix(strings.TrimSpace(getenv("RALPH_CI_GITHUB_LOGIN")), "@")}
 }
@@ -42,7 +43,7 @@ func EnvFrom(getenv func(string) string) Env {
 // check reads the checkpoints of every open pull request: schedule (the
 // reactions given since the last run start no workflow) or
 // workflow_dispatch, in a repository.
-func (e Env) Sweep() bool {
+func (e PR) Sweep() bool {
 	return (e.EventName == "schedule" || e.EventName == "workflow_dispatch") && e.Repository != ""
 }
 
