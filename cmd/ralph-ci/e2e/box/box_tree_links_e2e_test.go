@@ -191,6 +191,9 @@ func TestRootReadsNoTreeFileTheAgentLinkedOut(t *testing.T) {
 				if r.shows != "" && strings.Contains(log, r.shows) {
 					t.Errorf("ralph-ci acted on the secret the agent linked %s to: the log has %s", r.refuse, r.shows)
 				}
+				if n := strings.Count(log, "ralph-ci skipped it"); r.name == "source" && n != 1 {
+					t.Errorf("the log says %d times that the scan skipped %s, not once:\n%s", n, r.refuse, log)
+				}
 				if !strings.Contains(log, r.refuse) || !strings.Contains(log, "leads out of the work tree") {
 					t.Errorf("the log does not name %s as a link that leads out of the work tree:\n%s", r.refuse, log)
 				}
