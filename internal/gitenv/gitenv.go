@@ -3,7 +3,10 @@
 // git hands down to the commands it runs itself (a hook, an alias,
 // `git bisect run`'s command). A process started from such a command
 // inherits them: its git then writes into the repository of the command
-// that started it.
+// that started it. It also reads the git configuration a job hands
+// through the environment (GIT_CONFIG_COUNT's pairs,
+// GIT_CONFIG_PARAMETERS) and keeps from it the pairs that can carry a
+// credential (WithoutCredentials).
 //
 // ralph-ci's own git never sees them (internal/git builds its
 // environment); the processes a run starts do not get Redirects

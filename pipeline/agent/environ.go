@@ -72,7 +72,13 @@ type EnvPolicy struct {
 // decides what a started process inherits. The caller's extra entries
 // (RALPH_* and the agent's configured env) are set as given, the config
 // names them explicitly, except the settings that wait out a rate limit
-// (waitsOutLimits), which are dropped from both.
+// (waitsOutLimits), which are dropped from both, and the git
+// configuration pairs that can carry a credential (GIT_CONFIG_COUNT's
+// and GIT_CONFIG_PARAMETERS': an extraheader, a credential helper, a URL
+// with a token, ...), which no process gets, whoever sets them: the rest
+// of those pairs (safe.directory) is passed on, renumbered
+// (gitenv.WithoutCredentials; the door masks the values withheld, see
+// Host.WithholdGit).
 func BuildEnv(base []string, p EnvPolicy, extra []string) []string {
 	env := make([]string, 0, len(base)+len(extra))
 	for _, kv := range base {
@@ -87,6 +93,7 @@ func BuildEnv(base []string, p EnvPolicy, extra []string) []string {
 			env = append(env, kv)
 		}
 	}
+	env, _ = gitenv.WithoutCredentials(env)
 	return env
 }
 

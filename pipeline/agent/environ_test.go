@@ -44,6 +44,33 @@ func TestBuildEnv(t *testing.T) {
 	}
 }
 
+// The git configuration pairs that can carry a credential reach no
+// process, whether the job's environment or an agent's configured env
+// sets them, and env_pass cannot bring them back: the rest
+// (safe.directory) is passed on, renumbered so that git reads it.
+func TestBuildEnvWithholdsGitCredentials(t *testing.T) {
+	base := []string{"PATH=/bin",
+		"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=http.https://github.com/.extraheader", "GIT_CONFIG_VALUE_0=AUTHORIZATION: basic c2VjcmV0LXRva2Vu",
+		"GIT_CONFIG_KEY_1=safe.directory", "GIT_CONFIG_VALUE_1=/work/repo",
+		"GIT_CONFIG_PARAMETERS='url.https://x-access-token:ghs_secret1234@github.com/.insteadOf'='https://github.com/' 'safe.directory'='*'",
+	}
+	got := BuildEnv(base, EnvPolicy{AgentPass: []string{"GIT_CONFIG_*"}}, []string{"RALPH_SPEC=a"})
+	want := []string{"PATH=/bin", "RALPH_SPEC=a", "GIT_CONFIG_KEY_0=safe.directory", "GIT_CONFIG_VALUE_0=/work/repo", "GIT_CONFIG_COUNT=1",
+		"GIT_CONFIG_PARAMETERS='safe.directory'='*'"}
+	if !slices.Equal(got, want) {
+		t.Errorf("env:\n got %q\nwant %q", got, want)
+	}
+	got = BuildEnv([]string{"PATH=/bin"}, EnvPolicy{}, []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=credential.helper", "GIT_CONFIG_VALUE_0=!echo password=ghs_secret1234"})
+	if !slices.Equal(got, []string{"PATH=/bin"}) {
+		t.Errorf("an agent's env set a credential helper: %q", got)
+	}
+	var h Host
+	h.WithholdGit(base)
+	if len(h.GitWithheld) != 2 || h.Mask("basic c2VjcmV0LXRva2Vu and ghs_secret1234") != "basic *** and ***" {
+		t.Errorf("withheld %+v; masked %q", h.GitWithheld, h.Mask("basic c2VjcmV0LXRva2Vu and ghs_secret1234"))
+	}
+}
+
 // A secret is masked however the output is split into chunks, and the
 // text around it is kept.
 func TestMaskerAcrossChunks(t *testing.T) {

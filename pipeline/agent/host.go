@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/internal/agentuser"
 	"github.com/ralph-ci/ralph-ci/internal/box"
+	"github.com/ralph-ci/ralph-ci/internal/gitenv"
 	"github.com/ralph-ci/ralph-ci/internal/shepherd"
 )
 
@@ -59,6 +60,10 @@ type Host struct {
 	// runs as (internal/agentuser), with its HOME; the work tree is lent
 	// to it before each start.
 	User *agentuser.Run
+	// GitWithheld are the git configuration pairs of ralph-ci's own
+	// environment that no process gets (BuildEnv), found at the door
+	// (WithholdGit): a run logs them once.
+	GitWithheld []gitenv.Withheld
 }
 
 // Clone is a copy of h that changing leaves h as it is (a nil h: a zero
@@ -85,6 +90,16 @@ func (h *Host) AddSecrets(values ...string) {
 
 // AddEnvironSecrets adds the secrets of ralph-ci's own environment.
 func (h *Host) AddEnvironSecrets() { h.AddSecrets(SecretsOf(os.Environ())...) }
+
+// WithholdGit notes the git configuration pairs of environ (ralph-ci's
+// own) that BuildEnv keeps from every process (GitWithheld) and masks
+// their values in every output read afterwards.
+func (h *Host) WithholdGit(environ []string) {
+	_, h.GitWithheld = gitenv.WithoutCredentials(environ)
+	for _, w := range h.GitWithheld {
+		h.AddSecrets(w.Secrets...)
+	}
+}
 
 // Mask masks the known secrets in s.
 func (h *Host) Mask(s string) string {

@@ -66,8 +66,14 @@ type Session struct {
 // RunHost builds the host every process of a run starts through, once,
 // with its final policy (runhost.Build): the door's part (Host, which it
 // does not change), the credential actions/checkout persisted
-// (UseGitCredential) masked, and the run's policy.
+// (UseGitCredential) masked, and the run's policy. It logs the git
+// configuration pairs of the job's environment no process gets, by key
+// (never by value).
 func (s *Session) RunHost(pol runhost.Policy) *agent.Host {
+	for _, w := range s.Host.GitWithheld {
+		s.Log.Warn().Str("variable", w.Var).Str("key", w.Key).Str("why", w.Why).
+			Msg("git: a configuration pair of the job's environment that can carry a credential is withheld from the agents and verification commands (ralph-ci's own fetch and push use their own credentials)")
+	}
 	return runhost.Build(s.Host, s.hiddenValues, pol)
 }
 

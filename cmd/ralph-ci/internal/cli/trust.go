@@ -22,7 +22,10 @@ import (
 //   - makes itself non-dumpable (Linux), so that no process of the same
 //     user reads its /proc/PID/environ, fd or memory;
 //   - registers the token and the values of *_TOKEN, *_KEY, *_SECRET
-//     variables as secrets to mask in every output it reads;
+//     variables as secrets to mask in every output it reads, and the
+//     values of the git configuration pairs of its environment that can
+//     carry a credential (GIT_CONFIG_COUNT's, GIT_CONFIG_PARAMETERS'),
+//     which no process it starts gets (agent.Host.WithholdGit);
 //   - starts every agent and verification command under a shepherd (its
 //     own executable), which contains everything they start.
 //
@@ -51,6 +54,7 @@ func protectProcess(host *agent.Host, token string) {
 	seal.NonDumpable()
 	host.AddSecrets(token)
 	host.AddEnvironSecrets()
+	host.WithholdGit(os.Environ())
 	if exe, err := os.Executable(); err == nil {
 		host.Shepherd = exe
 	}
