@@ -107,7 +107,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 // verify-tier spec of the base gone from the head), and whether every
 // spec is verified 3/3 at the head: the state delivered for it (delivery
 // pr, delivered's rule), else ralph-ci's own earlier gate status on the
-// head (verifiedEarlier). The exit code is the checkpoints', then
+// head (prchannel.VerifiedEarlier). The exit code is the checkpoints', then
 // delivery pr's rule.
 func Gate(ctx context.Context, j *job.Trusted, p *project.Project, o Options) (err error) {
 	if o.Every <= 0 {
@@ -153,7 +153,7 @@ func Gate(ctx context.Context, j *job.Trusted, p *project.Project, o Options) (e
 	if onPR {
 		s := gate.Standing{Checkpoints: res, Unverified: why, Failed: derr}
 		if mode.Gate == deliver.GateOwnStatus && derr == nil {
-			s.Unverified, s.Failed = verifiedEarlier(ctx, c, c.Head(), job.GateContext(p.Config))
+			s.Unverified, s.Failed = prchannel.VerifiedEarlier(ctx, c, c.Head(), p.Config)
 		}
 		j.SetGate(ctx, p.Config, c, s)
 	}
