@@ -24,6 +24,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/reporters/checkreport"
 )
 
 // Options are check's.
@@ -31,7 +32,7 @@ type Options struct {
 	// Wait is how long to read the answers again while a checkpoint waits
 	// for one (0: read once); Every how often (DefaultPollInterval).
 	Wait, Every time.Duration
-	// JSON prints one JSON document (Report) instead of the lines.
+	// JSON prints one JSON document (checkreport.Report) instead of the lines.
 	JSON bool
 }
 
@@ -52,7 +53,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 
 // run is Run; with rep set, the specs and the warnings go into it
 // instead of onto stdout.
-func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
+func run(ctx context.Context, j *job.Session, o Options, rep *checkreport.Report) error {
 	// On pull_request_target the checkout is the base: the pull
 	// request (a fork's, maybe) is judged through the API, as a
 	// sweep judges each one.
@@ -70,7 +71,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 		warnings = doctorWarnings(ctx, t, p)
 	}
 	if rep != nil {
-		rep.fill(p, warnings)
+		fill(rep, p, warnings)
 	} else {
 		listSpecs(j.Stdout, p.Specs)
 		for _, w := range warnings {
