@@ -84,8 +84,11 @@ type Run struct {
 // while it is lent, so no other user (another run's agent) enters it.
 // A tree owned already by h's user or a user of the pool (a run killed
 // before its end left it so) goes back to the owner of the folder above
-// it, mode 0755.
+// it, mode 0755. It refuses to lend where fs.protected_hardlinks is 0.
 func Open(h *Held, tree string, reach []string) (*Run, error) {
+	if err := hardlinksProtected(protectedHardlinks); err != nil {
+		return nil, err
+	}
 	u := h.User
 	tree, err := filepath.Abs(tree)
 	if err != nil {

@@ -5,13 +5,17 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/ralph-ci/ralph-ci/internal/gitenv"
 )
 
-// TestMain removes the git directories of ralph-ci's own that the tests
+// TestMain drops the variables that point git elsewhere (gitenv.Drop),
+// then removes the git directories of ralph-ci's own that the tests
 // made (one per repository), as the binary does when it exits. Started
 // with holdBaseEnv set, the test binary is a run that holds a git
 // directory there (see TestSweepGoneRemovesOnlyGoneRuns).
 func TestMain(m *testing.M) {
+	gitenv.Drop()
 	if base := os.Getenv(holdBaseEnv); base != "" {
 		dir, _, err := makeHeldDir(base)
 		if err != nil {

@@ -14,10 +14,13 @@ import (
 
 // opensFile matches a call that opens, creates, writes, reads or makes
 // a folder following symbolic links: under the work tree (its .ralph/,
-// lent to the agent) ralph-ci goes through safefile's *Under helpers
-// (OpenUnder, ReadUnder, ReplaceUnder, MkdirUnder, RemoveUnder) instead,
-// which follow no link out of the folder and none at the last part.
-var opensFile = regexp.MustCompile(`\bos\.(Create|OpenFile|WriteFile|ReadFile|CreateTemp|MkdirAll)\(|\brenameio\.`)
+// lent to the agent, and every other file of it, which the agent can
+// replace by a link to /etc/shadow while ralph-ci may be root) ralph-ci
+// goes through safefile's *Under helpers (OpenUnder, ReadUnder,
+// ReplaceUnder, MkdirUnder, RemoveUnder), which follow no link out of
+// the folder and none at the last part, or safefile.Tree and ReadIn,
+// which follow no link out of the work tree, instead.
+var opensFile = regexp.MustCompile(`\bos\.(Create|OpenFile|WriteFile|ReadFile|CreateTemp|MkdirAll|Open|ReadDir)\(|\brenameio\.|\bsafefile\.(Read|ReadOptional|OpenRegular)\(`)
 
 // notUnderTree lists, by "file: call", each such call under pipeline/
 // that is allowed, with why: it is not under the work tree, or it cannot
@@ -30,9 +33,13 @@ var notUnderTree = map[string]string{
 	"pipeline/state/atomic.go: os.CreateTemp(":         "O_CREATE|O_EXCL with a new random name: never opens a link; its folder is checked by callers (run.json's lock)",
 	"pipeline/state/mutex.go: os.OpenFile(":            "O_CREATE|O_EXCL: open(2) refuses a link at the last part",
 	"pipeline/state/lock.go: os.OpenFile(":             "O_CREATE|O_EXCL (run.json without hard links): open(2) refuses a link at the last part",
-	"pipeline/changes/watcher_sync.go: os.OpenFile(":   "the watcher's barrier file, O_CREATE|O_EXCL: open(2) refuses a link at the last part",
-	"pipeline/changes/watcher_sync.go: os.MkdirAll(":   "the watcher's barrier folder (in .ralph/ or outside the tree); made before any agent runs, re-made only if gone (not yet through MkdirUnder: a known gap)",
-	"pipeline/changes/watcher.go: os.MkdirAll(":        "the watcher's barrier folder, made before any agent runs",
+	"pipeline/changes/watcher.go: os.MkdirAll(":        "the watcher's barrier folder when it is outside the tree (inside, MkdirUnder makes it)",
+	"pipeline/changes/watcher.go: os.OpenFile(":        "the watcher's barrier file when its folder is outside the tree (inside, OpenUnder makes it)",
+	"pipeline/engine/leftovers_linux.go: os.ReadDir(":  "/proc",
+	"pipeline/project/project.go: safefile.Read(":      "a config file the user names by an absolute path (one relative to the tree is read through safefile.ReadIn)",
+	"pipeline/state/sys_unix.go: os.Open(":             "a folder opened to fsync it: nothing is read",
+	"pipeline/state/mutex_flock.go: os.Open(":          "a folder opened to flock it: nothing is read",
+	"pipeline/state/atomic.go: os.ReadDir(":            "the names of ralph-ci's own temporary files in .ralph/, to remove them: os.Remove removes a link, never follows it",
 	"pipeline/deliver/push.go: os.MkdirAll(":           "the reports folder the user names (outside .ralph/ or checked by safefile.Inside)",
 	"pipeline/deliver/shards.go: os.MkdirAll(":         "a shard's own state folder, which ralph-ci makes outside the work tree",
 	"pipeline/shards/files.go: os.MkdirAll(":           "the integrated .ralph/ itself, before any file in it is written through MkdirUnder/ReplaceUnder",
@@ -41,8 +48,9 @@ var notUnderTree = map[string]string{
 // TestNoFollowingOpenUnderTheTree: no file of pipeline/ opens, writes or
 // reads a file, or makes a folder, with a call that follows links, unless
 // notUnderTree says why it may; and every entry of notUnderTree is still
-// used. A new os.Create of a .ralph/ file fails here: use safefile's
-// *Under helpers.
+// used. A new os.Create of a .ralph/ file, or a new safefile.Read or
+// os.ReadFile of a file of the tree, fails here: use safefile's *Under
+// helpers, or safefile.Tree and ReadIn.
 func TestNoFollowingOpenUnderTheTree(t *testing.T) {
 	root, _ := moduleRoot(t)
 	found := map[string]bool{}

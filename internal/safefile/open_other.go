@@ -9,3 +9,6 @@ import "os"
 func openNonBlocking(path string) (*os.File, error) {
 	return os.Open(path)
 }
+
+// nonBlock is no flag here: no FIFO to block on.
+const nonBlock = 0

@@ -12,3 +12,6 @@ import (
 func openNonBlocking(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
+
+// nonBlock is O_NONBLOCK: opening a FIFO returns at once.
+const nonBlock = syscall.O_NONBLOCK

@@ -3,6 +3,8 @@ package agent
 import (
 	"slices"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/gitenv"
 )
 
 // The job's credentials and files never reach a process ralph-ci starts
@@ -26,6 +28,15 @@ var neverPassed = []string{
 // itself (budgets.max_wait); these never reach a process, not even from
 // an agent's configured env.
 var waitsOutLimits = []string{"CLAUDE_CODE_RETRY_WATCHDOG*"}
+
+// redirectsGit are the variables that point git at another repository
+// than the work tree's (gitenv.Redirects: GIT_DIR, GIT_WORK_TREE,
+// GIT_INDEX_FILE, ...). No process inherits them: ralph-ci runs on the
+// work tree and judges it (its own git never reads them), so the agent's
+// git works there too; started from a git hook or `git bisect run`,
+// which set them, ralph-ci gave the agent's commits to the repository of
+// the hook. A config that means it sets one in an agent's env.
+var redirectsGit = gitenv.Redirects
 
 // TokenFDVar and TokenFileVar name how the Action hands ralph-ci its
 // token, and PushTokenFDVar and PushTokenFileVar its push-token: a file
@@ -55,7 +66,8 @@ type EnvPolicy struct {
 // BuildEnv is the environment of every process ralph-ci starts (agents,
 // judges, reviewers and verification commands all start through Run and
 // startProcess, with ralph-ci's own environment as base): base without
-// the job's credentials and files and what p removes, then extra
+// the job's credentials and files, the variables that point git at
+// another repository, and what p removes, then extra
 // (KEY=VALUE, later entries win). It is pure, and the one place that
 // decides what a started process inherits. The caller's extra entries
 // (RALPH_* and the agent's configured env) are set as given, the config
@@ -82,7 +94,7 @@ func BuildEnv(base []string, p EnvPolicy, extra []string) []string {
 // under p.
 func Removed(name string, p EnvPolicy) bool {
 	switch {
-	case matchAny(name, neverPassed), matchAny(name, waitsOutLimits):
+	case matchAny(name, neverPassed), matchAny(name, waitsOutLimits), matchAny(name, redirectsGit):
 		return true
 	case matchAny(name, p.AgentRemove):
 		return true

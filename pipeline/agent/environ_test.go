@@ -11,7 +11,8 @@ import (
 // the config passes; environment.remove removes more, env_pass re-admits
 // what it removed for one agent, env_remove removes more for one agent;
 // the caller's entries are set as given, except Claude Code's persistent
-// retry, which would keep a rate-limited agent from ever ending.
+// retry, which would keep a rate-limited agent from ever ending. The
+// variables that point git at another repository never reach it either.
 func TestBuildEnv(t *testing.T) {
 	base := []string{
 		"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1",
@@ -21,6 +22,7 @@ func TestBuildEnv(t *testing.T) {
 		"RALPH_TOKEN_FILE=/t", "RALPH_PUSH_TOKEN_FD=4", "RALPH_PUSH_TOKEN_FILE=/pt",
 		"NPM_TOKEN=n", "AWS_SECRET_ACCESS_KEY=a", "AWS_REGION=eu",
 		"CLAUDE_CODE_RETRY_WATCHDOG=1", "CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=9",
+		"GIT_DIR=/dev/repo/.git", "GIT_WORK_TREE=/dev/repo", "GIT_INDEX_FILE=/dev/repo/.git/index.lock", "GIT_COMMON_DIR=/dev/repo/.git",
 	}
 	for _, tc := range []struct {
 		name string
@@ -31,6 +33,7 @@ func TestBuildEnv(t *testing.T) {
 		{"config removes more", EnvPolicy{Remove: []string{"NPM_TOKEN", "AWS_*"}}, []string{"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1"}},
 		{"an agent passes one back", EnvPolicy{Remove: []string{"NPM_TOKEN", "AWS_*"}, AgentPass: []string{"AWS_REGION", "GITHUB_TOKEN", "INPUT_*"}},
 			[]string{"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1", "AWS_REGION=eu"}},
+		{"git's redirections cannot be passed", EnvPolicy{Remove: []string{"GIT_*"}, AgentPass: []string{"GIT_DIR", "GIT_INDEX_FILE"}}, []string{"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1", "NPM_TOKEN=n", "AWS_SECRET_ACCESS_KEY=a", "AWS_REGION=eu"}},
 		{"the persistent retry cannot be passed", EnvPolicy{AgentPass: []string{"CLAUDE_CODE_RETRY_WATCHDOG*"}}, []string{"PATH=/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=sk-1", "NPM_TOKEN=n", "AWS_SECRET_ACCESS_KEY=a", "AWS_REGION=eu"}},
 		{"an agent removes more", EnvPolicy{AgentRemove: []string{"ANTHROPIC_API_KEY"}}, []string{"PATH=/bin", "HOME=/home/u", "NPM_TOKEN=n", "AWS_SECRET_ACCESS_KEY=a", "AWS_REGION=eu"}},
 	} {

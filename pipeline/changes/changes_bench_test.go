@@ -14,6 +14,7 @@ import (
 	"time"
 
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
+	"github.com/ralph-ci/ralph-ci/internal/gitenv"
 )
 
 // benchFiles is the number of committed files in the benchmark repository.
@@ -25,9 +26,12 @@ var (
 	benchErr  error
 )
 
-// TestMain removes the benchmark repository, which is shared by all
+// TestMain drops what points git at another repository (gitenv.Drop:
+// the tests run under git bisect run or a hook must not write into the
+// developer's), then removes the benchmark repository, which is shared by all
 // benchmarks of a run and built once.
 func TestMain(m *testing.M) {
+	gitenv.Drop()
 	code := m.Run()
 	igit.Cleanup() // ralph-ci's own git directories, one per repository a test made
 	if benchDir != "" {

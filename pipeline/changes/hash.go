@@ -57,45 +57,55 @@ func isZeroID(id string) bool {
 // hashPath returns the blob id of the file at path: its content, or its target
 // when it is a symbolic link. It returns "" when nothing git could track is
 // there: no file, a directory, or a special file.
-func hashPath(n int, path string) (string, error) {
-	fi, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		return "", nil
-	case err != nil:
-		return "", err
-	case fi.Mode()&fs.ModeSymlink != 0:
-		target, err := os.Readlink(path)
-		if err != nil {
-			return "", err
-		}
-		return git.ObjectID("blob", []byte(filepath.ToSlash(target)), n), nil
-	case !fi.Mode().IsRegular():
-		return "", nil
-	}
-	// Opened non-blocking and read no further than its size: whatever
-	// replaced the file since the Lstat (a FIFO, a file that keeps
-	// growing) never blocks nor grows the read.
+func hashPath(tree *safefile.Tree, n int, path string) (string, error) {
 	for range 3 {
-		f, fi, err := safefile.OpenRegular(path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefile.ErrNotRegular):
-			return "", nil
-		case err != nil:
-			return "", err
-		}
-		h := git.NewObjectHash("blob", fi.Size(), n)
-		n, err := io.Copy(h, io.LimitReader(f, fi.Size()+1))
-		f.Close()
-		if err != nil {
-			return "", err
-		}
-		if n == fi.Size() {
-			return hex.EncodeToString(h.Sum(nil)), nil
+		id, again, err := hashOnce(tree, n, path)
+		if !again {
+			return id, err
 		}
 		// The file changed while we read it: read it again.
 	}
 	return "", fmt.Errorf("hash %s: it kept changing while it was read", path)
+}
+
+// hashOnce is one try of hashPath: again when the file changed while it
+// was read (grew, or became a link).
+func hashOnce(tree *safefile.Tree, n int, path string) (id string, again bool, err error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", false, err
+		}
+		return git.ObjectID("blob", []byte(filepath.ToSlash(target)), n), false, nil
+	case !fi.Mode().IsRegular():
+		return "", false, nil
+	}
+	// Opened non-blocking, through no link out of the tree (the agent may
+	// have put one since the Lstat), and read no further than its size:
+	// whatever replaced the file since (a FIFO, a file that keeps
+	// growing) never blocks nor grows the read.
+	f, fi, err := tree.Open(path)
+	switch {
+	case errors.Is(err, safefile.ErrLeavesTree):
+		return "", true, nil // a link now: hashed as one
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefile.ErrNotRegular):
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	}
+	defer f.Close()
+	h := git.NewObjectHash("blob", fi.Size(), n)
+	read, err := io.Copy(h, io.LimitReader(f, fi.Size()+1))
+	if err != nil {
+		return "", false, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), read != fi.Size(), nil
 }
 
 // hashFiles hashes the files at the slash-separated paths relative to root,
@@ -106,6 +116,11 @@ func hashFiles(ctx context.Context, root, format string, paths []string) (map[st
 	if err != nil {
 		return nil, err
 	}
+	tree, err := safefile.OpenTree(root)
+	if err != nil {
+		return nil, err
+	}
+	defer tree.Close()
 	ids := make([]string, len(paths))
 	errs := make([]error, len(paths))
 	workers := min(runtime.GOMAXPROCS(0), (len(paths)+15)/16)
@@ -118,7 +133,7 @@ func hashFiles(ctx context.Context, root, format string, paths []string) (map[st
 				if i >= len(paths) || ctx.Err() != nil {
 					return
 				}
-				ids[i], errs[i] = hashPath(n, filepath.Join(root, filepath.FromSlash(paths[i])))
+				ids[i], errs[i] = hashPath(tree, n, filepath.Join(root, filepath.FromSlash(paths[i])))
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -122,10 +123,11 @@ func pathspec(r repo, args ...string) []string {
 	return args
 }
 
-// hasPatterns tells whether the exclude file at path holds any rule; one
-// that exists but cannot be read is assumed to.
+// hasPatterns tells whether the exclude file at path (info/exclude of a
+// git folder) holds any rule; one that exists but cannot be read, or is
+// a link out of its git folder, is assumed to.
 func hasPatterns(path string) bool {
-	data, err := safefile.Read(path, safefile.ConfigLimit)
+	data, err := safefile.ReadIn(filepath.Dir(filepath.Dir(path)), path, safefile.ConfigLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false
 	} else if err != nil {

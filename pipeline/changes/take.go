@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // Past this many collapsed untracked directories, takeGit lists every
@@ -126,7 +128,12 @@ func nestedID(ctx context.Context, root, format, p, index string) (string, error
 		if err != nil {
 			return "", err
 		}
-		return hashPath(n, dir)
+		tree, err := safefile.OpenTree(root)
+		if err != nil {
+			return "", err
+		}
+		defer tree.Close()
+		return hashPath(tree, n, dir)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
 		return index, nil // not checked out: git reports the recorded commit

@@ -17,7 +17,7 @@ const ignoreFile = ".ralphignore"
 
 // takeTree records every counted file under root with its blob id.
 func takeTree(ctx context.Context, root string) (Snapshot, error) {
-	ign, err := readIgnore(filepath.Join(root, ignoreFile))
+	ign, err := readIgnore(root, filepath.Join(root, ignoreFile))
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -74,9 +74,10 @@ func takeTree(ctx context.Context, root string) (Snapshot, error) {
 // the last matching pattern wins.
 type ignoreRules struct{ m gitignore.Matcher }
 
-// readIgnore parses the ignore file at name; a missing file ignores nothing.
-func readIgnore(name string) (ignoreRules, error) {
-	data, err := safefile.Read(name, safefile.ConfigLimit)
+// readIgnore parses the ignore file at name, below root (through no link
+// out of it); a missing file ignores nothing.
+func readIgnore(root, name string) (ignoreRules, error) {
+	data, err := safefile.ReadIn(root, name, safefile.ConfigLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ignoreRules{}, nil
 	} else if err != nil {

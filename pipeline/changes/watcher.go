@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
 // Defaults of a Watcher.
@@ -114,11 +116,11 @@ func NewWatcher(ctx context.Context, root, barrierDir string, opts ...WatchOptio
 	if within(barrierDir, abs) && !within(barrierDir, filepath.Join(abs, ralphDir)) || within(abs, barrierDir) {
 		return nil, fmt.Errorf("watch %s: barrier directory %s must be inside %s or outside the root", root, barrierDir, ralphDir)
 	}
-	if err := os.MkdirAll(barrierDir, 0o755); err != nil {
-		return nil, fmt.Errorf("watch %s: barrier directory: %w", root, err)
-	}
 	w := &Watcher{root: abs, barrierDir: barrierDir, maxDirs: DefaultMaxWatchedDirs,
 		timeout: barrierTimeout, id: watcherIDs.Add(1)}
+	if err := w.makeBarrierDir(); err != nil {
+		return nil, fmt.Errorf("watch %s: barrier directory: %w", root, err)
+	}
 	for _, o := range opts {
 		o(w)
 	}
@@ -196,4 +198,42 @@ func (w *Watcher) Close() error {
 		return fmt.Errorf("close watcher of %s: %w", w.root, err)
 	}
 	return nil
+}
+
+// makeBarrierDir makes the barrier folder: below the root (in .ralph/,
+// lent to the agent, which may have put a link on the way) through
+// safefile.MkdirUnder, which follows no link out of the root; outside
+// the root, where no agent writes, as it is named.
+func (w *Watcher) makeBarrierDir() error {
+	if root, dir, ok := w.barrierInTree(w.barrierDir); ok {
+		return safefile.MkdirUnder(root, dir, 0o755)
+	}
+	return os.MkdirAll(w.barrierDir, 0o755)
+}
+
+// createBarrier creates the barrier file name, O_EXCL: below the root
+// through no link on the way (safefile.OpenUnder).
+func (w *Watcher) createBarrier(name string) (*os.File, error) {
+	if root, file, ok := w.barrierInTree(name); ok {
+		return safefile.OpenUnder(root, file, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	}
+	return os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+}
+
+// barrierInTree tells whether p is below the root, and names the root
+// with its links resolved (the root is ralph-ci's to name, a link
+// included) and p below it.
+func (w *Watcher) barrierInTree(p string) (root, below string, ok bool) {
+	if !within(p, w.root) {
+		return "", "", false
+	}
+	rel, err := filepath.Rel(w.root, p)
+	if err != nil {
+		return "", "", false
+	}
+	root, err = filepath.EvalSymlinks(w.root)
+	if err != nil {
+		root = w.root
+	}
+	return root, filepath.Join(root, rel), true
 }

@@ -177,7 +177,7 @@ func (w *Watcher) barrier(ctx context.Context) error {
 // in it, removing the previous one.
 func (w *Watcher) newBarrier() error {
 	w.dropBarrier()
-	if err := os.MkdirAll(w.barrierDir, 0o755); err != nil {
+	if err := w.makeBarrierDir(); err != nil {
 		return fmt.Errorf("barrier directory: %w", err)
 	}
 	fi, err := os.Stat(w.barrierDir)
@@ -185,7 +185,7 @@ func (w *Watcher) newBarrier() error {
 		return fmt.Errorf("barrier directory: %w", err)
 	}
 	name := w.barrierName()
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	f, err := w.createBarrier(name)
 	if err != nil {
 		return fmt.Errorf("barrier file: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -280,5 +281,32 @@ func TestWatcherSymlinkedRoot(t *testing.T) {
 	f.write("dir/c.txt", "changed\n")
 	if _, took := f.wtake(w); !took {
 		t.Fatal("an edit went unseen")
+	}
+}
+
+// TestWatcherBarrierFollowsNoLinkOut: the barrier folder in .ralph/,
+// which the agent is lent, swapped for a link to a folder outside the
+// tree: the watcher makes nothing there (it was os.MkdirAll and a create
+// that followed the link).
+func TestWatcherBarrierFollowsNoLinkOut(t *testing.T) {
+	t.Parallel()
+	f := gitBase(t)
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(f.dir, ".ralph"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(f.dir, ".ralph", "watch")); err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWatcher(context.Background(), f.dir, filepath.Join(".ralph", "watch"))
+	if err == nil {
+		defer w.Close()
+		_, _ = w.Take(context.Background())
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Errorf("the watcher wrote %s through the link .ralph/watch", entries[0].Name())
+	}
+	if err == nil || !strings.Contains(err.Error(), ".ralph/watch") {
+		t.Errorf("NewWatcher = %v, want an error naming .ralph/watch", err)
 	}
 }

@@ -85,7 +85,7 @@ func saveState(g Git, dir, described, prev, msg string, chain [][]byte) (commit 
 	for _, f := range files {
 		// Read here, bounded and non-blocking (.ralph is in the agent's
 		// reach).
-		b, err := safefile.Read(filepath.Join(dir, filepath.FromSlash(f)), safefile.StateLimit)
+		b, err := safefile.ReadUnder(dir, filepath.Join(dir, filepath.FromSlash(f)), safefile.StateLimit)
 		if err != nil {
 			return "", nil, "", fmt.Errorf("save the state file %s: %w", f, err)
 		}

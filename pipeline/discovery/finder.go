@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -87,7 +86,11 @@ func (f *Finder) Find() ([]Spec, error) {
 	}
 	if opts.Prompt != "" {
 		p := filepath.Join(f.Root, filepath.FromSlash(opts.Prompt))
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		fi, err := statIn(f.Root, p)
+		if errors.Is(err, safefile.ErrLeavesTree) {
+			return nil, fmt.Errorf("spec %s: %w", opts.Prompt, err)
+		}
+		if err == nil && fi.Mode().IsRegular() {
 			if err := add(path.Clean(opts.Prompt), true, fi); err != nil {
 				return nil, err
 			}
@@ -194,7 +197,7 @@ func (f *Finder) load(rel string, prompt bool, fi fs.FileInfo) (hashed, error) {
 		return h, nil
 	}
 	at := time.Now()
-	data, err := safefile.Read(filepath.Join(f.Root, filepath.FromSlash(rel)), safefile.SpecLimit)
+	data, err := safefile.ReadIn(f.Root, filepath.Join(f.Root, filepath.FromSlash(rel)), safefile.SpecLimit)
 	if err != nil {
 		return hashed{}, fmt.Errorf("read spec: %w", err)
 	}
@@ -209,4 +212,15 @@ func (f *Finder) load(rel string, prompt bool, fi fs.FileInfo) (hashed, error) {
 	f.read[rel] = data
 	sp := Spec{Path: rel, Name: name, Key: KeyFor(name, rel), Hash: hex.EncodeToString(sum[:]), Prompt: prompt}
 	return hashed{spec: sp, size: fi.Size(), mtime: fi.ModTime(), at: at}, nil
+}
+
+// statIn is os.Stat of p below root through no link that leads out of
+// root (safefile.ErrLeavesTree).
+func statIn(root, p string) (fs.FileInfo, error) {
+	t, err := safefile.OpenTree(root)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	return t.Stat(p)
 }

@@ -104,8 +104,8 @@ func (e *engine) verdictOf(ctx context.Context, sp plan.Spec, ss state.SpecState
 		v := layers.Judge(f)
 		switch v.Need {
 		case layers.NeedAdded:
-			f.Added, f.Where = loopAdded(ctx, e.root, ss.VerifierTree)
-			f.Tamper.Modules = runModules(e.root, stage)
+			f.Added, f.Where = loopAdded(ctx, e.root, ss.VerifierTree, e.scanTree)
+			f.Tamper.Modules = runModules(stage, e.scanTree)
 		case layers.NeedMethod:
 			tree, err := e.recordTree(ctx, changed)
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
@@ -140,6 +141,9 @@ type engine struct {
 	// words are the repository's own admission phrases and headings
 	// (layers.admission_files, read from the trusted commit).
 	words layers.Words
+	// refused are the tree's paths a link leads out of whose skipping
+	// was logged (noteRefused).
+	refused sync.Map
 }
 
 // Run works through the specs until all are verified, a limit stops it,

@@ -4,9 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
+	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -19,8 +20,14 @@ import (
 // The verifier tamper guard's I/O: which guarded items exist, and their
 // hashes. What they mean is decided by package layers.
 
-func isFile(root, rel string) bool {
-	fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+func (e *engine) isFile(rel string) bool {
+	t, err := safefile.OpenTree(e.root)
+	if err != nil {
+		return false
+	}
+	defer t.Close()
+	fi, err := t.Stat(filepath.Join(e.root, filepath.FromSlash(rel)))
+	e.noteRefused(rel, err)
 	return err == nil && fi.Mode().IsRegular()
 }
 
@@ -30,18 +37,17 @@ type tree struct{ e *engine }
 
 var _ layers.Tree = tree{}
 
-func (t tree) IsFile(rel string) bool { return isFile(t.e.root, rel) }
+func (t tree) IsFile(rel string) bool { return t.e.isFile(rel) }
 func (t tree) Files() []string        { return t.e.files() }
 func (t tree) Read(rel string, limit int64) ([]byte, error) {
-	return safefile.Read(filepath.Join(t.e.root, filepath.FromSlash(rel)), limit)
+	return t.e.scanTree(rel, limit)
 }
 
 func (t tree) Sum(rel string, limit int64, part func([]byte) []byte) string {
-	p := filepath.Join(t.e.root, filepath.FromSlash(rel))
 	if limit == 0 {
-		return hashFile(p)
+		return t.e.hashFile(rel)
 	}
-	b, err := safefile.Read(p, limit)
+	b, err := t.e.scanTree(rel, limit)
 	if err != nil {
 		return missingOr(err)
 	}
@@ -58,8 +64,14 @@ func (e *engine) guardScope(sp plan.Spec, stage plan.Stage) layers.GuardScope {
 	return layers.GuardScope{Stage: stage.Name, Spec: sp.Path, SpecHash: sp.Hash, Config: config, Criteria: stage.Criteria, Root: e.root}
 }
 
-func hashFile(p string) string {
-	f, _, err := safefile.OpenRegular(p)
+func (e *engine) hashFile(rel string) string {
+	t, err := safefile.OpenTree(e.root)
+	if err != nil {
+		return missingOr(err)
+	}
+	defer t.Close()
+	f, _, err := t.Open(filepath.Join(e.root, filepath.FromSlash(rel)))
+	e.noteRefused(rel, err)
 	if err != nil {
 		return missingOr(err)
 	}
@@ -74,7 +86,7 @@ func hashFile(p string) string {
 // missingOr is the hash of a file that could not be read: "" when it is
 // missing, else the error.
 func missingOr(err error) string {
-	if os.IsNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return ""
 	}
 	return "unreadable: " + err.Error()

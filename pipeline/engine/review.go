@@ -21,7 +21,7 @@ func (e *engine) runReviewer(ctx context.Context, sp plan.Spec, ss state.SpecSta
 	if !found {
 		return "", fmt.Errorf("no agent named %q", name)
 	}
-	src, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(sp.Path)), safefile.SpecLimit)
+	src, err := e.readTree(sp.Path, safefile.SpecLimit)
 	if err != nil {
 		return "", fmt.Errorf("read spec: %w", err)
 	}

@@ -271,7 +271,7 @@ func (e *engine) runAgent(ctx context.Context, sp plan.Spec, stage plan.Stage, s
 
 // promptInput gathers what the prompt is made of.
 func (e *engine) promptInput(sp plan.Spec, stage plan.Stage, ss *state.SpecState) (prompt.Input, error) {
-	src, err := safefile.Read(filepath.Join(e.root, filepath.FromSlash(sp.Path)), safefile.SpecLimit)
+	src, err := e.readTree(sp.Path, safefile.SpecLimit)
 	if err != nil {
 		return prompt.Input{}, fmt.Errorf("read spec: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -57,7 +56,7 @@ func (e *engine) semanticJudge(name string, stage plan.Stage) (schema.Agent, str
 func (e *engine) runSemantic(ctx context.Context, sp plan.Spec, ss state.SpecState, stage plan.Stage, name string, judge schema.Agent, final string, out io.Writer) (answer, failed string, res agent.Result) {
 	prompt := layers.SemanticPrompt(layers.SemanticInput{
 		Criteria: sp.AllAcceptanceCriteria(),
-		Diff:     judgeDiff(ctx, e.root, ss.VerifierTree),
+		Diff:     judgeDiff(ctx, e.root, ss.VerifierTree, e.scanTree),
 		Final:    final,
 	})
 	fmt.Fprintf(out, "\n--- semantic judge %s (%s) ---\n", name, judge.Model)
@@ -75,7 +74,7 @@ func (e *engine) runSemantic(ctx context.Context, sp plan.Spec, ss state.SpecSta
 
 // judgeDiff is the loop's diff since tree (the stage's start) as the
 // judge reads it ([layers.DiffSummary]); "" when git cannot tell.
-func judgeDiff(ctx context.Context, root, tree string) string {
+func judgeDiff(ctx context.Context, root, tree string, read func(rel string, limit int64) ([]byte, error)) string {
 	if tree == "" {
 		return ""
 	}
@@ -90,7 +89,7 @@ func judgeDiff(ctx context.Context, root, tree string) string {
 		if rel == "" || strings.HasPrefix(rel, ".ralph/") || len(untracked) >= 50 {
 			continue
 		}
-		b, err := safefile.Read(filepath.Join(root, filepath.FromSlash(rel)), safefile.SourceLimit)
+		b, err := read(rel, safefile.SourceLimit)
 		if err != nil || strings.IndexByte(string(b), 0) >= 0 {
 			untracked[rel] = "(binary or unreadable)"
 			continue

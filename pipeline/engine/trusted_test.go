@@ -74,7 +74,7 @@ func TestTrustedHashes(t *testing.T) {
 	if _, ok := base["new_test.go"+layers.TestsSuffix]; ok {
 		t.Errorf("new_test.go: added by the loop, it is new: %v", base)
 	}
-	if got := hashFile(filepath.Join(root, "check.sh")); got != wt["check.sh"] {
+	if got := e.hashFile("check.sh"); got != wt["check.sh"] {
 		t.Errorf("working tree hash %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -31,7 +32,7 @@ func gitHeadTree(ctx context.Context, root string, base loopBase) string {
 // loopAdded are the lines added since tree (HEAD's at the stage's start), in
 // tracked files and in new files git does not ignore; none (never nil)
 // when git cannot tell.
-func loopAdded(ctx context.Context, root, tree string) (layers.Added, layers.Where) {
+func loopAdded(ctx context.Context, root, tree string, read func(rel string, limit int64) ([]byte, error)) (layers.Added, layers.Where) {
 	diff, err := git(ctx, root, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", tree, "--")
 	if err != nil {
 		return layers.Added{}, layers.Where{}
@@ -47,8 +48,8 @@ func loopAdded(ctx context.Context, root, tree string) (layers.Added, layers.Whe
 			continue
 		}
 		// Bounded and non-blocking: the agent may leave a link to
-		// /dev/zero or a FIFO here.
-		b, err := safefile.Read(filepath.Join(root, filepath.FromSlash(rel)), safefile.SourceLimit)
+		// /dev/zero, out of the tree, or a FIFO here.
+		b, err := read(rel, safefile.SourceLimit)
 		if err != nil || bytes.IndexByte(b, 0) >= 0 {
 			continue // unreadable, special, binary or huge: not prose
 		}
@@ -65,7 +66,7 @@ func loopAdded(ctx context.Context, root, tree string) (layers.Added, layers.Whe
 // runModules are the Python modules the stage's verification runs with
 // python -m: in its commands, and in the repository's scripts they call
 // (the verifier guard holds those as the stage started).
-func runModules(root string, stage plan.Stage) []string {
+func runModules(stage plan.Stage, read func(rel string, limit int64) ([]byte, error)) []string {
 	var texts []string
 	for _, c := range verify.Commands(stage.Criteria.VerificationMethod, stage.Criteria.VerificationConfig) {
 		text := c.Command.Shell
@@ -74,7 +75,7 @@ func runModules(root string, stage plan.Stage) []string {
 		}
 		texts = append(texts, text)
 		for _, f := range layers.Called(text) {
-			if b, err := safefile.Read(filepath.Join(root, c.WorkingDir, filepath.FromSlash(f)), safefile.ConfigLimit); err == nil {
+			if b, err := read(path.Join(filepath.ToSlash(c.WorkingDir), f), safefile.ConfigLimit); err == nil {
 				texts = append(texts, string(b))
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
@@ -42,7 +41,7 @@ func (e *engine) loadWords(ctx context.Context) error {
 				return exitcode.New(exitcode.Usage, fmt.Errorf("%s: layers.admission_files: %s is not in the commit the loop started from (%.12s): commit it (the agent's edits never count)", e.opts.Project.Config.File, rel, base.commit))
 			}
 		} else {
-			b, err = safefile.Read(filepath.Join(e.root, filepath.FromSlash(rel)), safefile.ConfigLimit)
+			b, err = e.readTree(rel, safefile.ConfigLimit)
 		}
 		if err != nil {
 			return exitcode.New(exitcode.Usage, fmt.Errorf("%s: layers.admission_files: %s: %w", e.opts.Project.Config.File, rel, err))

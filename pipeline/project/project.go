@@ -198,11 +198,12 @@ func Load(root, configPath string) (*Project, error) {
 		return nil, err
 	}
 	p.ConfigPath = path
-	full := filepath.Join(root, path)
-	if filepath.IsAbs(path) {
-		full = path
+	var src []byte
+	if filepath.IsAbs(path) { // the user named it, outside the tree or in it
+		src, err = safefile.Read(path, safefile.ConfigLimit)
+	} else { // the agent may have put a link there: none out of the tree
+		src, err = safefile.ReadIn(root, filepath.Join(root, path), safefile.ConfigLimit)
 	}
-	src, err := safefile.Read(full, safefile.ConfigLimit)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
@@ -347,7 +348,7 @@ func (l *Loader) find() *discovery.Finder {
 func frontMatter(root string, ds discovery.Spec, src []byte) (*schema.FrontMatter, schema.Problems) {
 	if src == nil {
 		var err error
-		if src, err = safefile.Read(filepath.Join(root, filepath.FromSlash(ds.Path)), safefile.SpecLimit); err != nil {
+		if src, err = safefile.ReadIn(root, filepath.Join(root, filepath.FromSlash(ds.Path)), safefile.SpecLimit); err != nil {
 			return nil, schema.Problems{{File: ds.Path, Msg: fmt.Sprintf("cannot read: %v", err)}}
 		}
 	}

@@ -190,9 +190,11 @@ func scriptName(words []string) string {
 	return ""
 }
 
-// packageScript is the body of the script name in dir's package.json.
+// packageScript is the body of the script name in dir's package.json
+// ("" when it cannot be read, or is a link that leads out of dir, the
+// command's working folder, which WorkDir keeps inside the tree).
 func packageScript(dir, name string) string {
-	b, err := safefile.Read(filepath.Join(dir, "package.json"), safefile.ConfigLimit)
+	b, err := safefile.ReadIn(dir, filepath.Join(dir, "package.json"), safefile.ConfigLimit)
 	if err != nil {
 		return ""
 	}

@@ -1,11 +1,13 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -49,6 +51,9 @@ func readTests(in Input, cfg schema.VerificationConfig, dir string, shown io.Wri
 		if err := in.Host.GiveDir(tmp); err != nil { // the command writes its report there
 			t.close()
 			return nil, fmt.Errorf("a folder for the test report: %w", err)
+		}
+		if _, err := safefile.ReadIn(dir, filepath.Join(dir, "package.json"), safefile.ConfigLimit); errors.Is(err, safefile.ErrLeavesTree) {
+			in.Log.Warn().Err(err).Msg("package.json is a link that leads out of the work tree: ralph-ci read no test runner from it (the agent may have put it there)")
 		}
 		if p, ok := FindPreset(t.cmd, dir, tmp, os.Environ()); ok {
 			in.Log.Info().Str("command", t.cmd.String()).Str("runner", p.Runner).Str("added", p.Added).Msg("test report preset: ralph-ci reads the runner's own report (set test_report to choose another)")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -28,18 +27,30 @@ const maxReport = 64 << 20
 // of jest or vitest (--json --outputFile). The format is told by the
 // content. Test names of a JSON report are relative to root.
 func ReadReport(path, root string) (TestRun, error) {
-	fi, err := os.Stat(path)
+	// The tests that wrote the report ran as the agent's user, which may
+	// have put a link there: it is read inside the tree, or inside the
+	// folder ralph-ci made for a preset's report, and nowhere else.
+	lent := root
+	if rel, err := filepath.Rel(root, path); err != nil || !filepath.IsLocal(rel) {
+		lent = filepath.Dir(path)
+	}
+	tree, err := safefile.OpenTree(lent)
+	if err != nil {
+		return TestRun{}, err
+	}
+	defer tree.Close()
+	fi, err := tree.Stat(path)
 	if err != nil {
 		return TestRun{}, err
 	}
 	if !fi.IsDir() {
-		data, err := readCapped(path)
+		data, err := tree.Read(path, maxReport)
 		if err != nil {
 			return TestRun{}, err
 		}
 		return parseReport(data, root)
 	}
-	entries, err := os.ReadDir(path)
+	entries, err := tree.ReadDir(path)
 	if err != nil {
 		return TestRun{}, err
 	}
@@ -48,7 +59,7 @@ func ReadReport(path, root string) (TestRun, error) {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".xml") {
 			continue
 		}
-		data, err := readCapped(filepath.Join(path, e.Name()))
+		data, err := tree.Read(filepath.Join(path, e.Name()), maxReport)
 		if err != nil {
 			return TestRun{}, err
 		}
@@ -60,10 +71,6 @@ func ReadReport(path, root string) (TestRun, error) {
 	}
 	all.sort()
 	return all, nil
-}
-
-func readCapped(path string) ([]byte, error) {
-	return safefile.Read(path, maxReport)
 }
 
 func parseReport(data []byte, root string) (TestRun, error) {

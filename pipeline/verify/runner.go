@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -182,13 +181,19 @@ type Project struct {
 
 // Exists tells whether the folder holds name.
 func (p Project) Exists(name string) bool {
-	_, err := os.Stat(filepath.Join(p.Dir, name))
+	t, err := safefile.OpenTree(p.Root)
+	if err != nil {
+		return false
+	}
+	defer t.Close()
+	_, err = t.Stat(filepath.Join(p.Dir, name))
 	return err == nil
 }
 
-// Read is name's content in the folder ("" when unreadable).
+// Read is name's content in the folder ("" when unreadable, or a link
+// that leads out of the work tree).
 func (p Project) Read(name string) string {
-	b, _ := safefile.Read(filepath.Join(p.Dir, name), safefile.ConfigLimit)
+	b, _ := safefile.ReadIn(p.Root, filepath.Join(p.Dir, name), safefile.ConfigLimit)
 	return string(b)
 }
 

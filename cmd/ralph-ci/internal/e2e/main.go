@@ -14,11 +14,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/ralph-ci/ralph-ci/cmd/ralph-ci/internal/cli"
+	"github.com/ralph-ci/ralph-ci/internal/gitenv"
 )
 
 // Main is the TestMain of every end-to-end test package: it makes the
@@ -26,11 +28,18 @@ import (
 // (RalphBinary) run the real command line as a subprocess without
 // building it again: run under the name ralph-ci, the test binary is
 // ralph-ci's main (cli.Run). Run as the shepherd, internal/shepherd's init
-// takes it before this.
+// takes it before this. As the test process (not as ralph-ci, whose
+// own handling of them is under test), it first drops the variables
+// that point git at another repository (gitenv.Drop): under `git bisect
+// run`, or a hook running go test, the tests' git and the ralph-ci they
+// start would write into the developer's repository.
 func Main(m *testing.M) {
 	commands := map[string]func(){"ralph-ci": cli.Run}
 	for name, f := range helperCommands {
 		commands[name] = f
+	}
+	if _, command := commands[strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")]; !command {
+		gitenv.Drop()
 	}
 	testscript.Main(m, commands)
 }
