@@ -11,9 +11,10 @@ import (
 // TestStoreWritesTheTreeGitWould: the tree Store.Files writes is the one
 // git write-tree makes of the same files (same id: same entries in git's
 // order, a folder sorting as if its name ended with "/"), in a sha1 and a
-// sha256 repository, and git fsck finds its objects sound.
+// sha256 repository, and git fsck finds its objects sound, stored (small)
+// and compressed (big).
 func TestStoreWritesTheTreeGitWould(t *testing.T) {
-	files := map[string]string{"a.txt": "one\n", "a/b": "two\n", "a-": "three", "a/c/d\nx": "four", "b": ""}
+	files := map[string]string{"a.txt": "one\n", "a/b": "two\n", "a-": "three", "a/c/d\nx": "four", "b": "", "big": strings.Repeat("big\n", 20000)} // big: compressed, the others stored
 	for _, format := range []string{"sha1", "sha256"} {
 		t.Run(format, func(t *testing.T) {
 			t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)

@@ -15,6 +15,7 @@ package gitenv
 
 import (
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -34,11 +35,10 @@ var Redirects = []string{
 // way), the author's identity and date, the configuration given with
 // `git -c` (GIT_CONFIG_PARAMETERS), git's program folder, GIT_EDITOR and
 // GIT_PREFIX (measured with git 2.39: TestHandedCoversAHook). The
-// configuration's other variables come with them (GIT_CONFIG_COUNT and its
-// pairs, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM). A
-// name ending in * is a prefix.
+// configuration's other variables come with them: GIT_CONFIG_COUNT's
+// pairs are handedPrefixes.
 var Handed = []string{
-	"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_*", "GIT_CONFIG_VALUE_*",
+	"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
 	"GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
 	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
 	"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE",
@@ -46,15 +46,18 @@ var Handed = []string{
 	"GIT_INDEX_VERSION", "GIT_DEFAULT_HASH",
 }
 
-// Is tells whether the variable name is one of names (a name there
-// ending in * is a prefix).
-func Is(name string, names []string) bool {
-	for _, n := range names {
-		if p, ok := strings.CutSuffix(n, "*"); ok {
-			if strings.HasPrefix(name, p) {
-				return true
-			}
-		} else if n == name {
+// handedPrefixes begin the names of GIT_CONFIG_COUNT's pairs
+// (GIT_CONFIG_KEY_0, GIT_CONFIG_VALUE_0, ...).
+var handedPrefixes = []string{"GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"}
+
+// Dropped tells whether Drop unsets the variable name: one of Redirects
+// or Handed.
+func Dropped(name string) bool {
+	if slices.Contains(Redirects, name) || slices.Contains(Handed, name) {
+		return true
+	}
+	for _, p := range handedPrefixes {
+		if strings.HasPrefix(name, p) {
 			return true
 		}
 	}
@@ -68,8 +71,7 @@ func Is(name string, names []string) bool {
 // (internal/layering checks it).
 func Drop() {
 	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if Is(name, Redirects) || Is(name, Handed) {
+		if name, _, _ := strings.Cut(kv, "="); Dropped(name) {
 			os.Unsetenv(name)
 		}
 	}

@@ -57,7 +57,7 @@ func TestHandedCoversAHook(t *testing.T) {
 				continue
 			}
 			added++
-			if !Is(name, Redirects) && !Is(name, Handed) {
+			if !Dropped(name) {
 				t.Errorf("git gave its %s %s, in neither Redirects nor Handed", which[1:], kv)
 			}
 		}
@@ -77,7 +77,7 @@ func TestDropUnsetsThem(t *testing.T) {
 	Drop()
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if Is(name, Redirects) || Is(name, Handed) {
+		if Dropped(name) {
 			t.Errorf("%s is still set", kv)
 		}
 	}

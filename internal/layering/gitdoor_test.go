@@ -3,6 +3,7 @@ package layering
 import (
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -29,37 +30,49 @@ var gitStarters = map[string]string{
 // file under root, outside gitStarters, that starts git.
 func gitOutsideDoorway(root string) ([]string, error) {
 	var out []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := goFiles(root, func(rel string, src []byte) {
+		if strings.HasSuffix(rel, "_test.go") {
+			return
+		}
+		if _, ok := gitStarters[path.Dir(rel)]; ok {
+			return
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if startsGit.MatchString(line) {
+				out = append(out, rel+":"+strconv.Itoa(i+1))
+			}
+		}
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// goFiles calls f with the path (slash-separated, relative to root) and
+// content of every Go file under root, test files included, outside
+// testdata, node_modules and folders named with a leading . or _.
+func goFiles(root string, f func(rel string, src []byte)) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if path != root && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			if p != root && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !strings.HasSuffix(p, ".go") {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, path)
-		if _, ok := gitStarters[filepath.ToSlash(filepath.Dir(rel))]; ok {
-			return nil
-		}
-		raw, err := os.ReadFile(path)
+		src, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		for i, line := range strings.Split(string(raw), "\n") {
-			if startsGit.MatchString(line) {
-				out = append(out, filepath.ToSlash(rel)+":"+strconv.Itoa(i+1))
-			}
-		}
+		rel, _ := filepath.Rel(root, p)
+		f(filepath.ToSlash(rel), src)
 		return nil
 	})
-	sort.Strings(out)
-	return out, err
 }
 
 // TestGitOnlyThroughTheDoorway: no package but internal/git starts git,

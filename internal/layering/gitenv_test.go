@@ -1,9 +1,7 @@
 package layering
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -33,29 +31,12 @@ var gitEnvExempt = map[string]string{
 func TestTestsDropTheCallersGitEnv(t *testing.T) {
 	root, _ := moduleRoot(t)
 	runs, drops := map[string]bool{}, map[string]bool{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	err := goFiles(root, func(rel string, src []byte) {
+		if strings.HasSuffix(rel, "_test.go") {
+			pkg := path.Dir(rel)
+			runs[pkg] = runs[pkg] || runsGitInTests.Match(src)
+			drops[pkg] = drops[pkg] || dropsGitEnv.Match(src)
 		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != root && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		pkg, _ := filepath.Rel(root, filepath.Dir(path))
-		pkg = filepath.ToSlash(pkg)
-		runs[pkg] = runs[pkg] || runsGitInTests.Match(b)
-		drops[pkg] = drops[pkg] || dropsGitEnv.Match(b)
-		return nil
 	})
 	if err != nil {
 		t.Fatal(err)

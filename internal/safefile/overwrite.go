@@ -12,13 +12,13 @@ import "os"
 // file (ReplaceUnder). Call it only where nothing reads the file
 // meanwhile: a reader could see a part of the old content.
 func OverwriteUnder(root, path string, content []byte) bool {
-	f, err := OpenUnder(root, path, os.O_WRONLY, 0)
+	f, err := OpenSoleUnder(root, path, os.O_WRONLY, 0)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || fi.Size() != int64(len(content)) || links(fi) != 1 {
+	if err != nil || fi.Size() != int64(len(content)) {
 		return false
 	}
 	n, err := f.WriteAt(content, 0)

@@ -19,12 +19,7 @@ import (
 // sudoAgent finds ralph-ci (the shepherd's parent) and tries to read its
 // environment and memory, with and without sudo, and to write as root.
 const sudoAgent = `cat > /dev/null
-p=$$
-while [ "$p" -gt 1 ]; do
-  if [ "$(tr '\0' '\n' < /proc/$p/cmdline | head -n 1)" = ralph-ci-shepherd ]; then break; fi
-  p=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2)
-done
-R=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2)
+` + findRalph + `
 echo "$R" > "$OUT/ralph-pid"
 id -u > "$OUT/uid"
 env > "$OUT/agent-env"
@@ -96,6 +91,9 @@ func TestAgentSudoGainsNothing(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), `"kind":"cgroup"`) {
 		t.Errorf("ralph-ci did not box the agent in the delegated cgroup:\n%s", stderr.String())
+	}
+	if got := strings.TrimSpace(read("ralph-pid")); got != strconv.Itoa(cmd.Process.Pid) {
+		t.Fatalf("the agent took pid %q for ralph-ci's, not %d: its attempts prove nothing", got, cmd.Process.Pid)
 	}
 	if !strings.Contains(read("sudo.out"), "sudo true: exit 1") {
 		t.Errorf("the agent's sudo worked:\n%s", read("sudo.out"))

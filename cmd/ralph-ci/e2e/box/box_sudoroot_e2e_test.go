@@ -27,15 +27,9 @@ import (
 // the invoking ralph-ci's environment, the invoking user's 0600 job file
 // $JOBFILE, and to become root with sudo -n.
 const sudoRootAttack = `cat > /dev/null
-try() { n=$1; shift; if "$@" > "$OUT/got-$n" 2> "$OUT/err-$n"; then echo "SUCCEEDED $n" >> "$OUT/attempts"; else echo "denied $n: $(head -n 1 "$OUT/err-$n")" >> "$OUT/attempts"; fi; }
-parent() { sed 's/.*) //' /proc/$1/stat | cut -d' ' -f2; }
+` + tryAttempt + `
 if [ "$RALPH_ITERATION" = 1 ]; then
-  p=$$
-  while [ "$p" -gt 1 ]; do
-    if [ "$(tr '\0' '\n' < /proc/$p/cmdline | head -n 1)" = ralph-ci-shepherd ]; then break; fi
-    p=$(parent $p)
-  done
-  R=$(parent $p)
+` + findRalph + `
   I=$(parent $(parent $R))
   echo "$R $I" > "$OUT/pids"
   id -u > "$OUT/uid"

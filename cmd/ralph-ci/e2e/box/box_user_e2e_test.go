@@ -26,14 +26,9 @@ import (
 // the job's file (as uid 0 the others would write in ralph-ci's folder
 // and kill the run).
 const userAttack = `cat > /dev/null
-try() { n=$1; shift; if "$@" > "$OUT/got-$n" 2> "$OUT/err-$n"; then echo "SUCCEEDED $n" >> "$OUT/attempts"; else echo "denied $n: $(head -n 1 "$OUT/err-$n")" >> "$OUT/attempts"; fi; }
+` + tryAttempt + `
 if [ "$RALPH_ITERATION" = 1 ]; then
-  p=$$
-  while [ "$p" -gt 1 ]; do
-    if [ "$(tr '\0' '\n' < /proc/$p/cmdline | head -n 1)" = ralph-ci-shepherd ]; then break; fi
-    p=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2)
-  done
-  R=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2)
+` + findRalph + `
   echo "$R" > "$OUT/ralph-pid"
   id -u > "$OUT/uid"
   echo "$HOME" > "$OUT/home"
@@ -52,6 +47,23 @@ echo "- [x] work.txt says finished"
 echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
 echo "RALPH_STATUS: DONE"
 `
+
+// tryAttempt is the shell function with which an agent's script notes
+// an attempt: try NAME COMMAND... runs COMMAND, keeps its output in
+// $OUT/got-NAME and its errors in $OUT/err-NAME, and adds a line to
+// $OUT/attempts: "SUCCEEDED NAME", or "denied NAME: " and its first error.
+const tryAttempt = `try() { n=$1; shift; if "$@" > "$OUT/got-$n" 2> "$OUT/err-$n"; then echo "SUCCEEDED $n" >> "$OUT/attempts"; else echo "denied $n: $(head -n 1 "$OUT/err-$n")" >> "$OUT/attempts"; fi; }`
+
+// findRalph is the shell lines with which an agent's script finds
+// ralph-ci: R is its PID (the parent of the agent's shepherd); parent
+// prints the PID of a process's parent.
+const findRalph = `parent() { sed 's/.*) //' /proc/$1/stat | cut -d' ' -f2; }
+p=$$
+while [ "$p" -gt 1 ]; do
+  if [ "$(tr '\0' '\n' < /proc/$p/cmdline | head -n 1)" = ralph-ci-shepherd ]; then break; fi
+  p=$(parent $p)
+done
+R=$(parent $p)`
 
 // agentDir is e2e.AgentDir: a folder the agent's user may write.
 func agentDir(t *testing.T) string { return e2e.AgentDir(t) }
