@@ -104,11 +104,14 @@ func (p *private) syncOut(c Checkout) error {
 		p.head = h
 	}
 	mine, merr := safefile.Read(filepath.Join(p.dir, "shallow"), 64<<20)
-	theirs, _ := safefile.Read(filepath.Join(c.CommonDir, "shallow"), 64<<20)
+	theirs, _ := safefile.ReadIn(c.CommonDir, filepath.Join(c.CommonDir, "shallow"), 64<<20)
 	switch {
 	case errors.Is(merr, fs.ErrNotExist) && theirs != nil:
 		return os.Remove(filepath.Join(c.CommonDir, "shallow"))
 	case merr == nil && string(mine) != string(theirs):
+		if err := keptIn(c.CommonDir, filepath.Join(c.CommonDir, "shallow")); err != nil {
+			return err
+		}
 		return rewrite(filepath.Join(c.CommonDir, "shallow"), mine)
 	}
 	return nil

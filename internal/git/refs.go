@@ -30,7 +30,9 @@ const (
 // ReadHead reads HEAD in gitDir: the ref it names ("refs/heads/x") when
 // symbolic, else what it holds (a commit id, unchecked).
 func ReadHead(gitDir string) (value string, symbolic bool, err error) {
-	raw, err := safefile.Read(filepath.Join(gitDir, "HEAD"), refLimit)
+	// The checkout's git folder is lent to the agent with the tree: no
+	// link out of it is followed (ralph-ci may be root).
+	raw, err := safefile.ReadIn(gitDir, filepath.Join(gitDir, "HEAD"), refLimit)
 	if err != nil {
 		return "", false, err
 	}
@@ -47,13 +49,17 @@ func WriteHead(gitDir, value string, symbolic bool) error {
 	if symbolic {
 		value = "ref: " + value
 	}
-	return rewrite(filepath.Join(gitDir, "HEAD"), []byte(value+"\n"))
+	p := filepath.Join(gitDir, "HEAD")
+	if err := keptIn(gitDir, p); err != nil {
+		return err
+	}
+	return rewrite(p, []byte(value+"\n"))
 }
 
 // ResolveRef is the commit of ref in commonDir: its loose file, else its
 // line in packed-refs ("" when it is in neither).
 func ResolveRef(commonDir, ref string) (string, error) {
-	raw, err := safefile.Read(filepath.Join(commonDir, filepath.FromSlash(ref)), refLimit)
+	raw, err := safefile.ReadIn(commonDir, filepath.Join(commonDir, filepath.FromSlash(ref)), refLimit)
 	switch {
 	case err == nil:
 		v := strings.TrimSpace(string(raw))
@@ -64,7 +70,7 @@ func ResolveRef(commonDir, ref string) (string, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("read ref %s: %w", ref, err)
 	}
-	packed, err := safefile.ReadOptional(filepath.Join(commonDir, "packed-refs"), packedLimit)
+	packed, err := safefile.ReadInOptional(commonDir, filepath.Join(commonDir, "packed-refs"), packedLimit)
 	if err != nil {
 		return "", err
 	}
@@ -83,7 +89,7 @@ func ResolveRef(commonDir, ref string) (string, error) {
 // the reason.
 func Refs(commonDir string) (map[string]string, error) {
 	refs := map[string]string{}
-	packed, err := safefile.ReadOptional(filepath.Join(commonDir, "packed-refs"), packedLimit)
+	packed, err := safefile.ReadInOptional(commonDir, filepath.Join(commonDir, "packed-refs"), packedLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +99,11 @@ func Refs(commonDir string) (map[string]string, error) {
 			refs[name] = id
 		}
 	}
+	tree, err := safefile.OpenTree(commonDir)
+	if err != nil {
+		return nil, err
+	}
+	defer tree.Close()
 	err = filepath.WalkDir(filepath.Join(commonDir, "refs"), func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -108,7 +119,7 @@ func Refs(commonDir string) (map[string]string, error) {
 		if err != nil {
 			return err
 		}
-		raw, err := safefile.Read(p, refLimit)
+		raw, err := tree.Read(p, refLimit)
 		if err != nil {
 			refs[filepath.ToSlash(rel)] = "unreadable: " + err.Error()
 			return nil
@@ -137,6 +148,9 @@ func SetRef(commonDir, ref, value string) error {
 		return fmt.Errorf("ref %q: not a ref ralph-ci writes", ref)
 	}
 	p := filepath.Join(commonDir, filepath.FromSlash(ref))
+	if err := keptIn(commonDir, p); err != nil {
+		return err
+	}
 	if value != "" {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
@@ -152,7 +166,7 @@ func SetRef(commonDir, ref, value string) error {
 // unpack removes ref (and its peeled line) from packed-refs.
 func unpack(commonDir, ref string) error {
 	path := filepath.Join(commonDir, "packed-refs")
-	raw, err := safefile.ReadOptional(path, packedLimit)
+	raw, err := safefile.ReadInOptional(commonDir, path, packedLimit)
 	if err != nil || raw == nil {
 		return err
 	}
@@ -173,7 +187,23 @@ func unpack(commonDir, ref string) error {
 	if !changed {
 		return nil
 	}
+	if err := keptIn(commonDir, path); err != nil {
+		return err
+	}
 	return rewrite(path, out.Bytes())
+}
+
+// keptIn refuses a write at path, below the git folder dir, when a
+// symbolic link on its way (its folder, or dir itself) leads out of dir
+// or is its folder: the checkout's git folder is lent to the agent with
+// the tree, and ralph-ci may be root. (The file itself may be a link:
+// rewrite replaces it by a rename.) The agent's processes are gone when
+// ralph-ci writes there, so the check holds until the write.
+func keptIn(dir, path string) error {
+	if err := safefile.Inside(dir, filepath.Dir(path)); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // SafeRef tells whether ref names a file under refs/ that stays there.

@@ -27,7 +27,7 @@ import (
 // the invoking ralph-ci's environment, the invoking user's 0600 job file
 // $JOBFILE, and to become root with sudo -n.
 const sudoRootAttack = `cat > /dev/null
-try() { n=$1; shift; if "$@" > "$OUT/got-$n" 2> "$OUT/err-$n"; then echo "SUCCEEDED $n" >> "$OUT/attempts"; else echo "denied $n: $(head -n 1 "$OUT/err-$n")" >> "$OUT/attempts"; fi; }
+` + tryAttempt + `
 if [ "$RALPH_ITERATION" = 1 ]; then
 ` + findRalph + `
   I=$(parent $(parent $R))

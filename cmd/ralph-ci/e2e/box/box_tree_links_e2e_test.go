@@ -37,6 +37,7 @@ if [ "$RALPH_ITERATION" = 1 ]; then
   guard) plant check.sh ;;
   config) plant ralph.yaml ;;
   package.json) plant package.json ;;
+  git) plant .git/HEAD ;;
   report) printf 'ln -s "%s" report.xml && echo report.xml >> "$OUT/planted"\n' "$SECRET" > helper.sh ;;
   esac 2>> "$OUT/err"
 fi
@@ -122,6 +123,10 @@ var treeReaders = []reader{
 			f["specs/a.spec.md"] = specWith("external", "{command: sh check.sh, timeout: 60, test_report: report.xml}")
 		},
 		secret: `<testsuite name="s" tests="1"><testcase classname="MARKER" name="MARKER"/></testsuite>` + "\n"},
+	{name: "git", refuse: ".git/HEAD",
+		// ralph-ci reads the checkout's HEAD after each rotation, to tell
+		// the git state the agent left.
+		secret: "ref: refs/heads/MARKER\n"},
 }
 
 // TestRootReadsNoTreeFileTheAgentLinkedOut: ralph-ci as root (run as
@@ -130,7 +135,7 @@ var treeReaders = []reader{
 // the agent replaces a file of the tree that ralph-ci reads (a spec, the
 // PROMPT.md discovery finds, a new source file, the verification script
 // the guard hashes, the config, package.json, the test report a test
-// wrote) by a link to a root-only file the test made, holding a marker.
+// wrote, the checkout's .git/HEAD) by a link to a root-only file the test made, holding a marker.
 // The marker (or its hash) is in no prompt any agent got, no log, no
 // file of the checkout (reports, notes, the state) and no commit of the
 // origin; the log names the file whose link leads out of the tree.
@@ -139,7 +144,9 @@ var treeReaders = []reader{
 // (safefile.Read follows links): the spec's marker reached the
 // reviewer's prompt; PROMPT.md's the log (its front matter's problems);
 // the guard's hash of the script, the config's problems and the report's
-// test names the state, pushed to the origin; the new file's content
+// test names the state, pushed to the origin; .git/HEAD's target the
+// next prompts, the log, the handoff, the reports and the origin (as the
+// branch the agent left); the new file's content
 // decided the unfinished-work verdict, package.json's which runner's
 // report ralph-ci read.
 func TestRootReadsNoTreeFileTheAgentLinkedOut(t *testing.T) {
@@ -183,6 +190,9 @@ func TestRootReadsNoTreeFileTheAgentLinkedOut(t *testing.T) {
 				}
 				if r.shows != "" && strings.Contains(log, r.shows) {
 					t.Errorf("ralph-ci acted on the secret the agent linked %s to: the log has %s", r.refuse, r.shows)
+				}
+				if n := strings.Count(log, "ralph-ci skipped it"); r.name == "source" && n != 1 {
+					t.Errorf("the log says %d times that the scan skipped %s, not once:\n%s", n, r.refuse, log)
 				}
 				if !strings.Contains(log, r.refuse) || !strings.Contains(log, "leads out of the work tree") {
 					t.Errorf("the log does not name %s as a link that leads out of the work tree:\n%s", r.refuse, log)
@@ -319,4 +329,55 @@ func firstPID(t *testing.T, out string) string {
 		t.Fatalf("the agent got no prompt")
 	}
 	return strings.TrimPrefix(filepath.Base(m[0]), "prompt-1-")
+}
+
+// gitLinkAgent, in its first rotation, does the work and makes the
+// checkout's .git/refs/heads (and .git/logs, which git writes) links to
+// $VICTIMS, a root-only folder: ralph-ci, as root, writes the branch's
+// ref after each commit.
+const gitLinkAgent = `cat > /dev/null
+if [ "$RALPH_ITERATION" = 1 ]; then
+  echo finished > work.txt
+  echo true > helper.sh
+  for d in .git/refs/heads .git/logs/refs/heads; do
+    if [ -d "$d" ]; then rm -rf "$d" && ln -s "$VICTIMS" "$d" && echo "$d" >> "$OUT/planted"; fi
+  done 2>> "$OUT/err"
+fi
+echo "- [x] work.txt says finished"
+echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
+echo "RALPH_STATUS: DONE"
+`
+
+// TestRootWritesNoGitRefThroughALink: the agent makes the checkout's
+// .git/refs/heads a link to a root-only folder; ralph-ci, as root (run
+// as root, and through sudo), writes nothing there.
+func TestRootWritesNoGitRefThroughALink(t *testing.T) {
+	for _, how := range []string{"root", "sudo"} {
+		t.Run(how, func(t *testing.T) {
+			files := maps.Clone(escapeFiles())
+			files["agent.sh"] = gitLinkAgent
+			files["check.sh"] = "sh ./helper.sh\ngrep -q finished work.txt\n"
+			run := newTreeRun(t, how, files)
+			victims := filepath.Join(run.private, "victims")
+			if err := os.Mkdir(victims, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			log, code := run.ralph(t, []string{"OUT=" + run.out, "VICTIMS=" + victims},
+				"--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3")
+			planted, _ := os.ReadFile(filepath.Join(run.out, "planted"))
+			t.Logf("exit %d; planted: %s", code, planted)
+			if len(planted) == 0 {
+				errs, _ := os.ReadFile(filepath.Join(run.out, "err"))
+				t.Fatalf("the attack did not run as planned:\n%s\n%s", errs, log)
+			}
+			entries, _ := os.ReadDir(victims)
+			for _, e := range entries {
+				raw, _ := os.ReadFile(filepath.Join(victims, e.Name()))
+				t.Errorf("ralph-ci, as root, wrote %s through the agent's .git/refs/heads link: %.200q", e.Name(), raw)
+			}
+			if !strings.Contains(log, "refs/heads") || !strings.Contains(log, "symbolic link") {
+				t.Errorf("the log does not say why ralph-ci wrote no ref:\n%s", log)
+			}
+		})
+	}
 }

@@ -26,7 +26,7 @@ import (
 // the job's file (as uid 0 the others would write in ralph-ci's folder
 // and kill the run).
 const userAttack = `cat > /dev/null
-try() { n=$1; shift; if "$@" > "$OUT/got-$n" 2> "$OUT/err-$n"; then echo "SUCCEEDED $n" >> "$OUT/attempts"; else echo "denied $n: $(head -n 1 "$OUT/err-$n")" >> "$OUT/attempts"; fi; }
+` + tryAttempt + `
 if [ "$RALPH_ITERATION" = 1 ]; then
 ` + findRalph + `
   echo "$R" > "$OUT/ralph-pid"
@@ -47,6 +47,12 @@ echo "- [x] work.txt says finished"
 echo "<promise>IMPLEMENTATION_COMPLETE</promise>"
 echo "RALPH_STATUS: DONE"
 `
+
+// tryAttempt is the shell function with which an agent's script notes
+// an attempt: try NAME COMMAND... runs COMMAND, keeps its output in
+// $OUT/got-NAME and its errors in $OUT/err-NAME, and adds a line to
+// $OUT/attempts: "SUCCEEDED NAME", or "denied NAME: " and its first error.
+const tryAttempt = `try() { n=$1; shift; if "$@" > "$OUT/got-$n" 2> "$OUT/err-$n"; then echo "SUCCEEDED $n" >> "$OUT/attempts"; else echo "denied $n: $(head -n 1 "$OUT/err-$n")" >> "$OUT/attempts"; fi; }`
 
 // findRalph is the shell lines with which an agent's script finds
 // ralph-ci: R is its PID (the parent of the agent's shepherd); parent
