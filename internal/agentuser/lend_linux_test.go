@@ -173,8 +173,9 @@ func TestSweepRemovesLinksAndSpecials(t *testing.T) {
 
 // TestLendWalksWhatChanged: a walk of Lend's reads again only the
 // folders whose times moved since the last one: an entry ralph-ci (root)
-// makes deep in the tree, a file or a folder with a file in it, is the
-// user's after the next walk, and a folder swapped for a link to one
+// makes deep in the tree, a file or a folder with a file in it, or a file
+// in a folder without subfolders (which an unchanged walk does not open),
+// is the user's after the next walk, and a folder swapped for a link to one
 // outside leads the walk nowhere; an entry whose owner changed in a
 // folder that did not change (which only ralph-ci's own chown does, and
 // Close, that does it, forgets what was seen) is spared, where a walk
@@ -188,13 +189,13 @@ func TestLendWalksWhatChanged(t *testing.T) {
 	const uid, gid = 4243, 4243
 	tree := t.TempDir()
 	outside := t.TempDir()
-	for _, p := range []string{"a/b/f", "a/c/g", "top"} {
+	for _, p := range []string{"a/b/f", "a/c/g", "top", "leaf/x"} {
 		mkfile(t, filepath.Join(tree, p))
 	}
 	mkfile(t, filepath.Join(outside, "secret"))
 	seen := seenDirs{}
-	if n, err := chownTreeSeen(tree, uid, gid, true, seen); err != nil || n != 7 {
-		t.Fatalf("first walk: %d changed, %v; want 7", n, err)
+	if n, err := chownTreeSeen(tree, uid, gid, true, seen); err != nil || n != 9 {
+		t.Fatalf("first walk: %d changed, %v; want 9", n, err)
 	}
 	if len(seen) == 0 {
 		t.Fatal("the walk recorded no folder")
@@ -220,6 +221,7 @@ func TestLendWalksWhatChanged(t *testing.T) {
 	// Made by root deep down, a file and a folder with a file; a folder
 	// swapped for a link.
 	mkfile(t, filepath.Join(tree, "a", "c", "new"))
+	mkfile(t, filepath.Join(tree, "leaf", "y")) // in a folder with no subfolder, under one unchanged
 	mkfile(t, filepath.Join(tree, "a", "b", "deeper", "x"))
 	if err := os.RemoveAll(filepath.Join(tree, "a", "c")); err != nil {
 		t.Fatal(err)
@@ -230,7 +232,7 @@ func TestLendWalksWhatChanged(t *testing.T) {
 	if _, err := chownTreeSeen(tree, uid, gid, true, seen); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"a/b/deeper", "a/b/deeper/x", "a/b/f"} {
+	for _, p := range []string{"a/b/deeper", "a/b/deeper/x", "a/b/f", "leaf/y"} {
 		mustOwn(filepath.Join(tree, p), uid) // a/b changed: read again, f given too
 	}
 	mustOwn(outside, 0)

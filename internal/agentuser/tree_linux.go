@@ -91,7 +91,7 @@ type walker struct {
 func (w *walker) dir(fd int, path string, st *unix.Stat_t) error {
 	key := dirKey{dev: st.Dev, ino: st.Ino}
 	if s, ok := w.seen[key]; ok && s.ctime == st.Ctim && s.mtime == st.Mtim {
-		return w.subdirs(fd, path, s.subdirs)
+		return w.into(fd, path, s.subdirs)
 	}
 	delete(w.seen, key)
 	names, err := readNames(fd)
@@ -108,7 +108,10 @@ func (w *walker) dir(fd int, path string, st *unix.Stat_t) error {
 		if st.Dev != w.dev {
 			continue // a mount point: another file system
 		}
-		isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			subdirs = append(subdirs, name) // given and walked by into
+			continue
+		}
 		owned := int(st.Uid) == w.uid && int(st.Gid) == w.gid
 		linked := st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 && int(st.Uid) != w.uid
 		if !owned && !(w.lend && linked) {
@@ -118,18 +121,9 @@ func (w *walker) dir(fd int, path string, st *unix.Stat_t) error {
 				w.n++
 			}
 		}
-		if !isDir {
-			continue
-		}
-		subdirs = append(subdirs, name)
-		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			continue // swapped for a link, or gone
-		}
-		if err := unix.Fstat(sub, &st); err == nil && st.Dev == w.dev {
-			errs = append(errs, w.dir(sub, path+"/"+name, &st))
-		}
-		unix.Close(sub)
+	}
+	if err := w.into(fd, path, subdirs); err != nil {
+		errs = append(errs, err)
 	}
 	if w.seen != nil && len(errs) == 0 && st.Ctim.Nano() < w.since && st.Mtim.Nano() < w.since {
 		w.seen[key] = seenDir{ctime: st.Ctim, mtime: st.Mtim, subdirs: subdirs}
@@ -137,25 +131,31 @@ func (w *walker) dir(fd int, path string, st *unix.Stat_t) error {
 	return errors.Join(errs...)
 }
 
-// subdirs walks the subfolders names of the open folder fd, a folder
-// seen unchanged: each is given to the user when it is not its own, and
-// walked.
-func (w *walker) subdirs(fd int, path string, names []string) error {
+// into gives each subfolder names of the open folder fd to the user when
+// it is not its own, and walks it; one seen unchanged, with no subfolder
+// of its own, is not even opened (a loose object's folder of .git/objects:
+// one fstatat instead of an open, an fstat and a close).
+func (w *walker) into(fd int, path string, names []string) error {
 	var errs []error
 	for _, name := range names {
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Dev != w.dev || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			continue // gone, a mount point, or swapped (its folder changed: read again next time)
+		}
+		if int(st.Uid) != w.uid || int(st.Gid) != w.gid {
+			if err := unix.Fchownat(fd, name, w.uid, w.gid, unix.AT_SYMLINK_NOFOLLOW); err != nil && !errors.Is(err, unix.ENOENT) {
+				errs = append(errs, fmt.Errorf("chown %s/%s: %w", path, name, err))
+			} else if err == nil {
+				w.n++
+			}
+		} else if s, ok := w.seen[dirKey{dev: st.Dev, ino: st.Ino}]; ok && s.ctime == st.Ctim && s.mtime == st.Mtim && len(s.subdirs) == 0 {
+			continue
+		}
 		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
-			continue // gone (the folder would have changed): read again next time
+			continue // swapped for a link, or gone
 		}
-		var st unix.Stat_t
 		if err := unix.Fstat(sub, &st); err == nil && st.Dev == w.dev {
-			if int(st.Uid) != w.uid || int(st.Gid) != w.gid {
-				if err := unix.Fchown(sub, w.uid, w.gid); err != nil {
-					errs = append(errs, fmt.Errorf("chown %s/%s: %w", path, name, err))
-				} else {
-					w.n++
-				}
-			}
 			errs = append(errs, w.dir(sub, path+"/"+name, &st))
 		}
 		unix.Close(sub)

@@ -24,6 +24,7 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
+	"github.com/ralph-ci/ralph-ci/reporters/checkreport"
 )
 
 // Options are check's.
@@ -31,7 +32,7 @@ type Options struct {
 	// Wait is how long to read the answers again while a checkpoint waits
 	// for one (0: read once); Every how often (DefaultPollInterval).
 	Wait, Every time.Duration
-	// JSON prints one JSON document (Report) instead of the lines.
+	// JSON prints one JSON document (checkreport.Report) instead of the lines.
 	JSON bool
 }
 
@@ -52,7 +53,7 @@ func Run(ctx context.Context, j *job.Session, o Options) error {
 
 // run is Run; with rep set, the specs and the warnings go into it
 // instead of onto stdout.
-func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
+func run(ctx context.Context, j *job.Session, o Options, rep *checkreport.Report) error {
 	// On pull_request_target the checkout is the base: the pull
 	// request (a fork's, maybe) is judged through the API, as a
 	// sweep judges each one.
@@ -70,7 +71,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 		warnings = doctorWarnings(ctx, t, p)
 	}
 	if rep != nil {
-		rep.fill(p, warnings)
+		fill(rep, p, warnings)
 	} else {
 		listSpecs(j.Stdout, p.Specs)
 		for _, w := range warnings {
@@ -107,7 +108,7 @@ func run(ctx context.Context, j *job.Session, o Options, rep *Report) error {
 // verify-tier spec of the base gone from the head), and whether every
 // spec is verified 3/3 at the head: the state delivered for it (delivery
 // pr, delivered's rule), else ralph-ci's own earlier gate status on the
-// head (verifiedEarlier). The exit code is the checkpoints', then
+// head (prchannel.VerifiedEarlier). The exit code is the checkpoints', then
 // delivery pr's rule.
 func Gate(ctx context.Context, j *job.Trusted, p *project.Project, o Options) (err error) {
 	if o.Every <= 0 {
@@ -153,7 +154,7 @@ func Gate(ctx context.Context, j *job.Trusted, p *project.Project, o Options) (e
 	if onPR {
 		s := gate.Standing{Checkpoints: res, Unverified: why, Failed: derr}
 		if mode.Gate == deliver.GateOwnStatus && derr == nil {
-			s.Unverified, s.Failed = verifiedEarlier(ctx, c, c.Head(), job.GateContext(p.Config))
+			s.Unverified, s.Failed = prchannel.VerifiedEarlier(ctx, c, c.Head(), p.Config)
 		}
 		j.SetGate(ctx, p.Config, c, s)
 	}

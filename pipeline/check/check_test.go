@@ -11,7 +11,6 @@ import (
 
 	"github.com/ralph-ci/ralph-ci/internal/ghorigin"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
-	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/schema"
@@ -68,33 +67,5 @@ func TestGateRefusesNoInterval(t *testing.T) {
 	var ue *exitcode.UsageError
 	if err := Gate(context.Background(), &job.Trusted{Session: job.Open(j)}, p, Options{}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--poll-interval") {
 		t.Fatalf("Gate: %v, want a usage error about --poll-interval", err)
-	}
-}
-
-// gateOn is a gate that answers GateOn with a state and a description.
-type gateOn struct{ state, desc string }
-
-func (g gateOn) Gate(context.Context, string, string, string, gate.Verdict) error { return nil }
-func (g gateOn) GateOn(context.Context, string, string) (string, string, error) {
-	return g.state, g.desc, nil
-}
-func (g gateOn) Head() string { return "head" }
-
-// TestVerifiedEarlier: ralph-ci's own status says a head is verified when
-// it is success or names every spec verified.
-func TestVerifiedEarlier(t *testing.T) {
-	for _, tc := range []struct {
-		g    gateOn
-		want bool
-	}{
-		{gateOn{gate.Success, ""}, true},
-		{gateOn{gate.Pending, gate.VerifiedNote + " at abc; awaiting approval: a"}, true},
-		{gateOn{gate.Pending, "not verified 3/3"}, false},
-		{gateOn{"", ""}, false},
-	} {
-		why, err := verifiedEarlier(context.Background(), tc.g, "head", "ralph-ci")
-		if err != nil || (len(why) == 0) != tc.want {
-			t.Errorf("%+v: why %q (%v), want verified %v", tc.g, why, err, tc.want)
-		}
 	}
 }

@@ -3,7 +3,6 @@ package check
 import (
 	"context"
 	"os"
-	"strings"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
@@ -55,19 +54,4 @@ func delivered(ctx context.Context, j *job.Trusted, p *project.Project) (string,
 		j.Log.Info().Str("head", head.SHA).Msg("every spec is verified 3/3 at the pull request's head")
 	}
 	return head.SHA, why, nil
-}
-
-// verifiedEarlier says why head is not known to be verified 3/3 (nothing
-// when it is): ralph-ci's own gate status on head says so (a run that
-// verified every spec there set it, gate.VerifiedNote), which only its
-// token can write.
-func verifiedEarlier(ctx context.Context, g job.GateKeeper, head, context string) ([]string, error) {
-	state, desc, err := g.GateOn(ctx, head, context)
-	if err != nil {
-		return nil, err
-	}
-	if state == gate.Success || strings.HasPrefix(desc, gate.VerifiedNote) {
-		return nil, nil
-	}
-	return []string{"no run of the loop verified every spec at this commit"}, nil
 }

@@ -27,7 +27,7 @@ func mergeGroup(ctx context.Context, j *job.Session, p *project.Project, mg prch
 	if err != nil {
 		return err
 	}
-	c, name := sw.Client(), job.GateContext(p.Config)
+	c, name := sw.Client(), prchannel.GateContext(p.Config)
 	var members []gate.Member
 	for _, pr := range pulls {
 		in, err := c.Contains(ctx, pr.Head, mg.HeadSHA)

@@ -41,13 +41,13 @@ func sweepPulls(ctx context.Context, j *job.Session, p *project.Project, wait ti
 	}
 	out, err := gate.Sweep{Pulls: pulls, Limit: p.Config.GitHub.MaxPullRequests, Turn: j.Env.PR.RunNumber,
 		RateLimited: prchannel.RateLimited, Log: j.Log, Judged: func(ctx context.Context, pr gate.Pull, ch gate.Channel, res gate.Result, err error) {
-			g, ok := ch.(job.GateKeeper)
+			g, ok := ch.(prchannel.GateKeeper)
 			if !ok {
 				return
 			}
 			s := gate.Standing{Head: g.Head(), Checkpoints: res, Failed: err}
 			if err == nil {
-				s.Unverified, s.Failed = verifiedEarlier(ctx, g, s.Head, job.GateContext(p.Config))
+				s.Unverified, s.Failed = prchannel.VerifiedEarlier(ctx, g, s.Head, p.Config)
 			}
 			j.SetGate(ctx, p.Config, g, s)
 		}}.Run(ctx)
@@ -68,7 +68,7 @@ func sweepPulls(ctx context.Context, j *job.Session, p *project.Project, wait ti
 // the gate was asked about (pull_request_target) but whose head holds no
 // checkpoint to judge: nobody ran the loop on it yet, or every checkpoint
 // is approved. It is pending while no run verified every spec at its
-// head (verifiedEarlier), saying why, and how a fork's gets a run;
+// head (prchannel.VerifiedEarlier), saying why, and how a fork's gets a run;
 // the merge stays blocked on a status that says so, not on a missing one.
 func unjudgedGate(ctx context.Context, j *job.Session, p *project.Project, n int) {
 	c, err := j.PRChannel(p, n)
@@ -80,7 +80,7 @@ func unjudgedGate(ctx context.Context, j *job.Session, p *project.Project, n int
 		return
 	}
 	s := gate.Standing{Head: c.Head()}
-	s.Unverified, s.Failed = verifiedEarlier(ctx, c, s.Head, job.GateContext(p.Config))
+	s.Unverified, s.Failed = prchannel.VerifiedEarlier(ctx, c, s.Head, p.Config)
 	if ev, err := j.Payload(); len(s.Unverified) > 0 && err == nil && ev.Fork() {
 		s.Unverified = append(s.Unverified, fmt.Sprintf("a fork's: a maintainer comments %q", deliver.ForkRunCommand))
 	}

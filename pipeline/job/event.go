@@ -53,7 +53,7 @@ func (j *Session) forkPush(t deliver.Target, ev deliver.Event) (deliver.Target, 
 	}
 	// The push-token goes to the fork's push alone: the base repository's
 	// fetches and state pushes go with the job's own credential.
-	igit.UseCredentials(OwnCredentials(j.hidden, j.Env.ServerURL, j.Env.PR.Token, "")...)
+	igit.UseCredentials(gitauth.Own(j.hidden, j.Env.ServerURL, j.Env.PR.Token, "")...)
 	j.Log.Info().Str("fork", ev.HeadRepo).Str("branch", t.ForkBranch).Msg("delivery: the fork allows maintainers: the work goes to its branch, pushed with the push-token")
 	return t, nil
 }

@@ -86,7 +86,7 @@ func TestChannel(t *testing.T) {
 	if !ok {
 		t.Fatalf("on a pull request: %T, want the pull request's channel", ch)
 	}
-	if _, ok := ch.(GateKeeper); !ok || c.Head() != head {
+	if _, ok := ch.(prchannel.GateKeeper); !ok || c.Head() != head {
 		t.Errorf("the channel keeps the gate of head %q, want %q", c.Head(), head)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/exitcode"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
-	"github.com/ralph-ci/ralph-ci/pipeline/job"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/project"
 	"github.com/ralph-ci/ralph-ci/pipeline/state"
@@ -22,7 +21,7 @@ import (
 // nothing the head lacks.
 func (r *ran) endGate(ctx context.Context, code exitcode.Code, oc outcome) {
 	j, p, ch, dl, st := r.s, r.p, r.ch, r.dl, &oc.State
-	g, ok := ch.(job.GateKeeper)
+	g, ok := ch.(prchannel.GateKeeper)
 	if !ok || code.Class() == "interrupted" {
 		return
 	}
@@ -52,12 +51,12 @@ func (r *ran) endGate(ctx context.Context, code exitcode.Code, oc outcome) {
 // when all but the removals passes and ralph-ci's own gate status on this
 // very head is already success (check accepted the removals for it), a
 // run must not turn it back to pending.
-func keepAccepted(ctx context.Context, g job.GateKeeper, p *project.Project, s gate.Standing, st *state.State) bool {
+func keepAccepted(ctx context.Context, g prchannel.GateKeeper, p *project.Project, s gate.Standing, st *state.State) bool {
 	s.Checkpoints = gate.CheckpointsIn(p.Specs, st, s.Head, nil)
 	if gate.Judge(s).State != gate.Success {
 		return false
 	}
-	state, _, err := g.GateOn(ctx, s.Head, job.GateContext(p.Config))
+	state, _, err := g.GateOn(ctx, s.Head, prchannel.GateContext(p.Config))
 	return err == nil && state == gate.Success
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ralph-ci/ralph-ci/internal/logger"
 	"github.com/ralph-ci/ralph-ci/internal/seal"
 	"github.com/ralph-ci/ralph-ci/internal/text"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
@@ -132,7 +133,7 @@ ralph.json, ralph.cue) at the repository root; specs are PROMPT.md and
 		// user's shell.
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := newLogger(opts.stderr, opts.logFormat, opts.logLevel, opts.Env.RunnerDebug)
+			log, err := logger.New(opts.stderr, opts.logFormat, opts.logLevel, opts.Env.RunnerDebug)
 			if err != nil {
 				return &exitcode.UsageError{Err: err}
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-ci/ralph-ci/internal/logger"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/run"
 )
@@ -54,7 +55,7 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			}
 			// On a terminal, the engine draws a progress line on stderr
 			// (never on a runner: run's engineOptions).
-			if f, ok := opts.stderr.(*os.File); ok && isTerminal(f) {
+			if f, ok := opts.stderr.(*os.File); ok && logger.IsTerminal(f) {
 				o.Progress = f
 			}
 			return run.Run(cmd.Context(), opts.session(), o)

@@ -18,7 +18,7 @@ import (
 var consumed = []string{agent.TokenFDVar, agent.TokenFileVar, agent.PushTokenFDVar, agent.PushTokenFileVar, seal.FDVar}
 
 // asRoot runs `run` again as root through passwordless sudo
-// (internal/sudoroot) when the config's box.user is auto, ralph-ci is
+// (sudoroot.AsRoot) when the config's box.user is auto, ralph-ci is
 // not root and did not come through sudo, on Linux: the agent then gets
 // a user of its own. It returns the exit code of the run as root and
 // true, or false when run goes on as it is (no sudo, or one that asks
@@ -34,38 +34,16 @@ func asRoot(opts *GlobalOptions, args []string) (exitcode.Code, bool) {
 	if p == nil || p.Config == nil || !sudoroot.Wanted(p.Config.Box.User, os.Geteuid(), os.Getenv("SUDO_UID")) {
 		return 0, false
 	}
-	howto := "the agent runs as the job's user (uid " + fmt.Sprint(os.Geteuid()) + ") and reaches what it owns: give ralph-ci passwordless sudo, or run it as root, and the agent gets a user of its own (docs/security.md)"
-	sudo := sudoroot.Path()
-	if sudo == "" {
-		opts.Log.Warn().Str("reason", "no sudo in a system folder").Msg("box: " + howto)
-		return 0, false
-	}
-	if err := sudoroot.Probe(sudo); err != nil {
-		opts.Log.Warn().Str("reason", err.Error()).Msg("box: sudo asks for a password: " + howto)
-		return 0, false
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		opts.Log.Warn().Err(err).Msg("box: cannot find ralph-ci's own binary to run it through sudo: " + howto)
-		return 0, false
-	}
 	env := os.Environ()
 	for k, v := range opts.sealed {
 		env = append(env, k+"="+v)
 	}
 	payload := sudoroot.Payload{Env: sudoroot.Environ(env, nil, consumed), Token: opts.Env.PR.Token, PushToken: opts.Env.PushToken}
-	opts.Log.Info().Str("sudo", sudo).Int("uid", os.Geteuid()).
-		Msg("box: ralph-ci runs itself as root through passwordless sudo, so that the agent runs as a user of its own")
-	code, err := sudoroot.Relaunch(sudo, exe, args, payload, os.Stdin, os.Stdout, os.Stderr)
-	if errors.Is(err, sudoroot.ErrNotStarted) { // nothing ran: go on as before
-		opts.Log.Warn().Err(err).Msg("box: cannot run ralph-ci as root through sudo: " + howto)
-		return 0, false
-	}
+	code, ran, err := sudoroot.AsRoot(opts.Log, args, payload)
 	if err != nil {
-		opts.Log.Error().Err(err).Msg("box: running ralph-ci as root through sudo failed")
 		return exitcode.Failure, true
 	}
-	return exitcode.Code(code), true
+	return exitcode.Code(code), ran
 }
 
 // relayedError ends the invoking ralph-ci with the code of its run as

@@ -1,4 +1,4 @@
-package cli
+package logger
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"testing"
 )
 
+// TestLoggerFormatsAndLevels: the format and level flags, RUNNER_DEBUG,
+// and a bad flag refused.
 func TestLoggerFormatsAndLevels(t *testing.T) {
 	type testCase struct {
 		name, format, level string
@@ -15,7 +17,7 @@ func TestLoggerFormatsAndLevels(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		var buf bytes.Buffer
-		log, err := newLogger(&buf, tc.format, tc.level, tc.runnerDebug)
+		log, err := New(&buf, tc.format, tc.level, tc.runnerDebug)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,8 +44,8 @@ func TestLoggerFormatsAndLevels(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 	for _, bad := range [][2]string{{"xml", "info"}, {"json", "loud"}, {"json", ""}} {
-		if _, err := newLogger(&bytes.Buffer{}, bad[0], bad[1], false); err == nil {
-			t.Errorf("newLogger(%q, %q) accepted", bad[0], bad[1])
+		if _, err := New(&bytes.Buffer{}, bad[0], bad[1], false); err == nil {
+			t.Errorf("New(%q, %q) accepted", bad[0], bad[1])
 		}
 	}
 }
