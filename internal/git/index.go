@@ -52,7 +52,10 @@ func ReadIndex(dir string, idLen int) ([]IndexEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := safefile.ReadOptional(c.Index(), maxIndex)
+	// Through the git folder without following a link out of it: the
+	// agent, lent the tree, may have made the index a link to a file only
+	// ralph-ci's user (root) can read.
+	raw, err := safefile.ReadInOptional(c.GitDir, c.Index(), maxIndex)
 	if err != nil || raw == nil {
 		return nil, err
 	}
@@ -85,7 +88,10 @@ func parseIndex(raw []byte, idLen int) ([]IndexEntry, error) {
 		return nil, fmt.Errorf("%w: version %d", ErrIndexUnsupported, version)
 	}
 	count := be.BigEndian.Uint32(raw[8:12])
-	if uint64(count) > uint64(len(body))/8 {
+	// The smallest entry: its stat data, id, flags, a one-byte path and
+	// its NUL. The count is the agent's to write: it bounds nothing
+	// allocated until the file could hold that many.
+	if uint64(count) > uint64(len(body))/uint64(40+idBytes+2+2) {
 		return nil, errors.New("index file corrupt: entry count")
 	}
 	entries := make([]IndexEntry, 0, count)

@@ -105,7 +105,7 @@ func TestReadIndexIsWhatLsFilesLists(t *testing.T) {
 	})
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
