@@ -56,11 +56,17 @@ func Read(path string, limit int64) ([]byte, error) {
 	if info.Size() > limit {
 		return nil, tooLarge(path, limit)
 	}
+	return readLimited(f, path, limit)
+}
+
+// readLimited reads f (opened at path) whole, refusing more than limit
+// bytes: a file can grow while it is read, past the size fstat gave.
+func readLimited(f *os.File, path string, limit int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if int64(len(data)) > limit { // it grew while we read it
+	if int64(len(data)) > limit {
 		return nil, tooLarge(path, limit)
 	}
 	return data, nil

@@ -3,7 +3,6 @@ package safefile
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,14 +80,7 @@ func (t *Tree) Read(path string, limit int64) ([]byte, error) {
 	if info.Size() > limit {
 		return nil, tooLarge(path, limit)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, tooLarge(path, limit)
-	}
-	return data, nil
+	return readLimited(f, path, limit)
 }
 
 // Stat is os.Stat of path below the tree, through no link that leads

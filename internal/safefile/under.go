@@ -83,14 +83,7 @@ func ReadUnder(root, path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, tooLarge(path, limit)
-	}
-	return data, nil
+	return readLimited(f, path, limit)
 }
 
 // ReadUnderOptional is ReadUnder for a file that may be missing: a
