@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -65,6 +67,14 @@ func (f *Finder) Find() ([]Spec, error) {
 	f.read = nil
 	opts := f.Options
 	prev := f.last
+	quiet := f.quietDirs(prev)
+	if prev != nil && f.promptSame() && !slices.Contains(quiet, false) {
+		// Nothing to list or read again: the last result, without
+		// rebuilding its index and slice (at 10,000 specs that copy was
+		// a quarter of ralph-ci's own rotation cost, perf of bench/scale.sh).
+		f.changed = false
+		return prev, nil
+	}
 	f.last = nil
 	next := make(map[string]hashed, len(f.known))
 	specs := make([]Spec, 0, len(prev))
@@ -97,9 +107,9 @@ func (f *Finder) Find() ([]Spec, error) {
 		}
 	}
 	byDir := make(map[string][]string, len(opts.Dirs))
-	for _, dir := range opts.Dirs {
+	for i, dir := range opts.Dirs {
 		n := len(specs)
-		if kept, ok := f.byDir[dir]; ok && prev != nil && f.Unchanged != nil && f.Unchanged(dir) {
+		if kept, ok := f.byDir[dir]; ok && quiet[i] {
 			for _, rel := range kept {
 				if _, dup := next[rel]; !dup {
 					h := f.known[rel]
@@ -161,6 +171,49 @@ func (f *Finder) Find() ([]Spec, error) {
 	}
 	f.last = prev
 	return f.last, nil
+}
+
+// quietDirs tells, for each folder of Options.Dirs, whether its specs are
+// the last walk's: Unchanged says nothing happened under it, or it held
+// none and is still not there (a spec folder inside .ralph, which the
+// watcher does not follow, is most often absent). Unchanged is asked once
+// a folder and Find: it answers "changed" only once for one change.
+func (f *Finder) quietDirs(prev []Spec) []bool {
+	quiet := make([]bool, len(f.Options.Dirs))
+	if prev == nil || f.Unchanged == nil {
+		return quiet
+	}
+	for i, dir := range f.Options.Dirs {
+		kept, ok := f.byDir[dir]
+		if !ok {
+			continue
+		}
+		quiet[i] = f.Unchanged(dir)
+		if !quiet[i] && len(kept) == 0 {
+			_, err := os.Lstat(filepath.Join(f.Root, filepath.FromSlash(dir)))
+			quiet[i] = errors.Is(err, fs.ErrNotExist)
+		}
+	}
+	return quiet
+}
+
+// promptSame tells whether the prompt file (Options.Prompt) is as the
+// last Find left it: absent then and now, or found with the same trusted
+// stamp (as load would reuse its hash).
+func (f *Finder) promptSame() bool {
+	if f.Options.Prompt == "" {
+		return true
+	}
+	rel := path.Clean(f.Options.Prompt)
+	h, known := f.known[rel]
+	fi, err := statIn(f.Root, filepath.Join(f.Root, filepath.FromSlash(f.Options.Prompt)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return !known
+	case err != nil || !fi.Mode().IsRegular():
+		return false
+	}
+	return known && h.spec.Prompt && h.size == fi.Size() && h.mtime.Equal(fi.ModTime()) && h.at.Sub(h.mtime) > racyWindow
 }
 
 // Changed tells whether the last Find found other specs, or other

@@ -184,3 +184,40 @@ func TestFinderSkipsAnUnchangedFolder(t *testing.T) {
 		t.Fatalf("specs/ walked again: %v, %v", got, err)
 	}
 }
+
+// When every folder is quiet (unchanged, or absent as before) and the
+// prompt file is as it was, Find hands back the last result itself,
+// without rebuilding it; a folder that appears with a spec, or a prompt
+// file rewritten, is seen at the next Find. Unchanged is asked once a
+// folder and Find, so a change it reports once is not lost.
+func TestFinderReturnsTheLastResultWhenQuiet(t *testing.T) {
+	root, old := twoOldSpecs(t)
+	asked := map[string]int{}
+	f := &Finder{Root: root, Options: Options{Prompt: "PROMPT.md", Dirs: []string{"absent", "specs"}},
+		Unchanged: func(dir string) bool { asked[dir]++; return dir == "specs" }}
+	first, err := f.Find()
+	if err != nil || len(first) != 2 {
+		t.Fatalf("first Find: %v, %v", first, err)
+	}
+	clear(asked)
+	again, err := f.Find()
+	if err != nil || &again[0] != &first[0] || f.Changed() {
+		t.Fatalf("nothing changed, yet a new result %v, %v (changed %v)", again, err, f.Changed())
+	}
+	if asked["absent"] != 1 || asked["specs"] != 1 {
+		t.Fatalf("Unchanged asked %v, want once a folder", asked)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "absent"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, root, "absent/d.spec.md", "# dddd\n", old)
+	got, err := f.Find()
+	if err != nil || len(got) != 3 || got[0].Path != "absent/d.spec.md" || !f.Changed() {
+		t.Fatalf("a folder that appeared: %v, %v (changed %v)", got, err, f.Changed())
+	}
+	rewrite(t, root, "PROMPT.md", "# prompt\n", old)
+	got, err = f.Find()
+	if err != nil || len(got) != 4 || !got[0].Prompt || !f.Changed() {
+		t.Fatalf("a prompt file that appeared: %v, %v (changed %v)", got, err, f.Changed())
+	}
+}
