@@ -302,11 +302,18 @@ func removeNewPoolUsers(t *testing.T) {
 }
 
 // holdPoolBut holds, for the test, the lock of every user of the pool
-// but keep (those no run holds), so the next root run takes keep;
-// release lets them go.
+// but keep (waiting for those another run holds), so the next root run
+// takes keep; release lets them go (so does the test's end).
 func holdPoolBut(t *testing.T, keep string) (release func()) {
 	t.Helper()
 	var files []*os.File
+	release = func() {
+		for _, f := range files {
+			f.Close()
+		}
+		files = nil
+	}
+	t.Cleanup(release)
 	for _, n := range agentuser.PoolNames() {
 		if n == keep {
 			continue
@@ -315,17 +322,20 @@ func holdPoolBut(t *testing.T, keep string) (release func()) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
-			f.Close() // a run holds it
-			continue
+		// A run of another test package (go test runs them at once) may
+		// hold it now and free it before the next run starts: wait for it,
+		// or the next run could take it instead of keep.
+		deadline := time.Now().Add(e2e.HangGuard)
+		for unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+			if time.Now().After(deadline) {
+				f.Close()
+				t.Fatalf("pool user %s held by another run for %v", n, e2e.HangGuard)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 		files = append(files, f)
 	}
-	return func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
+	return release
 }
 
 // ralphStarted runs ralph-ci run in dir with env, its stderr to a file
