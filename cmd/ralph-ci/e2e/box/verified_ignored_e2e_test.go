@@ -3,6 +3,7 @@
 package box
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -45,20 +46,11 @@ func TestVerifiedWorkIsInTheCommit(t *testing.T) {
 	bin := e2e.RalphBinary(t)
 	for run := 1; run <= 2; run++ {
 		t.Run(strconv.Itoa(run), func(t *testing.T) {
-			files := escapeFiles()
-			files["agent.sh"] = ignoringAgent
-			files["check.sh"] = "grep -q finished work.txt\n"
-			w := e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin)
-			w.Job("", "")
-			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-			defer cancel()
-			cmd, stdout, stderr := w.Command(ctx, "--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3")
-			cmd.Env = tokenInFile(t, cmd.Env)
-			_ = cmd.Run()
+			w, code, stdout, stderr := ignoreRun(t, bin, ignoringAgent, "grep -q finished work.txt\n")
 			verified := strings.Contains(stdout.String()+stderr.String(), "all specs verified")
 			_, err := os.Stat(w.Dir + "/work.txt")
 			pushed := ghorigin.Git(t, w.Bare, "ls-tree", "--name-only", "refs/heads/changes")
-			t.Logf("exit %d, verified %v, work.txt in the work tree: %v; pushed tree:\n%s", cmd.ProcessState.ExitCode(), verified, err == nil, pushed)
+			t.Logf("exit %d, verified %v, work.txt in the work tree: %v; pushed tree:\n%s", code, verified, err == nil, pushed)
 			if verified && !strings.Contains(pushed, "work.txt") {
 				t.Errorf("ralph-ci pushed the spec as verified in a commit without work.txt, the file its verification read:\n%s", stdout)
 			}
@@ -90,23 +82,14 @@ func TestVerifiedWorkIsInTheCommitWhateverHOMEIgnores(t *testing.T) {
 	bin := e2e.RalphBinary(t)
 	home := agentDir(t)
 	xdg := filepath.Join(home, "xdg")
-	files := escapeFiles()
-	files["agent.sh"] = strings.NewReplacer("HOME_DIR", home, "XDG_DIR", xdg).Replace(homeIgnoringAgent)
-	files["check.sh"] = "grep -q finished work.txt\n"
-	w := e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin)
-	w.ExtraEnv = append(w.ExtraEnv, "HOME="+home, "XDG_CONFIG_HOME="+xdg)
-	w.Job("", "")
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	cmd, stdout, stderr := w.Command(ctx, "--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3")
-	cmd.Env = tokenInFile(t, cmd.Env)
-	_ = cmd.Run()
+	agent := strings.NewReplacer("HOME_DIR", home, "XDG_DIR", xdg).Replace(homeIgnoringAgent)
+	w, code, stdout, stderr := ignoreRun(t, bin, agent, "grep -q finished work.txt\n", "HOME="+home, "XDG_CONFIG_HOME="+xdg)
 	if b, err := os.ReadFile(filepath.Join(home, ".config", "git", "ignore")); err != nil || !strings.Contains(string(b), "work.txt") {
 		t.Fatalf("the agent wrote no rule into ralph-ci's HOME (%v): the test shows nothing\n%s\n%s", err, stdout, stderr)
 	}
 	pushed := ghorigin.Git(t, w.Bare, "ls-tree", "--name-only", "refs/heads/changes")
 	if !strings.Contains(stdout.String()+stderr.String(), "all specs verified") {
-		t.Fatalf("the run did not verify the spec (exit %d):\n%s\n%s", cmd.ProcessState.ExitCode(), stdout, stderr)
+		t.Fatalf("the run did not verify the spec (exit %d):\n%s\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(pushed, "work.txt") {
 		t.Errorf("ralph-ci pushed the spec as verified in a commit without work.txt, the file its verification read:\n%s", pushed)
@@ -129,17 +112,9 @@ echo "RALPH_STATUS: DONE"
 // its work pushed, and the log names what was committed though ignored.
 func TestHonestIgnoreRuleIsAccepted(t *testing.T) {
 	bin := e2e.RalphBinary(t)
-	files := escapeFiles()
-	files["agent.sh"] = buildingAgent
-	files["check.sh"] = "grep -q finished work.txt\n"
-	w := e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin)
-	w.Job("", "")
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	cmd, stdout, stderr := w.Command(ctx, "--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3")
-	cmd.Env = tokenInFile(t, cmd.Env)
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("run: %v\n%s\n%s", err, stdout, stderr)
+	w, code, stdout, stderr := ignoreRun(t, bin, buildingAgent, "grep -q finished work.txt\n")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	log := stdout.String() + stderr.String()
 	if !strings.Contains(log, "all specs verified") {
@@ -171,18 +146,32 @@ echo "RALPH_STATUS: DONE"
 // looked for a .gitignore git ignores before each verification.
 func TestVerifiedWorkIsInTheCommitBehindAHiddenRule(t *testing.T) {
 	bin := e2e.RalphBinary(t)
+	w, _, stdout, stderr := ignoreRun(t, bin, selfIgnoringAgent, "grep -q finished sub/work.txt\n")
+	pushed := ghorigin.Git(t, w.Bare, "ls-tree", "-r", "--name-only", "refs/heads/changes")
+	if strings.Contains(stdout.String()+stderr.String(), "all specs verified") && !strings.Contains(pushed, "sub/work.txt") {
+		t.Errorf("ralph-ci pushed the spec as verified in a commit without sub/work.txt, the file its verification read:\n%s", pushed)
+	}
+}
+
+// ignoreRun runs three delivering rotations (run --deliver pr) of agent,
+// whose work check verifies, in a pull request's CI job against an HTTP
+// origin that asks for the token (handed in a file), with env added to
+// the job's environment: the world, the run's exit code, its stdout and
+// its stderr.
+func ignoreRun(t *testing.T, bin, agent, check string, env ...string) (w *e2e.CIWorld, code int, stdout, stderr *bytes.Buffer) {
+	t.Helper()
 	files := escapeFiles()
-	files["agent.sh"] = selfIgnoringAgent
-	files["check.sh"] = "grep -q finished sub/work.txt\n"
-	w := e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin)
+	files["agent.sh"] = agent
+	files["check.sh"] = check
+	w = e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin)
+	w.ExtraEnv = append(w.ExtraEnv, env...)
 	w.Job("", "")
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	cmd, stdout, stderr := w.Command(ctx, "--log-format", "json", "run", "--deliver", "pr", "--max-rotations", "3")
 	cmd.Env = tokenInFile(t, cmd.Env)
-	_ = cmd.Run()
-	pushed := ghorigin.Git(t, w.Bare, "ls-tree", "-r", "--name-only", "refs/heads/changes")
-	if strings.Contains(stdout.String()+stderr.String(), "all specs verified") && !strings.Contains(pushed, "sub/work.txt") {
-		t.Errorf("ralph-ci pushed the spec as verified in a commit without sub/work.txt, the file its verification read:\n%s", pushed)
+	if err := cmd.Run(); cmd.ProcessState == nil {
+		t.Fatalf("run: %v", err)
 	}
+	return w, cmd.ProcessState.ExitCode(), stdout, stderr
 }
