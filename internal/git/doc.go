@@ -14,14 +14,15 @@
 //     tree, whose config ralph-ci wrote (no hooks, no fsmonitor, no
 //     filter, textconv, diff or merge driver defined, no signing, only
 //     origin's transport allowed, origin's URL as the checkout had it when
-//     ralph-ci started) and rewrites before each command, removing what
-//     would make git read another directory (commondir, config.worktree,
-//     info/grafts, replace refs); the directory is one per run (a fresh
-//     name, mode 0700, removed by [Cleanup]), and before each command it
-//     is swept back to what ralph-ci and its git left there after the
-//     last one: whatever else appeared (a MERGE_HEAD, a sequencer,
-//     rr-cache, remotes/, a ref; see [ReadByGit]) is removed, and what
-//     changed is written back;
+//     ralph-ci started); the directory is one per run (a fresh name, mode
+//     0700, removed by [Cleanup]). Before the first command after an
+//     agent or a verification command ([Untrusted]; before every command
+//     where one may outlive its end) it is swept back to what ralph-ci
+//     and its git left there: whatever else appeared (a MERGE_HEAD, a
+//     sequencer, rr-cache, remotes/, a ref; see [ReadByGit]) is removed,
+//     what changed (the config) is written back, and what would make git
+//     read another directory (commondir, config.worktree, info/grafts,
+//     replace refs) is gone;
 //   - the checkout's .git is data: git works on its index
 //     (GIT_INDEX_FILE), object store (GIT_OBJECT_DIRECTORY) and work tree
 //     (GIT_WORK_TREE); its HEAD and branch are read as files before each
@@ -45,7 +46,7 @@
 // every process the agent and the verification commands started: nothing
 // of theirs is alive to read a git process's environment or to change the
 // git directory under it; what they left there is rewritten before the
-// next command. Where the kernel has Landlock, the shepherd also denies
+// next command, the first after them. Where the kernel has Landlock, the shepherd also denies
 // them writing ralph-ci's folder ([PrivateBase]): it is never among what
 // they may change (pipeline/agent.Writes, internal/shepherd).
 package git

@@ -121,6 +121,15 @@ type private struct {
 	// next command sweeps dir back to left when none runs (see sweep).
 	left left
 	busy int
+	// stale tells that left is not yet what the last command left: its
+	// record was put off while no untrusted process could run (see
+	// Untrusted), and is taken before the next one starts or sweep runs.
+	stale bool
+	// quiet is the epoch of Untrusted's at which dir last held left (or
+	// what only ralph-ci's git wrote since), no untrusted process alive;
+	// quietKnown is false when there is none.
+	quiet      uint64
+	quietKnown bool
 	// idLen is the length of the repository's object ids: 64 when its
 	// configuration says sha256 at the first use, else 40.
 	idLen int

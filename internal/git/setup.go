@@ -145,14 +145,26 @@ func setup(dir string, args []string) (env []string, done func() error, err erro
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	swept := p.busy == 0
-	if swept {
+	epoch, still := calm()
+	// Nothing but ralph-ci's git ran since the directory and the checkout
+	// were last swept and checked: they are as it left them (see
+	// Untrusted).
+	quiet := swept && still && p.quietKnown && p.quiet == epoch
+	if swept && !quiet {
+		if err := p.record(); err != nil {
+			return nil, nil, fmt.Errorf("record ralph-ci's own git directory %s: %w", p.dir, err)
+		}
 		if err := p.left.sweep(p.dir); err != nil {
 			return nil, nil, fmt.Errorf("sweep ralph-ci's own git directory %s: %w", p.dir, err)
 		}
+		sweeps.Add(1)
 	}
-	if err := p.guard(c, swept); err != nil {
-		return nil, nil, err
+	if !quiet {
+		if err := p.guard(c, swept); err != nil {
+			return nil, nil, err
+		}
 	}
+	p.quiet, p.quietKnown = epoch, still && (swept || p.quietKnown && p.quiet == epoch)
 	if err := p.syncIn(c); err != nil {
 		return nil, nil, err
 	}
@@ -175,9 +187,14 @@ func setup(dir string, args []string) (env []string, done func() error, err erro
 			p.busy--
 		}
 		if p.busy == 0 {
+			if epoch, still := calm(); still && p.quietKnown && p.quiet == epoch {
+				p.stale = true // recorded when needed: see Untrusted
+				return err
+			}
+			p.quietKnown = false
 			l, rerr := scan(p.dir, p.left)
 			if rerr == nil {
-				p.left = l
+				p.left, p.stale = l, false
 			}
 			err = errors.Join(err, rerr)
 		}

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// TestPlantedFilesAreSwept: whatever is planted in ralph-ci's own git
-// directory between two of its commands (each of ReadByGit, naming a
+// TestPlantedFilesAreSwept: whatever an agent plants in ralph-ci's own
+// git directory between two of its commands (each of ReadByGit, naming a
 // commit of the planter's), the next commit is ralph-ci's alone: one
 // parent, its own message, and the files ralph-ci's git wrote are put
 // back.
@@ -28,6 +28,7 @@ func TestPlantedFilesAreSwept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gone := agentRuns(t)
 	for _, name := range ReadByGit {
 		rel := strings.ReplaceAll(strings.TrimSuffix(name, "/"), "*", "X")
 		target := filepath.Join(p.dir, rel)
@@ -45,6 +46,7 @@ func TestPlantedFilesAreSwept(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(p.dir, "refs", "remotes", "origin", "main"), []byte(evil+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	gone()
 	out, err := Command{Dir: dir, Args: []string{"commit", "--quiet", "--allow-empty", "-m", "ralph-ci's own"},
 		Env: []string{"GIT_AUTHOR_NAME=R", "GIT_AUTHOR_EMAIL=r@example.com", "GIT_COMMITTER_NAME=R", "GIT_COMMITTER_EMAIL=r@example.com"}}.Run(ctx)
 	if err != nil {
@@ -79,7 +81,7 @@ func TestListed(t *testing.T) {
 	}
 }
 
-// TestEachPlantedFileIsSwept plants each of ReadByGit alone (a file
+// TestEachPlantedFileIsSwept: an agent plants each of ReadByGit alone (a file
 // naming the planter's commit, or a folder holding one) between two of
 // ralph-ci's commands: the next commit has ralph-ci's parent and message,
 // and the plant is gone.
@@ -101,10 +103,12 @@ func TestEachPlantedFileIsSwept(t *testing.T) {
 			if strings.HasSuffix(name, "/") {
 				target = filepath.Join(target, "origin")
 			}
+			gone := agentRuns(t)
 			_ = os.MkdirAll(filepath.Dir(target), 0o700)
 			if err := os.WriteFile(target, []byte(evil+"\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
+			gone()
 			if out, err := (Command{Dir: dir, Args: []string{"commit", "--quiet", "--allow-empty", "-m", "ralph-ci's own"}, Env: who}).Run(ctx); err != nil {
 				t.Fatalf("commit with %s planted: %v %s", name, err, out)
 			}
@@ -144,6 +148,7 @@ func TestSweepSeesChangesUnderAnOldStamp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gone := agentRuns(t)
 	ref := filepath.Join(p.dir, "refs", "heads", branch)
 	if k := p.left["refs/heads/"+branch]; k.racy || string(k.content) != head+"\n" {
 		t.Fatalf("recorded %s: racy %v, %q", ref, k.racy, k.content)
@@ -173,6 +178,7 @@ func TestSweepSeesChangesUnderAnOldStamp(t *testing.T) {
 	}
 	fmt.Fprintf(cfg, "[core]\n\thooksPath = %s\n[alias]\n\tx = !touch %s\n", t.TempDir(), hook)
 	cfg.Close()
+	gone()
 	who := []string{"GIT_AUTHOR_NAME=R", "GIT_AUTHOR_EMAIL=r@example.com", "GIT_COMMITTER_NAME=R", "GIT_COMMITTER_EMAIL=r@example.com"}
 	if out, err := (Command{Dir: dir, Args: []string{"commit", "--quiet", "--allow-empty", "-m", "ralph-ci's own"}, Env: who}).Run(ctx); err != nil {
 		t.Fatalf("commit: %v %s", err, out)

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/ralph-ci/ralph-ci/internal/git"
 )
 
 // DefaultGrace is the time between SIGTERM and SIGKILL when
@@ -131,8 +133,15 @@ func runWith(ctx context.Context, inv Invocation, shepherd string) (Result, erro
 		})
 	}
 	start := time.Now()
+	// ralph-ci's git records its git directories before an untrusted
+	// process and sweeps them after it (internal/git.Untrusted).
+	ended, err := git.Untrusted()
+	if err != nil {
+		return res, fmt.Errorf("agent %q not started: %w", name, err)
+	}
 	p, err := startProcess(inv, shepherd, out, sc)
 	if err != nil {
+		ended(true) // nothing of it runs: startProcess emptied its box
 		return res, startError(inv, err)
 	}
 	res.PID = p.cmd.Process.Pid
@@ -153,7 +162,11 @@ func runWith(ctx context.Context, inv Invocation, shepherd string) (Result, erro
 	case <-stop:
 		res.Stopped = true
 	}
-	errs := []error{p.settle(), p.drain()}
+	serr := p.settle()
+	// All it started is gone for sure where its box was emptied (the
+	// kernel said so); without a box, a process may outlive its shepherd.
+	ended(p.box != nil && serr == nil)
+	errs := []error{serr, p.drain()}
 	var exit *exec.ExitError
 	if p.waitErr != nil && !errors.As(p.waitErr, &exit) {
 		errs = append(errs, fmt.Errorf("waiting for agent %q: %w", name, p.waitErr))
