@@ -93,3 +93,47 @@ func TestEveryCommandSweepsWhileAnAgentMayLive(t *testing.T) {
 		t.Errorf("%d sweeps for four commands after an agent not known gone, want 4", n)
 	}
 }
+
+// TestKeepsHeadCommandsKeepIt: a delivery rotation's commands that
+// syncOut skips (keepsHead: status, add, push) leave ralph-ci's HEAD, its
+// branch and shallow list as they were; its commit, which syncOut does
+// not skip, reaches the checkout's branch.
+func TestKeepsHeadCommandsKeepIt(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t)
+	origin := t.TempDir()
+	person(t, origin, "init", "-q", "--bare")
+	person(t, dir, "remote", "add", "origin", origin)
+	c, _ := Find(dir)
+	p, err := privateFor(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(ctx, dir, "rev-parse", "HEAD"); err != nil { // ralph-ci's HEAD is the checkout's
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "work.txt"), []byte("work\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	who := []string{"GIT_AUTHOR_NAME=R", "GIT_AUTHOR_EMAIL=r@example.com", "GIT_COMMITTER_NAME=R", "GIT_COMMITTER_EMAIL=r@example.com"}
+	for _, args := range [][]string{{"status", "--porcelain"}, {"add", "--all"}, {"commit", "--quiet", "-m", "work"}, {"push", "--quiet", "origin", "HEAD:refs/heads/work"}} {
+		sub := subcommand(args)
+		before, err := readHead(p.dir, p.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := (Command{Dir: dir, Args: args, Env: who}).Run(ctx); err != nil {
+			t.Fatalf("git %s: %v %s", sub, err, out)
+		}
+		after, err := readHead(p.dir, p.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Lstat(filepath.Join(p.dir, "shallow")); keepsHead(sub) && (after != before || err == nil) {
+			t.Errorf("git %s moved ralph-ci's HEAD (%+v -> %+v) or made a shallow list (%v)", sub, before, after, err)
+		}
+	}
+	if got, want := person(t, dir, "rev-parse", "HEAD"), person(t, origin, "rev-parse", "work"); got != want || person(t, dir, "log", "-1", "--format=%s") != "work" {
+		t.Errorf("the checkout's HEAD %s, pushed %s: the commit did not reach the checkout", got, want)
+	}
+}
