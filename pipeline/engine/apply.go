@@ -13,9 +13,10 @@ import (
 
 // apply is the one place a rotation's judgement changes the state: the
 // active spec's tasks, review loop and verifier guard, its stage
-// progression and stuck handling, then the counters of every spec by
-// counter.Apply (the active one by its own status, the others only 3/3 ->
-// 2/3 when files changed). sp is on stage, the idx-th of its stages.
+// progression and stuck handling, then the counters of every spec as
+// counter.Apply moves them, each in place by counter.Move (the active one
+// by its own status, the others only 3/3 -> 2/3 when files changed). sp
+// is on stage, the idx-th of its stages.
 func apply(st *state.State, sp plan.Spec, stage plan.Stage, idx int, j judgement, changed []string, stuckAttempts int) {
 	ss := st.SpecOrNew(sp.Path)
 	v := j.Verdict
@@ -60,15 +61,12 @@ func apply(st *state.State, sp plan.Spec, stage plan.Stage, idx int, j judgement
 		ss.StuckCount = 0
 	}
 
-	counts := make(map[string]int, len(st.Specs))
-	for _, other := range st.Specs {
-		counts[other.Path] = other.DoneCount
-	}
-	counts = counter.Apply(counts, sp.Path, counter.IsDone(v.Status), len(changed) > 0)
-	for i := range st.Specs {
+	done := counter.IsDone(v.Status)
+	for i := range st.Specs { // counter.Apply on the state's own records (a path appears once: state.Load)
 		other := &st.Specs[i]
-		other.DoneCount = counts[other.Path]
-		if other.Path == sp.Path && !other.StagesDone {
+		active := other == ss
+		other.DoneCount = counter.Move(other.DoneCount, active, done, len(changed) > 0)
+		if active && !other.StagesDone {
 			other.DoneCount = min(other.DoneCount, counter.Max-1)
 		}
 	}

@@ -285,7 +285,7 @@ func (e *engine) loop(ctx context.Context) error {
 			}
 			return nil
 		}
-		if ss := e.st.Spec(sp.Path); ss != nil && e.specReached(ss) {
+		if ss := e.entry(sp.Path); ss != nil && e.specReached(ss) {
 			e.log.Warn().Str("spec", sp.Path).Str("excluded", ss.Excluded).Msg("spend cap reached: the spec is taken out of the loop")
 			if pending != nil {
 				e.st.Pending, pending = nil, nil

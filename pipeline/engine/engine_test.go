@@ -102,7 +102,8 @@ func TestReadStatus(t *testing.T) {
 }
 
 // savedBySpec pairs each spec with the state's entry of its path, as a
-// map of the state would (the last of duplicates), whether the pairing
+// map of the state would (the last of duplicates), and entry finds the
+// one of a path as st.Spec does (the first), whether the pairing
 // of the last scan still holds or the state changed since: an entry a
 // first rotation added, entries reordered or dropped, other specs.
 func TestSavedBySpecIsByPath(t *testing.T) {
@@ -126,6 +127,11 @@ func TestSavedBySpecIsByPath(t *testing.T) {
 		}
 		if current != byPath[e.st.Current] {
 			t.Errorf("%s: current %+v, want %+v", step, current, byPath[e.st.Current])
+		}
+		for _, p := range []string{"a", "b", "c", "d", "gone", "other"} {
+			if got, want := e.entry(p), e.st.Spec(p); got != want {
+				t.Errorf("%s: entry(%s) = %+v, want %+v", step, p, got, want)
+			}
 		}
 	}
 	check("before any scan", false)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ralph-ci/ralph-ci/pipeline/changes"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
@@ -98,6 +99,29 @@ func (e *engine) indexed() bool {
 		}
 	}
 	return true
+}
+
+// entry is the state's entry of the spec at path (nil: none yet), as
+// st.Spec finds it, but through the last scan's pairing while it holds
+// instead of a compare of every entry's path.
+func (e *engine) entry(path string) *state.SpecState {
+	j, ok := e.specAt[path]
+	if !ok || len(e.specAt) != len(e.specs) || !e.indexed() {
+		return e.st.Spec(path)
+	}
+	if i := slices.Index(e.stateAt, j); i >= 0 {
+		return &e.st.Specs[i]
+	}
+	return nil
+}
+
+// entryOrNew is entry, adding an empty one when there is none (as
+// st.SpecOrNew).
+func (e *engine) entryOrNew(path string) *state.SpecState {
+	if ss := e.entry(path); ss != nil {
+		return ss
+	}
+	return e.st.SpecOrNew(path)
 }
 
 // dropGone drops from the state the entries of specs no longer found (or
