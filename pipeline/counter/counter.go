@@ -74,16 +74,15 @@ func Propagate(other int) int {
 	return other
 }
 
-// Move is one spec's counter n after a rotation of the active spec: the
-// active one's by [Next] (n being [Initial] for a new spec), any other's
-// by [Propagate] when changed is true, and as it is otherwise (not even
-// clamped: nothing happened to it). [Apply] is Move over a whole matrix;
-// a caller holding the counters in its own records moves each in place
-// (ralph-ci's state: at 10,000 specs the matrix copied into a map every
-// rotation cost ~1.6 ms, perf of bench/scale.sh SECTION=rotation).
-func Move(n int, active, done, changed bool) int {
+// Step is what one rotation of the active spec does to the counter n of
+// one spec of the matrix: [Next] for the active spec itself, [Propagate]
+// for another when changed is true, and nothing (not even a clamp) to
+// another when changed is false. [Apply] is Step over the whole matrix; a
+// caller that keeps the counters in its own records steps them in place,
+// and only the active one when changed is false.
+func Step(n int, isActive, done, changed bool) int {
 	switch {
-	case active:
+	case isActive:
 		return Next(n, done, changed)
 	case changed:
 		return Propagate(n)
@@ -94,18 +93,15 @@ func Move(n int, active, done, changed bool) int {
 
 // Apply plays one rotation of the active spec on the whole matrix of
 // counters (spec path -> counter) and returns the new matrix; counts itself
-// is not modified. The active spec moves by [Next] — a spec missing from
-// counts is new and starts at [Initial] — and, only when changed is true,
-// every other spec moves by [Propagate]. When changed is false the other
-// specs are copied unchanged (not even clamped: nothing happened to them).
-// Each counter moves by [Move].
+// is not modified. Each spec moves by [Step]; a spec missing from counts
+// is new and starts at [Initial].
 func Apply(counts map[string]int, active string, done, changed bool) map[string]int {
 	out := make(map[string]int, len(counts)+1)
 	for path, n := range counts {
-		out[path] = Move(n, path == active, done, changed)
+		out[path] = Step(n, path == active, done, changed)
 	}
 	if _, ok := counts[active]; !ok {
-		out[active] = Move(Initial, true, done, changed)
+		out[active] = Step(Initial, true, done, changed)
 	}
 	return out
 }

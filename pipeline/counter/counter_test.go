@@ -210,10 +210,10 @@ func TestCounterPersistsAcrossRestartAsPlainInt(t *testing.T) {
 	}
 }
 
-// Move is Apply for one counter: the active spec's by Next, another's by
+// Step is Apply for one counter: the active spec's by Next, another's by
 // Propagate only when files changed, and otherwise exactly as it was
 // (a hand-edited 7 is not even clamped).
-func TestMove(t *testing.T) {
+func TestStep(t *testing.T) {
 	for _, tc := range []struct {
 		name                  string
 		n                     int
@@ -228,8 +228,8 @@ func TestMove(t *testing.T) {
 		{"other below 3/3 after changes", 1, false, false, true, 1},
 		{"other untouched", 7, false, true, false, 7},
 	} {
-		if got := Move(tc.n, tc.active, tc.done, tc.changed); got != tc.want {
-			t.Errorf("%s: Move(%d) = %d, want %d", tc.name, tc.n, got, tc.want)
+		if got := Step(tc.n, tc.active, tc.done, tc.changed); got != tc.want {
+			t.Errorf("%s: Step(%d) = %d, want %d", tc.name, tc.n, got, tc.want)
 		}
 		counts := map[string]int{"a": tc.n, "b": 0}
 		active := "a"
@@ -237,7 +237,7 @@ func TestMove(t *testing.T) {
 			active = "b"
 		}
 		if got := Apply(counts, active, tc.done, tc.changed)["a"]; got != tc.want {
-			t.Errorf("%s: Apply gives %d, Move %d", tc.name, got, tc.want)
+			t.Errorf("%s: Apply gives %d, Step %d", tc.name, got, tc.want)
 		}
 	}
 }
