@@ -135,7 +135,8 @@
 // Watcher that snapshot (Watcher.Adopt), so that the next rotation's
 // baseline runs no git. A Subtree follows one folder through the same
 // events: ralph-ci lists its spec folders again only when something
-// happened under them.
+// happened under them other than an attribute's change alone (a chmod,
+// a chown, a time set), which changes no name and no content there.
 //
 // # Limits
 //
