@@ -20,8 +20,8 @@
 # RALPH_BIN=path measures that binary instead of building this tree (to
 # measure an older version with the same script). SECTION="output merge"
 # runs only the named sections (default: all). BASE_BIN=path adds, in the
-# output section, the same runs of that binary (an older build),
-# interleaved with this one's so that the machine's load hits both alike;
+# rotation and output sections, the same runs of that binary (an older
+# build), interleaved with this one's so that the machine's load hits both alike;
 # OUT_SECRET=1 runs them with a secret in the environment, so the output
 # is masked as in CI (where GITHUB_TOKEN always is).
 # The rotation lines start from a state.json holding every spec (as after
@@ -115,14 +115,19 @@ fresh() { # fresh DIR STATE: DIR's .ralph replaced by a copy of STATE ("" = none
 	if [ -n "$2" ]; then cp -a "$2" "$1/.ralph"; fi
 }
 
-per_rotation() { # per_rotation DIR STATE -> R lines of CPU ms per rotation
+per_rotation() { # per_rotation DIR STATE [BASE_OUT] -> R lines of CPU ms per rotation
+	# With BASE_OUT, BASE_BIN's runs are interleaved with these and its
+	# lines written to BASE_OUT.
 	for _ in $(seq "$R"); do
-		fresh "$1" "$2"
-		read -r one _ < <(cpu "$bin" -C "$1" run --max-rotations 1)
-		fresh "$1" "$2"
-		read -r many _ < <(cpu "$bin" -C "$1" run --max-rotations $((K + 1)))
-		awk -v a="$many" -v b="$one" -v k="$K" 'BEGIN {printf "%.4f\n", (a - b) / k}'
-	done | ms
+		for b in "$bin" ${3:+"$BASE_BIN"}; do
+			fresh "$1" "$2"
+			read -r one _ < <(cpu "$b" -C "$1" run --max-rotations 1)
+			fresh "$1" "$2"
+			read -r many _ < <(cpu "$b" -C "$1" run --max-rotations $((K + 1)))
+			line=$(awk -v a="$many" -v b="$one" -v k="$K" 'BEGIN {printf "%.2f", (a - b) / k * 1000}')
+			if [ "$b" = "$bin" ]; then echo "$line"; else echo "$line" >>"$3"; fi
+		done
+	done
 }
 
 continue_agent='cat >/dev/null; echo RALPH_STATUS: CONTINUE'
@@ -135,13 +140,19 @@ base=""
 for n in 1 100 1000 $([ "$SPECS_MAX" -gt 1000 ] && echo "$SPECS_MAX"); do
 	setup "$work/n$n" "$n" "$continue_agent"
 	seed "$work/n$n" && mv "$work/n$n/.ralph" "$work/state$n"
-	per_rotation "$work/n$n" "$work/state$n" >"$work/rot$n"
+	: >"$work/brot$n"
+	per_rotation "$work/n$n" "$work/state$n" ${BASE_BIN:+"$work/brot$n"} >"$work/rot$n"
 	med=$(median <"$work/rot$n")
 	[ -n "$base" ] || base=$med
 	goal=""
 	[ "$n" = 1000 ] && goal="<=2x the 1-spec cost"
 	[ "$n" = 10000 ] && goal="<=2x the 1-spec cost"
 	row "CPU per rotation, $n specs" "$(stats <"$work/rot$n") ms" "(1 spec: $base ms)" "$(ratio "$med" "$base")" "$goal"
+	if [ -n "${BASE_BIN:-}" ]; then
+		bmed=$(median <"$work/brot$n")
+		[ -n "${bbase:-}" ] || bbase=$bmed
+		row "  the same, BASE_BIN" "$(stats <"$work/brot$n") ms" "(1 spec: $bbase ms)" "$(ratio "$bmed" "$bbase")" "this/BASE_BIN $(ratio "$med" "$bmed")"
+	fi
 done
 fi # rotation
 

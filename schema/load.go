@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -14,6 +13,8 @@ import (
 	"cuelang.org/go/cue/token"
 	cuejson "cuelang.org/go/encoding/json"
 	cueyaml "cuelang.org/go/encoding/yaml"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // Format is the syntax of a user's file.
@@ -243,7 +244,7 @@ func message(e cueerrors.Error) string {
 }
 
 // reFileLine matches "file:line: message" errors of the YAML parser.
-var reFileLine = regexp.MustCompile(`^(?:.*?):(\d+): (.+)$`)
+var reFileLine = lazyregexp.New(`^(?:.*?):(\d+): (.+)$`)
 
 // The file name the message may start with is dropped (the problem names
 // the file itself).

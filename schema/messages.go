@@ -2,10 +2,11 @@ package schema
 
 import (
 	"fmt"
-	"github.com/ralph-ci/ralph-ci/internal/text"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
+	"github.com/ralph-ci/ralph-ci/internal/text"
 )
 
 // Friendlier words for the schema's own patterns, keyed by the bound text
@@ -25,12 +26,12 @@ var boundWords = map[string]string{
 }
 
 var (
-	reMismatch   = regexp.MustCompile(`^conflicting values .+ \(mismatched types (\S+) and (\S+)\)$`)
-	reConflict   = regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
-	reOutOfBound = regexp.MustCompile(`^invalid value (.+) \(out of bound (.+)\)$`)
-	reNotSatisfy = regexp.MustCompile(`^invalid value (.+) \(does not satisfy (.+)\)$`)
-	reDisjHeader = regexp.MustCompile(`^\d+ errors in empty disjunction:?$`)
-	reListLen    = regexp.MustCompile(`^incompatible list lengths \(0 and \d+\)$`)
+	reMismatch   = lazyregexp.New(`^conflicting values .+ \(mismatched types (\S+) and (\S+)\)$`)
+	reConflict   = lazyregexp.New(`^conflicting values (.+) and (.+)$`)
+	reOutOfBound = lazyregexp.New(`^invalid value (.+) \(out of bound (.+)\)$`)
+	reNotSatisfy = lazyregexp.New(`^invalid value (.+) \(does not satisfy (.+)\)$`)
+	reDisjHeader = lazyregexp.New(`^\d+ errors in empty disjunction:?$`)
+	reListLen    = lazyregexp.New(`^incompatible list lengths \(0 and \d+\)$`)
 )
 
 // summarize turns the raw CUE messages found at one path into the fewest

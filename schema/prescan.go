@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // bom is the UTF-8 byte order mark some editors put at the start of a file.
@@ -166,7 +168,7 @@ func lineCol(src []byte, i int) (line, col int) {
 }
 
 // reAnchor finds the anchor named in YAML's "unknown anchor" error.
-var reAnchor = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
+var reAnchor = lazyregexp.New(`unknown anchor '([^']*)' referenced`)
 
 // placeLineless gives a position to a YAML error that came without one:
 // the parser leaves the line out when it is the document's first line,

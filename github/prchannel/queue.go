@@ -3,13 +3,13 @@ package prchannel
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/ralph-ci/ralph-ci/internal/ghevent"
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/pipeline/gate"
 )
 
@@ -21,7 +21,7 @@ type MergeGroup struct {
 	PR int
 }
 
-var reQueueRef = regexp.MustCompile(`/pr-([0-9]+)-[0-9a-f]+$`)
+var reQueueRef = lazyregexp.New(`/pr-([0-9]+)-[0-9a-f]+$`)
 
 // MergeGroupOf is the merge group of ev, the job's event read from
 // path; ok is false on another event.
@@ -39,7 +39,7 @@ func MergeGroupOf(ev ghevent.Event, path string) (MergeGroup, bool, error) {
 	return mg, true, nil
 }
 
-var reSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var reSHA = lazyregexp.New(`^[0-9a-f]{40}$`)
 
 // Contains tells whether commit group contains commit sha (sha is group
 // or one of its ancestors), from the compare API.

@@ -41,7 +41,8 @@ package agentuser
 
 import (
 	"fmt"
-	"regexp"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // DefaultName is the system user the agent runs as where ralph-ci is
@@ -63,7 +64,7 @@ type User struct {
 // String is "NAME (uid UID)".
 func (u User) String() string { return fmt.Sprintf("%s (uid %d)", u.Name, u.UID) }
 
-var nameRE = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
+var nameRE = lazyregexp.New(`^[a-z_][a-z0-9_-]{0,31}$`)
 
 // Pick tells which user setting (the config's box.user, "" for auto)
 // asks for, for a ralph-ci whose effective uid is euid: the name of the

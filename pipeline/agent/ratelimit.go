@@ -2,17 +2,17 @@ package agent
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/internal/text"
 )
 
 // limitRE matches the rate-limit, quota and overload messages the agent
 // CLIs print. The tests quote a real message for each, with its source.
-var limitRE = regexp.MustCompile(`(?i)` + strings.Join([]string{
+var limitRE = lazyregexp.New(`(?i)` + strings.Join([]string{
 	// Claude Code: "Claude AI usage limit reached|1755615600", "Claude usage
 	// limit reached. Your limit will reset at 5pm (Europe/Warsaw).", "5-hour
 	// limit reached ∙ resets 5am", "You've hit your limit · resets 8pm
@@ -62,7 +62,7 @@ var limitRE = regexp.MustCompile(`(?i)` + strings.Join([]string{
 // for security reasons" and exits 1 (testdata/captured/claude-*-root.log),
 // and answers a refused key with "Invalid API key · Please run /login" or
 // "Not logged in · Please run /login".
-var startupRE = regexp.MustCompile(`(?i)cannot be used with root/sudo privileges|invalid api key|not logged in\b.{0,20}/login`)
+var startupRE = lazyregexp.New(`(?i)cannot be used with root/sudo privileges|invalid api key|not logged in\b.{0,20}/login`)
 
 // startupKeywords prefilter lines for startupRE, as limitKeywords do for
 // limitRE.
@@ -89,19 +89,19 @@ var limitLiterals = [][]byte{
 // Reset times in messages.
 var (
 	// Claude Code's machine form: "Claude AI usage limit reached|<unix time>".
-	epochRE = regexp.MustCompile(`(?i)limit reached\|(\d{10,13})`)
+	epochRE = lazyregexp.New(`(?i)limit reached\|(\d{10,13})`)
 	// The ChatGPT backend's usage_limit_reached error (seen through Codex).
-	resetsAtRE = regexp.MustCompile(`resets_at\\?"\s*:\s*(\d{10,13})`)
-	resetsInRE = regexp.MustCompile(`resets_in_seconds\\?"\s*:\s*(\d{1,9})`)
+	resetsAtRE = lazyregexp.New(`resets_at\\?"\s*:\s*(\d{10,13})`)
+	resetsInRE = lazyregexp.New(`resets_in_seconds\\?"\s*:\s*(\d{1,9})`)
 	// "try again in 5 days 22 hours 11 minutes", "Please try again in
 	// 21.509s", "Your quota will reset after 1h49m8s", "Please retry in 12.5s".
-	durationRE     = regexp.MustCompile(`(?i)(?:try again in|retry in|reset after)\s+((?:\d+(?:\.\d+)?\s*(?:` + units + `)[\s,]*(?:and\s+)?)+)`)
-	durationPartRE = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?)\s*(` + units + `)`)
+	durationRE     = lazyregexp.New(`(?i)(?:try again in|retry in|reset after)\s+((?:\d+(?:\.\d+)?\s*(?:` + units + `)[\s,]*(?:and\s+)?)+)`)
+	durationPartRE = lazyregexp.New(`(?i)(\d+(?:\.\d+)?)\s*(` + units + `)`)
 	// "resets 3pm", "resets 6:20pm (Europe/Berlin)", "resets Apr 23 at 4pm
 	// (America/Recife)", "resets Feb 7, 11am (Asia/Seoul)", "reset at 5pm
 	// (Europe/Warsaw)", "try again at 3:28 PM", "try again at Jul 5th, 2026
 	// 8:19 PM".
-	clockRE = regexp.MustCompile(`(?i)(?:\bresets?(?:\s+at)?|try again at)\s+` +
+	clockRE = lazyregexp.New(`(?i)(?:\bresets?(?:\s+at)?|try again at)\s+` +
 		`(?:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:(\d{4}),?\s+)?(?:at\s+)?)?` +
 		`(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?` +
 		`(?:\s*\(([A-Za-z_]+(?:/[A-Za-z0-9_+\-]+)*)\))?`)

@@ -8,19 +8,20 @@ package breaker
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // What varies between two runs of the same failure, in the order they are
 // replaced: a timestamp before the numbers in it, a path before the
 // numbers in its name.
 var (
-	timeRE  = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?|\b\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\b`)
-	pathRE  = regexp.MustCompile(`(?:[A-Za-z]:)?(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*`)
-	hexRE   = regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{7,}\b`)
-	numRE   = regexp.MustCompile(`\d+(?:\.\d+)?(?:ns|µs|us|ms|s|m|h)?`)
-	spaceRE = regexp.MustCompile(`\s+`)
+	timeRE  = lazyregexp.New(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?|\b\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\b`)
+	pathRE  = lazyregexp.New(`(?:[A-Za-z]:)?(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*`)
+	hexRE   = lazyregexp.New(`\b(?:0x)?[0-9a-fA-F]{7,}\b`)
+	numRE   = lazyregexp.New(`\d+(?:\.\d+)?(?:ns|µs|us|ms|s|m|h)?`)
+	spaceRE = lazyregexp.New(`\s+`)
 )
 
 // maxReason bounds the text normalised: a reason is at most a few KiB,

@@ -112,8 +112,9 @@
 // (WithFastPath), past DefaultMaxWatchedDirs directories, when the system
 // refuses a watch (fs.inotify.max_user_watches), and for layouts whose
 // changes are not all under the root: a root below the top of its work tree,
-// a .git file (a linked worktree, or a submodule anywhere in the tree), or a
-// repository chosen by GIT_DIR and the like.
+// or a .git file (a linked worktree, or a submodule anywhere in the tree).
+// GIT_DIR and the like in ralph-ci's environment leave it on: the git that
+// takes snapshots never reads them.
 //
 // A regular file with more than one name (a hard link) in the tree when the
 // watcher starts, or created in it as another name of a file elsewhere,
@@ -134,7 +135,8 @@
 // Watcher that snapshot (Watcher.Adopt), so that the next rotation's
 // baseline runs no git. A Subtree follows one folder through the same
 // events: ralph-ci lists its spec folders again only when something
-// happened under them.
+// happened under them other than an attribute's change alone (a chmod,
+// a chown, a time set), which changes no name and no content there.
 //
 // # Limits
 //

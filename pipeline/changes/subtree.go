@@ -27,7 +27,8 @@ func (w *Watcher) Subtree(rel string) *Subtree {
 }
 
 // Changed reports whether anything may have changed under the folder
-// since the last call: an event there (or on a folder above it), or any
+// since the last call: an event there (or on a folder above it) other
+// than an attribute's alone (a chmod, a chown, a time set), or any
 // doubt (a folder inside .ralph, which the Watcher does not watch, the
 // fast path off, a barrier lost, the watches started anew). It waits for
 // the events of every earlier change first (a barrier).

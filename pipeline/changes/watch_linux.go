@@ -120,7 +120,15 @@ func (s *session) handle(ev fsnotify.Event) {
 	}
 	w.dirty = true
 	w.noteDirty(ev)
-	w.touch(name)
+	if ev.Op != fsnotify.Chmod {
+		// An attribute alone (IN_ATTRIB: a mode, an owner, a time, a
+		// link count) names no entry anew and changes no content, which
+		// is all a Subtree's reader (spec discovery) lists; Take still
+		// counts it (git records the executable bit). ralph-ci's own
+		// lending of the tree to the agent's user chowns every file it
+		// made: at 10,000 specs that burst cost a walk of the specs.
+		w.touch(name)
+	}
 	removed := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
 	_, watched := s.dirs[name]
 	switch {

@@ -14,20 +14,15 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// gitEnv are the variables that move a repository away from root/.git.
-var gitEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"}
-
 // layout tells whether the root (abs, and resolved: with links resolved) is
 // the top of a git work tree whose repository is root/.git, or a tree
 // outside git. Any other layout (a root below the top, a .git file of a
-// linked worktree or submodule, a repository chosen by environment) returns
-// an error: its changes are not all in places a Watcher watches.
+// linked worktree or submodule) returns an error: its changes are not all
+// in places a Watcher watches. GIT_DIR and the like in ralph-ci's own
+// environment do not count: no GIT_* variable of it reaches the git that
+// takes snapshots (internal/git), so the repository is root/.git whatever
+// they say.
 func layout(ctx context.Context, abs, resolved string) (git bool, err error) {
-	for _, v := range gitEnv {
-		if os.Getenv(v) != "" {
-			return false, fmt.Errorf("%s is set", v)
-		}
-	}
 	dotGit := filepath.Join(resolved, ".git")
 	fi, err := os.Lstat(dotGit)
 	switch {

@@ -267,3 +267,28 @@ func inotifyFDs(t *testing.T) int {
 	}
 	return n
 }
+
+// TestWatcherIgnoresTheCallersGitEnv runs a Watcher with GIT_DIR and
+// GIT_WORK_TREE naming another repository in the process's environment (a
+// job under `git bisect run` or a hook): ralph-ci's git never reads them, so
+// the fast path stays on and every Take is of the root's own repository.
+func TestWatcherIgnoresTheCallersGitEnv(t *testing.T) {
+	f := gitBase(t)
+	other := gitBase(t)
+	other.write("other.txt", "x\n")
+	t.Setenv("GIT_DIR", filepath.Join(other.dir, ".git"))
+	t.Setenv("GIT_WORK_TREE", other.dir)
+	t.Setenv("GIT_INDEX_FILE", filepath.Join(other.dir, ".git", "index"))
+	w := watcherOn(f)
+	f.wtake(w)
+	fastPathOn(t, w)
+	f.write("a.txt", "changed\n")
+	s, _ := f.wtake(w)
+	if _, real := f.wtake(w); real {
+		t.Error("a quiet Take ran git: the fast path is off")
+	}
+	fastPathOn(t, w)
+	if got := fmt.Sprint(s); !strings.Contains(got, "a.txt") || strings.Contains(got, "other.txt") {
+		t.Errorf("snapshot %s: want the root's a.txt and nothing of the other repository", got)
+	}
+}

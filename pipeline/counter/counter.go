@@ -74,25 +74,35 @@ func Propagate(other int) int {
 	return other
 }
 
+// Step is what one rotation of the active spec does to the counter n of
+// one spec of the matrix: [Next] for the active spec itself, [Propagate]
+// for another when changed is true, and nothing (not even a clamp) to
+// another when changed is false. [Apply] is Step over the whole matrix; a
+// caller that keeps the counters in its own records steps them in place,
+// and only the active one when changed is false.
+func Step(n int, isActive, done, changed bool) int {
+	switch {
+	case isActive:
+		return Next(n, done, changed)
+	case changed:
+		return Propagate(n)
+	default:
+		return n
+	}
+}
+
 // Apply plays one rotation of the active spec on the whole matrix of
 // counters (spec path -> counter) and returns the new matrix; counts itself
-// is not modified. The active spec moves by [Next] — a spec missing from
-// counts is new and starts at [Initial] — and, only when changed is true,
-// every other spec moves by [Propagate]. When changed is false the other
-// specs are copied unchanged (not even clamped: nothing happened to them).
+// is not modified. Each spec moves by [Step]; a spec missing from counts
+// is new and starts at [Initial].
 func Apply(counts map[string]int, active string, done, changed bool) map[string]int {
 	out := make(map[string]int, len(counts)+1)
 	for path, n := range counts {
-		if changed && path != active {
-			n = Propagate(n)
-		}
-		out[path] = n
+		out[path] = Step(n, path == active, done, changed)
 	}
-	cur, ok := counts[active]
-	if !ok {
-		cur = Initial
+	if _, ok := counts[active]; !ok {
+		out[active] = Step(Initial, true, done, changed)
 	}
-	out[active] = Next(cur, done, changed)
 	return out
 }
 

@@ -209,3 +209,35 @@ func TestCounterPersistsAcrossRestartAsPlainInt(t *testing.T) {
 		t.Errorf("resumed run %v, uninterrupted run %v", resumed, straight)
 	}
 }
+
+// Step is Apply for one counter: the active spec's by Next, another's by
+// Propagate only when files changed, and otherwise exactly as it was
+// (a hand-edited 7 is not even clamped).
+func TestStep(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		n                     int
+		active, done, changed bool
+		want                  int
+	}{
+		{"active DONE clean", 1, true, true, false, 2},
+		{"active DONE with changes", 3, true, true, true, 1},
+		{"active non-DONE with changes", 2, true, false, true, 0},
+		{"active non-DONE clean, clamped", 7, true, false, false, 3},
+		{"other after changes", 3, false, true, true, 2},
+		{"other below 3/3 after changes", 1, false, false, true, 1},
+		{"other untouched", 7, false, true, false, 7},
+	} {
+		if got := Step(tc.n, tc.active, tc.done, tc.changed); got != tc.want {
+			t.Errorf("%s: Step(%d) = %d, want %d", tc.name, tc.n, got, tc.want)
+		}
+		counts := map[string]int{"a": tc.n, "b": 0}
+		active := "a"
+		if !tc.active {
+			active = "b"
+		}
+		if got := Apply(counts, active, tc.done, tc.changed)["a"]; got != tc.want {
+			t.Errorf("%s: Apply gives %d, Step %d", tc.name, got, tc.want)
+		}
+	}
+}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	igit "github.com/ralph-ci/ralph-ci/internal/git"
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // Target says which branch the loop works on.
@@ -102,7 +102,7 @@ func TargetOf(ev Event, configured, refName string) (Target, error) {
 	return t, nil
 }
 
-var unsafeRef = regexp.MustCompile(`[^A-Za-z0-9._/-]+`)
+var unsafeRef = lazyregexp.New(`[^A-Za-z0-9._/-]+`)
 
 // sanitize makes s usable inside a branch name.
 func sanitize(s string) string {

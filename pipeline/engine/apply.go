@@ -14,7 +14,7 @@ import (
 // apply is the one place a rotation's judgement changes the state: the
 // active spec's tasks, review loop and verifier guard, its stage
 // progression and stuck handling, then the counters of every spec by
-// counter.Apply (the active one by its own status, the others only 3/3 ->
+// counter.Step (the active one by its own status, the others only 3/3 ->
 // 2/3 when files changed). sp is on stage, the idx-th of its stages.
 func apply(st *state.State, sp plan.Spec, stage plan.Stage, idx int, j judgement, changed []string, stuckAttempts int) {
 	ss := st.SpecOrNew(sp.Path)
@@ -60,17 +60,19 @@ func apply(st *state.State, sp plan.Spec, stage plan.Stage, idx int, j judgement
 		ss.StuckCount = 0
 	}
 
-	counts := make(map[string]int, len(st.Specs))
-	for _, other := range st.Specs {
-		counts[other.Path] = other.DoneCount
-	}
-	counts = counter.Apply(counts, sp.Path, counter.IsDone(v.Status), len(changed) > 0)
-	for i := range st.Specs {
-		other := &st.Specs[i]
-		other.DoneCount = counts[other.Path]
-		if other.Path == sp.Path && !other.StagesDone {
-			other.DoneCount = min(other.DoneCount, counter.Max-1)
+	// counter.Apply in place: the other specs move only when files changed
+	// (a map of the whole matrix cost 1.4 ms a rotation at 10,000 specs).
+	done, moved := counter.IsDone(v.Status), len(changed) > 0
+	if moved {
+		for i := range st.Specs {
+			if other := &st.Specs[i]; other != ss {
+				other.DoneCount = counter.Step(other.DoneCount, false, done, moved)
+			}
 		}
+	}
+	ss.DoneCount = counter.Step(ss.DoneCount, true, done, moved)
+	if !ss.StagesDone {
+		ss.DoneCount = min(ss.DoneCount, counter.Max-1)
 	}
 }
 

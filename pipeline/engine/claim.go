@@ -34,11 +34,11 @@ func (e *engine) claimWatch(ctx context.Context, sp plan.Spec, stage plan.Stage,
 // spec's state: the admissions heard, and the last rejection reason, which
 // the agent may quote back without admitting anything.
 func claimRules(cfg schema.Layers, own layers.Words, sp plan.Spec, ss state.SpecState) layers.Rules {
-	more := layers.MoreAdmissions
+	more := layers.MoreAdmissions()
 	if cfg.Admissions != nil {
 		more = *cfg.Admissions
 	}
-	headings := layers.DefaultOpenHeadings
+	headings := layers.DefaultOpenHeadings()
 	if cfg.OpenWorkHeadings != nil {
 		headings = *cfg.OpenWorkHeadings
 	}

@@ -96,6 +96,9 @@ type engine struct {
 	st      state.State
 	specs   []plan.Spec
 	specAt  map[string]int // index in specs by path
+	// stateAt is, for each entry of st.Specs at the last scan, the index
+	// of its spec in specs (see indexed).
+	stateAt []int
 	// scanned is set by the run's first scan: a spec that changed
 	// before it changed outside the loop (state.SpecState.SeenHash).
 	scanned bool
@@ -118,8 +121,10 @@ type engine struct {
 	// fresh are the spec paths discovered since the previous scan, which
 	// interrupt the current spec.
 	fresh map[string]bool
-	pool  pool
-	runID string // RALPH_RUN_ID of this run's agents
+	// entries is next's matrix, kept for the next rotation's.
+	entries []scheduler.Entry
+	pool    pool
+	runID   string // RALPH_RUN_ID of this run's agents
 	// rotations are this run's rotations by spec, for the report.
 	rotations map[string][]report.Rotation
 	outcome   Outcome
@@ -280,7 +285,7 @@ func (e *engine) loop(ctx context.Context) error {
 			}
 			return nil
 		}
-		if ss := e.st.Spec(sp.Path); ss != nil && e.specReached(ss) {
+		if ss := e.entry(sp.Path); ss != nil && e.specReached(ss) {
 			e.log.Warn().Str("spec", sp.Path).Str("excluded", ss.Excluded).Msg("spend cap reached: the spec is taken out of the loop")
 			if pending != nil {
 				e.st.Pending, pending = nil, nil
@@ -299,19 +304,41 @@ func (e *engine) loop(ctx context.Context) error {
 
 // next asks the scheduler for the next spec.
 func (e *engine) next() (string, bool) {
-	entries := make([]scheduler.Entry, 0, len(e.specs))
-	saved := e.st.ByPath()
-	for _, sp := range e.specs {
-		en := entryOf(sp, saved[sp.Path])
+	saved, current := e.savedBySpec()
+	entries := e.entries[:0]
+	for i, sp := range e.specs {
+		en := entryOf(sp, saved[i])
 		en.Discovered = e.fresh[sp.Path]
 		entries = append(entries, en)
 	}
+	e.entries = entries
 	clear(e.fresh)
 	doneNoChange := false
-	if cur := saved[e.st.Current]; cur != nil {
-		doneNoChange = counter.IsDone(cur.LastStatus) && !cur.ModifiedFiles
+	if current != nil {
+		doneNoChange = counter.IsDone(current.LastStatus) && !current.ModifiedFiles
 	}
 	return scheduler.Next(entries, e.st.Current, doneNoChange)
+}
+
+// savedBySpec is the state's entry of each spec of the last scan, in
+// the order of specs (nil: none yet), and the current spec's entry;
+// from stateAt while it holds, without building a map of the state.
+func (e *engine) savedBySpec() (saved []*state.SpecState, current *state.SpecState) {
+	saved = make([]*state.SpecState, len(e.specs))
+	if !e.indexed() || len(e.specAt) != len(e.specs) {
+		byPath := e.st.ByPath()
+		for i, sp := range e.specs {
+			saved[i] = byPath[sp.Path]
+		}
+		return saved, byPath[e.st.Current]
+	}
+	for i, j := range e.stateAt {
+		saved[j] = &e.st.Specs[i] // the last of duplicates, as ByPath
+	}
+	if j, ok := e.specAt[e.st.Current]; ok {
+		current = saved[j]
+	}
+	return saved, current
 }
 
 // limitReached checks the run's budgets before a rotation.

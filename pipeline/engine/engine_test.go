@@ -100,3 +100,55 @@ func TestReadStatus(t *testing.T) {
 		}
 	}
 }
+
+// savedBySpec pairs each spec with the state's entry of its path, as a
+// map of the state would (the last of duplicates), and entry finds the
+// one of a path as st.Spec does (the first), whether the pairing
+// of the last scan still holds or the state changed since: an entry a
+// first rotation added, entries reordered or dropped, other specs.
+func TestSavedBySpecIsByPath(t *testing.T) {
+	spec := func(p string) plan.Spec { return plan.Spec{Spec: discovery.Spec{Path: p, Hash: "h"}} }
+	e := &engine{log: zerolog.Nop(), loader: &project.Loader{}}
+	e.specs = []plan.Spec{spec("a"), spec("b"), spec("c"), spec("d")}
+	e.specAt = map[string]int{"a": 0, "b": 1, "c": 2, "d": 3}
+	e.st = state.State{Current: "c", Specs: []state.SpecState{{Path: "c"}, {Path: "gone"}, {Path: "a"}, {Path: "a"}}}
+	e.st.Specs[2].DoneCount, e.st.Specs[3].DoneCount = 1, 2 // duplicates: a map keeps the last
+	check := func(step string, indexed bool) {
+		t.Helper()
+		if got := e.indexed(); got != indexed {
+			t.Errorf("%s: indexed = %v, want %v", step, got, indexed)
+		}
+		byPath := e.st.ByPath()
+		saved, current := e.savedBySpec()
+		for i, sp := range e.specs {
+			if saved[i] != byPath[sp.Path] {
+				t.Errorf("%s: %s paired with %+v, want %+v", step, sp.Path, saved[i], byPath[sp.Path])
+			}
+		}
+		if current != byPath[e.st.Current] {
+			t.Errorf("%s: current %+v, want %+v", step, current, byPath[e.st.Current])
+		}
+		for _, p := range []string{"a", "b", "c", "d", "gone", "other"} {
+			if got, want := e.entry(p), e.st.Spec(p); got != want {
+				t.Errorf("%s: entry(%s) = %+v, want %+v", step, p, got, want)
+			}
+		}
+	}
+	check("before any scan", false)
+	e.dropGone()
+	if len(e.st.Specs) != 3 {
+		t.Fatalf("the entry of a spec gone is kept: %+v", e.st.Specs)
+	}
+	check("after the scan", true)
+	e.st.SpecOrNew("b").DoneCount = 1
+	check("an entry added", false)
+	e.dropGone()
+	check("scanned again", true)
+	e.st.Specs[0], e.st.Specs[1] = e.st.Specs[1], e.st.Specs[0]
+	check("entries reordered", false)
+	e.dropGone()
+	e.specs = e.specs[:3]
+	check("a spec without an entry less", true)
+	e.specs = e.specs[1:]
+	check("a spec with entries less", false)
+}

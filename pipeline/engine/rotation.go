@@ -30,7 +30,7 @@ import (
 // set, is an interrupted rotation being run again: it keeps its iteration,
 // history log and, above all, its baseline snapshot.
 func (e *engine) rotate(ctx context.Context, sp plan.Spec, pending *state.Rotation) error {
-	ss := e.st.SpecOrNew(sp.Path)
+	ss := e.entryOrNew(sp.Path)
 	stage, idx, err := stageOf(sp, ss)
 	if err != nil {
 		return err

@@ -3,12 +3,12 @@ package gate
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 	"github.com/ralph-ci/ralph-ci/pipeline/tiers"
 )
@@ -72,16 +72,16 @@ func StatusOf(r tiers.Record) (state, desc string) {
 }
 
 var statusTexts = []struct {
-	re     *regexp.Regexp
+	re     *lazyregexp.Regexp
 	status tiers.Status
 }{
-	{regexp.MustCompile(`^awaiting the human checkpoint()$`), tiers.StatusPending},
-	{regexp.MustCompile(`^awaiting the human checkpoint \(rejected (\d+)/3 so far\)$`), tiers.StatusPending},
-	{regexp.MustCompile(`^approved by @(\S+)()$`), tiers.StatusApproved},
-	{regexp.MustCompile(`^approved by @(\S+) \(rejected (\d+)/3 before\)$`), tiers.StatusApproved},
-	{regexp.MustCompile(`^verification skipped by the user()$`), tiers.StatusSkipped},
-	{regexp.MustCompile(`^rejected (\d+) times: escalated$`), tiers.StatusEscalated},
-	{regexp.MustCompile(`^rejected \((\d+)/3\): back to work$`), tiers.StatusRework},
+	{lazyregexp.New(`^awaiting the human checkpoint()$`), tiers.StatusPending},
+	{lazyregexp.New(`^awaiting the human checkpoint \(rejected (\d+)/3 so far\)$`), tiers.StatusPending},
+	{lazyregexp.New(`^approved by @(\S+)()$`), tiers.StatusApproved},
+	{lazyregexp.New(`^approved by @(\S+) \(rejected (\d+)/3 before\)$`), tiers.StatusApproved},
+	{lazyregexp.New(`^verification skipped by the user()$`), tiers.StatusSkipped},
+	{lazyregexp.New(`^rejected (\d+) times: escalated$`), tiers.StatusEscalated},
+	{lazyregexp.New(`^rejected \((\d+)/3\): back to work$`), tiers.StatusRework},
 }
 
 // ParseStatus reads a description StatusOf wrote; ok is false for any

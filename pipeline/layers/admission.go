@@ -1,10 +1,12 @@
 package layers
 
 import (
-	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // Contradiction detection (layer 1) hears admissions in the agent's own
@@ -26,9 +28,11 @@ import (
 // SeedAdmissions are the five contradiction phrases of the seed spec.
 var SeedAdmissions = []string{"requires manual", "cannot be automated", "could not complete", "needs human", "manual intervention"}
 
-// DefaultAdmissions are the seed phrases and [MoreAdmissions]: what the
+// DefaultAdmissions returns the seed phrases and [MoreAdmissions]: what the
 // layer hears with the default config.
-var DefaultAdmissions = append(append([]string{}, SeedAdmissions...), MoreAdmissions...)
+var DefaultAdmissions = sync.OnceValue(func() []string {
+	return append(append([]string{}, SeedAdmissions...), MoreAdmissions()...)
+})
 
 // negations, in the few words before a phrase, turn it around.
 var negations = map[string]bool{"no": true, "not": true, "never": true, "longer": true, "without": true, "nothing": true,
@@ -52,16 +56,16 @@ var frenchCondition = map[string]bool{"si": true, "s'il": true, "s'ils": true, "
 
 // describing words earlier in a clause show that a phrase describes the
 // fault that was fixed, not the work left.
-var describing = regexp.MustCompile(`(?i)\b(fix|fixed|fixes|fixing|bug|bugs|issue where|case where|error where|regression|previously|used to|before this change|symptom|reproduces?|resolved?|resolves|root cause|caused|crash|crashed|crashes|reported|users saw)\b`)
+var describing = lazyregexp.New(`(?i)\b(fix|fixed|fixes|fixing|bug|bugs|issue where|case where|error where|regression|previously|used to|before this change|symptom|reproduces?|resolved?|resolves|root cause|caused|crash|crashed|crashes|reported|users saw)\b`)
 
 var (
-	diagnosticLine = regexp.MustCompile(`(?i)^\s*((warning|warn|error|err|fatal|note|info|debug|hint|panic|caused by|npm warn|npm err!|stderr|traceback)\b\s*[:!(]|[\w.-]+:\s*(warning|warn|error|fatal|note)\b|npm (warn|err)|[\w./-]+\.\w+:\d+(:\d+)?:|=== (run|pause|cont)|--- (pass|fail|skip)|(ok|fail|pass)(\s|$)|\$ |\+ )`)
-	quotedText     = regexp.MustCompile("\"[^\"\n]*\"|“[^”\n]*”|`[^`\n]*`")
-	clauseBreak    = regexp.MustCompile(`(?i)[.!?;]+(\s|$)|[…。！？；]+|\n|,?\s+\b(but|however|although|though|except)\b`)
-	wordRE         = regexp.MustCompile(`[\p{L}\p{N}_']+`)
+	diagnosticLine = lazyregexp.New(`(?i)^\s*((warning|warn|error|err|fatal|note|info|debug|hint|panic|caused by|npm warn|npm err!|stderr|traceback)\b\s*[:!(]|[\w.-]+:\s*(warning|warn|error|fatal|note)\b|npm (warn|err)|[\w./-]+\.\w+:\d+(:\d+)?:|=== (run|pause|cont)|--- (pass|fail|skip)|(ok|fail|pass)(\s|$)|\$ |\+ )`)
+	quotedText     = lazyregexp.New("\"[^\"\n]*\"|“[^”\n]*”|`[^`\n]*`")
+	clauseBreak    = lazyregexp.New(`(?i)[.!?;]+(\s|$)|[…。！？；]+|\n|,?\s+\b(but|however|although|though|except)\b`)
+	wordRE         = lazyregexp.New(`[\p{L}\p{N}_']+`)
 	// undone follows an admission that was taken back in the same clause
 	// ("temporarily disabled the cache test, then restored it").
-	undone = regexp.MustCompile(`(?i)\b(restored|re-?enabled|reverted|undid|undone|put (it|them) back|turned (it|them) back on|re-?added)\b`)
+	undone = lazyregexp.New(`(?i)\b(restored|re-?enabled|reverted|undid|undone|put (it|them) back|turned (it|them) back on|re-?added)\b`)
 )
 
 // FinalMessage is the text the contradiction layer reads: tail, the end of

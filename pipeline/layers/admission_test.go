@@ -57,7 +57,7 @@ func TestAdmissions(t *testing.T) {
 		{name: "an indented block", tail: "Output:\n    could not complete\nAll green."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := strings.Join(Admissions(FinalMessage(tc.tail, tc.echoes), DefaultAdmissions), "|")
+			got := strings.Join(Admissions(FinalMessage(tc.tail, tc.echoes), DefaultAdmissions()), "|")
 			if got != tc.want {
 				t.Errorf("admitted %q, want %q\nmessage: %q", got, tc.want, FinalMessage(tc.tail, tc.echoes))
 			}
@@ -68,7 +68,7 @@ func TestAdmissions(t *testing.T) {
 // The five seed phrases stay admissions, first in the default list, and
 // a configured list replaces the default.
 func TestAdmissionsConfigurable(t *testing.T) {
-	if got := strings.Join(DefaultAdmissions[:5], "|"); got != strings.Join(SeedAdmissions, "|") {
+	if got := strings.Join(DefaultAdmissions()[:5], "|"); got != strings.Join(SeedAdmissions, "|") {
 		t.Errorf("the seed phrases lead the default list: %q", got)
 	}
 	msg := FinalMessage("The data ran out of time; the deploy is blocked on legal.", nil)

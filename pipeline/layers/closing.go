@@ -1,10 +1,10 @@
 package layers
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 )
 
@@ -16,7 +16,7 @@ import (
 // in a pasted log above the closing lines is no promise.
 
 // promiseLine is a line holding nothing but a promise tag.
-var promiseLine = regexp.MustCompile(`(?i)^<promise>([^<]*)</promise>$`)
+var promiseLine = lazyregexp.New(`(?i)^<promise>([^<]*)</promise>$`)
 
 // ClosingPromise returns the content of the promise tag that closes tail,
 // the end of the agent's final text, and whether there is one. Fences are

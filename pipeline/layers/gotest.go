@@ -3,8 +3,9 @@ package layers
 import (
 	"bytes"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // Go's test configuration lives inside its test files: a TestMain decides
@@ -38,10 +39,10 @@ func isGoTest(rel string) bool {
 }
 
 var (
-	goConstraint = regexp.MustCompile(`^//\s*(go:build|\+build)\b`)
-	goPackage    = regexp.MustCompile(`^package\s`)
-	goConfigFunc = regexp.MustCompile(`^func\s+(TestMain|init)\s*\(`)
-	goTopLevel   = regexp.MustCompile(`^\S`)
+	goConstraint = lazyregexp.New(`^//\s*(go:build|\+build)\b`)
+	goPackage    = lazyregexp.New(`^package\s`)
+	goConfigFunc = lazyregexp.New(`^func\s+(TestMain|init)\s*\(`)
+	goTopLevel   = lazyregexp.New(`^\S`)
 )
 
 // goTestView keeps what in a Go test file decides whether its package's

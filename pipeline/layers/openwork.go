@@ -2,8 +2,9 @@ package layers
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // What is left, per criterion (layer "criteria"), and open work in the
@@ -26,10 +27,10 @@ import (
 // ("Remaining: none").
 
 var (
-	taskItem    = regexp.MustCompile(`^\s{0,3}(?:[-*+]|\d+[.)])\s+\[([ xX✓✔])\]\s+(.+)$`)
-	headingLine = regexp.MustCompile(`^\s{0,3}(?:#{1,6}\s+)?(?:\*\*|__)?([^:*_#]{1,40}?)(?:\*\*|__)?\s*(?:(:|：)(?:\*\*|__)?\s*(.*))?$`)
+	taskItem    = lazyregexp.New(`^\s{0,3}(?:[-*+]|\d+[.)])\s+\[([ xX✓✔])\]\s+(.+)$`)
+	headingLine = lazyregexp.New(`^\s{0,3}(?:#{1,6}\s+)?(?:\*\*|__)?([^:*_#]{1,40}?)(?:\*\*|__)?\s*(?:(:|：)(?:\*\*|__)?\s*(.*))?$`)
 	// nothingLeft says a heading of work left lists nothing.
-	nothingLeft = regexp.MustCompile(`(?i)^(none|nothing|n/a|-|—|keine|nichts|aucun|aucune|rien|ninguno|ninguna|nada|nenhum|nenhuma|なし|特になし|无|没有)(\s+(else|left|remaining|more|open|at all))?[.!。]?$`)
+	nothingLeft = lazyregexp.New(`(?i)^(none|nothing|n/a|-|—|keine|nichts|aucun|aucune|rien|ninguno|ninguna|nada|nenhum|nenhuma|なし|特になし|无|没有)(\s+(else|left|remaining|more|open|at all))?[.!。]?$`)
 )
 
 // ownLines are the lines of tail that are the agent's own: not fenced,

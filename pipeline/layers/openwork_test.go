@@ -31,7 +31,7 @@ func TestAdmissionFamilies(t *testing.T) {
 		"You'll need to finish the migration script.",
 	}
 	for _, msg := range admits {
-		if got := Admissions(FinalMessage(msg, nil), DefaultAdmissions); len(got) == 0 {
+		if got := Admissions(FinalMessage(msg, nil), DefaultAdmissions()); len(got) == 0 {
 			t.Errorf("not heard: %q", msg)
 		}
 	}
@@ -58,7 +58,7 @@ func TestAdmissionFamilies(t *testing.T) {
 		"No test is skipped or disabled; all 14 pass.",
 	}
 	for _, msg := range honest {
-		if got := Admissions(FinalMessage(msg, nil), DefaultAdmissions); len(got) > 0 {
+		if got := Admissions(FinalMessage(msg, nil), DefaultAdmissions()); len(got) > 0 {
 			t.Errorf("honest sentence heard as %q: %q", got, msg)
 		}
 	}
@@ -88,7 +88,7 @@ func TestOpenWork(t *testing.T) {
 		{"The remaining tests pass.", ""},
 		{"To do so, run make.", ""},
 	} {
-		if got := strings.Join(OpenWork(tc.tail, DefaultOpenHeadings, criteria), "|"); got != tc.want {
+		if got := strings.Join(OpenWork(tc.tail, DefaultOpenHeadings(), criteria), "|"); got != tc.want {
 			t.Errorf("OpenWork(%q) = %q, want %q", tc.tail, got, tc.want)
 		}
 	}

@@ -2,10 +2,10 @@ package layers
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/pipeline/plan"
 )
 
@@ -70,7 +70,7 @@ func ReviewSignal(out string) string {
 	return ""
 }
 
-var pathBLine = regexp.MustCompile(`(?im)^\W*(PATH:\s*B\b|SPEC_ISSUE\b)`)
+var pathBLine = lazyregexp.New(`(?im)^\W*(PATH:\s*B\b|SPEC_ISSUE\b)`)
 
 // PathB tells that the reviewer marked its findings spec-level (a line
 // "PATH: B" or "SPEC_ISSUE"): Path B, suggestions instead of a fix.

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -258,7 +258,7 @@ func packageView(content []byte, named []string) []byte {
 
 // runsScript finds the scripts a package.json script (or a verification
 // command) runs.
-var runsScript = regexp.MustCompile(`\b(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+|)([\w:.-]+)`)
+var runsScript = lazyregexp.New(`\b(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+|)([\w:.-]+)`)
 
 func canonicalJSON(raw json.RawMessage) any {
 	var v any
@@ -269,10 +269,10 @@ func canonicalJSON(raw json.RawMessage) any {
 }
 
 var (
-	pyDecorator = regexp.MustCompile(`^@`)
-	pyFixture   = regexp.MustCompile(`^@(pytest\.)?fixture\b`)
-	pyAutouse   = regexp.MustCompile(`autouse\s*=\s*True`)
-	pyPlainDef  = regexp.MustCompile(`^(async\s+)?def\s+(\w+)`)
+	pyDecorator = lazyregexp.New(`^@`)
+	pyFixture   = lazyregexp.New(`^@(pytest\.)?fixture\b`)
+	pyAutouse   = lazyregexp.New(`autouse\s*=\s*True`)
+	pyPlainDef  = lazyregexp.New(`^(async\s+)?def\s+(\w+)`)
 )
 
 // conftestView keeps what in a conftest.py decides how tests run: its
@@ -337,11 +337,11 @@ func pyBlocks(src string) [][]string {
 }
 
 var (
-	pomPlugin     = regexp.MustCompile(`(?s)<plugin>.*?</plugin>`)
-	pomProperties = regexp.MustCompile(`(?s)<properties>(.*?)</properties>`)
-	pomTestProp   = regexp.MustCompile(`(?i)<([\w.-]*(skip|test)[\w.-]*)>[^<]*</[\w.-]+>`)
-	xmlComment    = regexp.MustCompile(`(?s)<!--.*?-->`)
-	gradleBlock   = regexp.MustCompile(`(?m)^\s*(test|tasks\.test|tasks\.named\(["']test["']\)|tasks\.withType\(Test\)|tasks\.withType<Test>)\s*(\{|\.configure\s*\{)`)
+	pomPlugin     = lazyregexp.New(`(?s)<plugin>.*?</plugin>`)
+	pomProperties = lazyregexp.New(`(?s)<properties>(.*?)</properties>`)
+	pomTestProp   = lazyregexp.New(`(?i)<([\w.-]*(skip|test)[\w.-]*)>[^<]*</[\w.-]+>`)
+	xmlComment    = lazyregexp.New(`(?s)<!--.*?-->`)
+	gradleBlock   = lazyregexp.New(`(?m)^\s*(test|tasks\.test|tasks\.named\(["']test["']\)|tasks\.withType\(Test\)|tasks\.withType<Test>)\s*(\{|\.configure\s*\{)`)
 )
 
 // pomView keeps pom.xml's surefire and failsafe plugins and its
@@ -384,9 +384,9 @@ func gradleView(content []byte) []byte {
 }
 
 var (
-	setupKeys  = regexp.MustCompile(`(?s)\b(setupFiles|setupFilesAfterEach|setupFilesAfterEnv|globalSetup|globalTeardown|testEnvironment|snapshotResolver|testRunner|runner|reporters)\b["']?\s*:\s*(\[[^\]]*\]|"[^"]*"|'[^']*')`)
-	quotedPath = regexp.MustCompile(`["']([^"']+)["']`)
-	jsFile     = regexp.MustCompile(`\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$`)
+	setupKeys  = lazyregexp.New(`(?s)\b(setupFiles|setupFilesAfterEach|setupFilesAfterEnv|globalSetup|globalTeardown|testEnvironment|snapshotResolver|testRunner|runner|reporters)\b["']?\s*:\s*(\[[^\]]*\]|"[^"]*"|'[^']*')`)
+	quotedPath = lazyregexp.New(`["']([^"']+)["']`)
+	jsFile     = lazyregexp.New(`\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$`)
 )
 
 // SetupFiles lists the files a jest or vitest configuration (a
@@ -448,4 +448,4 @@ func viteView(content []byte) []byte {
 	return []byte(b.String())
 }
 
-var viteKey = regexp.MustCompile(`^(test|resolve)\s*:`)
+var viteKey = lazyregexp.New(`^(test|resolve)\s*:`)

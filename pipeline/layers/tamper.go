@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 )
 
@@ -58,7 +59,7 @@ func (f Finding) String() string {
 // local one of the same name runs instead of them.
 var testMachinery = []string{"unittest", "pytest", "_pytest", "doctest", "nose", "nose2", "pluggy", "coverage"}
 
-var pythonModule = regexp.MustCompile(`\bpython[0-9.]*\s+(?:-[A-Za-z]+\s+)*-m\s+([A-Za-z_][\w.]*)`)
+var pythonModule = lazyregexp.New(`\bpython[0-9.]*\s+(?:-[A-Za-z]+\s+)*-m\s+([A-Za-z_][\w.]*)`)
 
 // RunModules are the Python modules that texts (the verification
 // commands and the scripts they call) run with `python -m X`: the
@@ -141,7 +142,7 @@ var (
 // patch is a pattern of a line at the top level of a test module, and
 // what it does.
 type patch struct {
-	re  *regexp.Regexp
+	re  *lazyregexp.Regexp
 	why string
 }
 
@@ -149,22 +150,22 @@ type patch struct {
 // indentation) that patch other code when the module is imported:
 // unittest imports every test module before it runs any test.
 var pyImportPatch = []patch{
-	{regexp.MustCompile(`^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+\s*(=[^=]|\+=|-=)`), "replaces another module's or class's attribute when imported (another test's method, assertEqual, the code under test)"},
-	{regexp.MustCompile(`^(setattr|delattr)\(`), "patches another module or class with %s when imported"},
-	{regexp.MustCompile(`^[\w.]*\b(patch|patcher|patchers?)\b.*\.start\(\)|^.*\bpatch(\.object|\.dict|\.multiple)?\(.*\)\.start\(\)|^\w+\.start\(\)`), "starts a mock.patch when imported, for every test that runs after it"},
-	{regexp.MustCompile(`^sys\.modules\s*\[.*\]\s*=[^=]|^sys\.modules\.(update|setdefault)\(`), "replaces a module in sys.modules when imported"},
-	{regexp.MustCompile(`^(builtins|__builtins__)\b`), "patches Python's builtins when imported"},
+	{lazyregexp.New(`^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+\s*(=[^=]|\+=|-=)`), "replaces another module's or class's attribute when imported (another test's method, assertEqual, the code under test)"},
+	{lazyregexp.New(`^(setattr|delattr)\(`), "patches another module or class with %s when imported"},
+	{lazyregexp.New(`^[\w.]*\b(patch|patcher|patchers?)\b.*\.start\(\)|^.*\bpatch(\.object|\.dict|\.multiple)?\(.*\)\.start\(\)|^\w+\.start\(\)`), "starts a mock.patch when imported, for every test that runs after it"},
+	{lazyregexp.New(`^sys\.modules\s*\[.*\]\s*=[^=]|^sys\.modules\.(update|setdefault)\(`), "replaces a module in sys.modules when imported"},
+	{lazyregexp.New(`^(builtins|__builtins__)\b`), "patches Python's builtins when imported"},
 }
 
 // jsTopLevelPatch are statements at a JavaScript or TypeScript test
 // file's top level that patch what other code sees: a spy or a stub made
 // outside any test, a prototype or a global replaced.
 var jsTopLevelPatch = []patch{
-	{regexp.MustCompile(`^(globalThis|global|window|self)\.[\w$]+\s*=[^=]`), "replaces a global at the top level of the test file"},
-	{regexp.MustCompile(`^Object\.(defineProperty|assign)\(\s*(globalThis|global|window|expect|[\w$.]+\.prototype)\b`), "redefines a global, expect or a prototype at the top level of the test file"},
-	{regexp.MustCompile(`^[\w$.]+\.prototype\.[\w$]+\s*=[^=]`), "replaces a prototype's method at the top level of the test file"},
-	{regexp.MustCompile(`^(vi|jest)\.(spyOn|stubGlobal|stubEnv)\(`), "spies on or stubs the code at the top level of the test file, outside any test"},
-	{regexp.MustCompile(`^(expect|assert|chai)\.[\w$]+\s*=[^=]`), "replaces an assertion at the top level of the test file"},
+	{lazyregexp.New(`^(globalThis|global|window|self)\.[\w$]+\s*=[^=]`), "replaces a global at the top level of the test file"},
+	{lazyregexp.New(`^Object\.(defineProperty|assign)\(\s*(globalThis|global|window|expect|[\w$.]+\.prototype)\b`), "redefines a global, expect or a prototype at the top level of the test file"},
+	{lazyregexp.New(`^[\w$.]+\.prototype\.[\w$]+\s*=[^=]`), "replaces a prototype's method at the top level of the test file"},
+	{lazyregexp.New(`^(vi|jest)\.(spyOn|stubGlobal|stubEnv)\(`), "spies on or stubs the code at the top level of the test file, outside any test"},
+	{lazyregexp.New(`^(expect|assert|chai)\.[\w$]+\s*=[^=]`), "replaces an assertion at the top level of the test file"},
 }
 
 // patches lists the added lines of f that match a pattern at the top
@@ -190,8 +191,8 @@ func patches(f string, lines []string, where Where, pats []patch) []Finding {
 }
 
 var (
-	extendAt      = regexp.MustCompile(`^expect\.extend\(`)
-	builtInMatch  = regexp.MustCompile(`\b(toBe|toEqual|toStrictEqual|toThrow|toThrowError|toBeTruthy|toBeFalsy|toBeDefined|toContain|toMatch|toMatchObject|toHaveLength|toHaveProperty|toHaveBeenCalled\w*|toBeCloseTo|toBeNull|toBeUndefined|resolves|rejects)\s*[(:]`)
+	extendAt      = lazyregexp.New(`^expect\.extend\(`)
+	builtInMatch  = lazyregexp.New(`\b(toBe|toEqual|toStrictEqual|toThrow|toThrowError|toBeTruthy|toBeFalsy|toBeDefined|toContain|toMatch|toMatchObject|toHaveLength|toHaveProperty|toHaveBeenCalled\w*|toBeCloseTo|toBeNull|toBeUndefined|resolves|rejects)\s*[(:]`)
 	extendReaches = 12 // lines of an expect.extend({...}) read for the matchers it defines
 )
 
@@ -245,7 +246,7 @@ func detectors() []detector {
 	return out
 }
 
-var commentStart = regexp.MustCompile(`^\s*(#|//|/\*|\*)`)
+var commentStart = lazyregexp.New(`^\s*(#|//|/\*|\*)`)
 
 // detects lists the added lines of library file f that read how a test
 // runner is detected.

@@ -3,9 +3,9 @@ package layers
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
 
@@ -30,7 +30,7 @@ var testRunnerPrefixes = []string{"jest.config.", "vitest.config.", ".mocharc", 
 // testDirs hold tests (and their fixtures) by convention.
 var testDirs = map[string]bool{"testdata": true, "__tests__": true, "__snapshots__": true, "__fixtures__": true}
 
-var jsTest = regexp.MustCompile(`\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$`)
+var jsTest = lazyregexp.New(`\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$`)
 
 // IsTestFile tells whether a repo-relative, slash-separated path is a test,
 // a test's fixture, or a file that configures how tests run, in the common
@@ -88,9 +88,9 @@ func IsTestFile(rel string) bool {
 var (
 	// narrows are what a test runner's configuration uses to leave tests
 	// out or skip them.
-	narrows    = regexp.MustCompile(`(?i)skip|ignore|exclude|deselect|testMatch|testRegex|roots|addopts|collection_modifyitems|only`)
-	goTestMain = regexp.MustCompile(`(?m)^func\s+TestMain\s*\(`)
-	goExit     = regexp.MustCompile(`(?m)^func\s+init\s*\(\s*\)[^\n]*\{(?s:.*?)os\.Exit\(`)
+	narrows    = lazyregexp.New(`(?i)skip|ignore|exclude|deselect|testMatch|testRegex|roots|addopts|collection_modifyitems|only`)
+	goTestMain = lazyregexp.New(`(?m)^func\s+TestMain\s*\(`)
+	goExit     = lazyregexp.New(`(?m)^func\s+init\s*\(\s*\)[^\n]*\{(?s:.*?)os\.Exit\(`)
 )
 
 // StopsTests tells why a file the loop added can stop the existing tests
@@ -141,7 +141,7 @@ func StopsTests(rel, content string) string {
 // tests load or run against: setup files and modules, aliases and module
 // mappers, environments, transforms, plugins and the Python path (what
 // is selected, the test inventory judges).
-var changes = regexp.MustCompile(`\b(setupFiles\w*|globalSetup|globalTeardown|setup|require|alias|moduleNameMapper|moduleDirectories|modulePaths|resolve|testEnvironment|environment|transform\w*|plugins|deps|server|mock\w*|restoreMocks|pythonpath|addopts|usefixtures)\b`)
+var changes = lazyregexp.New(`\b(setupFiles\w*|globalSetup|globalTeardown|setup|require|alias|moduleNameMapper|moduleDirectories|modulePaths|resolve|testEnvironment|environment|transform\w*|plugins|deps|server|mock\w*|restoreMocks|pythonpath|addopts|usefixtures)\b`)
 
 // changesAt is the number of the first line of a configuration (comments
 // aside) that holds a key of [changes], 0 for none.
@@ -163,10 +163,10 @@ func changeKey(content string, line int) string {
 func isViteConfig(base string) bool { return strings.HasPrefix(base, "vite.config.") }
 
 // conftestHooks are what makes a conftest.py more than fixtures.
-var conftestHooks = regexp.MustCompile(`(?m)^(async\s+)?def\s+pytest_|autouse\s*=\s*True|sys\.modules|setattr\(|^[\w.]+\.\w+\s*=|^(collect_ignore|collect_ignore_glob|pytest_plugins|pytestmark)\b`)
+var conftestHooks = lazyregexp.New(`(?m)^(async\s+)?def\s+pytest_|autouse\s*=\s*True|sys\.modules|setattr\(|^[\w.]+\.\w+\s*=|^(collect_ignore|collect_ignore_glob|pytest_plugins|pytestmark)\b`)
 
 // commentLine is a whole-line comment of a configuration file (#, ;, //).
-var commentLine = regexp.MustCompile(`(?m)^\s*(#|;|//).*$`)
+var commentLine = lazyregexp.New(`(?m)^\s*(#|;|//).*$`)
 
 func stripComments(s string) string { return commentLine.ReplaceAllString(s, "") }
 
@@ -199,7 +199,7 @@ func Called(script string) []string {
 	return append(Sourced(script), scripts(schema.Command{Shell: script})...)
 }
 
-var sourceLine = regexp.MustCompile(`(?m)^\s*(?:\.|source)\s+["']?([\w./-]+)["']?\s*$`)
+var sourceLine = lazyregexp.New(`(?m)^\s*(?:\.|source)\s+["']?([\w./-]+)["']?\s*$`)
 
 // Sourced lists the files a shell script sources ("." or "source" with a
 // literal path), as far as can be known without running it.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/pipeline/verify"
 )
 
@@ -54,8 +55,8 @@ type node struct {
 }
 
 var (
-	attrLine   = regexp.MustCompile(`^\s*(@|#\[)`)
-	closerLine = regexp.MustCompile(`^\s*([})\]]|end\b)`)
+	attrLine   = lazyregexp.New(`^\s*(@|#\[)`)
+	closerLine = lazyregexp.New(`^\s*([})\]]|end\b)`)
 )
 
 // Units splits a test file's content into its units, with the syntax of
@@ -187,9 +188,9 @@ func textOf(lines []string, idx []int) string {
 }
 
 var (
-	defName    = regexp.MustCompile(`\b(?:def|func|fn|class|function|mod)\s+(?:\([^)]*\)\s*)?(\w+)`)
-	quotedName = regexp.MustCompile("[\"'`]([^\"'`]+)[\"'`]")
-	wordName   = regexp.MustCompile(`[\w.]+`)
+	defName    = lazyregexp.New(`\b(?:def|func|fn|class|function|mod)\s+(?:\([^)]*\)\s*)?(\w+)`)
+	quotedName = lazyregexp.New("[\"'`]([^\"'`]+)[\"'`]")
+	wordName   = lazyregexp.New(`[\w.]+`)
 )
 
 // nameOf is the name a unit's head gives it: the declared name, else the
@@ -205,13 +206,13 @@ func nameOf(head string) string {
 }
 
 var (
-	pyFrom     = regexp.MustCompile(`^from\s+([\w.]+)\s+import\s+\(?([^()]*)\)?$`)
-	pyImport   = regexp.MustCompile(`^import\s+([\w., ]+)$`)
-	esImport   = regexp.MustCompile(`^import\s+(?:type\s+)?(.*?)\s+from\s+["']([^"']+)["'];?$`)
-	cjsRequire = regexp.MustCompile(`^(?:const|let|var)\s+(\{[^}]*\}|\w+)\s*=\s*require\(["']([^"']+)["']\);?$`)
-	goImport   = regexp.MustCompile(`^import\s*\((.*)\)$|^import\s+((?:\w+\s+)?"[^"]+")$`)
-	goPath     = regexp.MustCompile(`(?:[\w.]+\s+)?"[^"]+"`)
-	rustUse    = regexp.MustCompile(`^use\s+([\w:]+?)(?:::\{([^}]*)\})?;$`)
+	pyFrom     = lazyregexp.New(`^from\s+([\w.]+)\s+import\s+\(?([^()]*)\)?$`)
+	pyImport   = lazyregexp.New(`^import\s+([\w., ]+)$`)
+	esImport   = lazyregexp.New(`^import\s+(?:type\s+)?(.*?)\s+from\s+["']([^"']+)["'];?$`)
+	cjsRequire = lazyregexp.New(`^(?:const|let|var)\s+(\{[^}]*\}|\w+)\s*=\s*require\(["']([^"']+)["']\);?$`)
+	goImport   = lazyregexp.New(`^import\s*\((.*)\)$|^import\s+((?:\w+\s+)?"[^"]+")$`)
+	goPath     = lazyregexp.New(`(?:[\w.]+\s+)?"[^"]+"`)
+	rustUse    = lazyregexp.New(`^use\s+([\w:]+?)(?:::\{([^}]*)\})?;$`)
 )
 
 // importEntries reads an import statement (lines idx, joined) as one

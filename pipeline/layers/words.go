@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The admission words are data: one file per language in admissions/
@@ -96,8 +97,10 @@ func BuiltinWords(lang string) (Words, error) {
 	return ParseWords("pipeline/layers/"+name, b)
 }
 
-// builtin are the words of every built-in language.
-var builtin = func() Words {
+// builtin are the words of every built-in language, read at the first
+// use rather than at every start of ralph-ci (internal/lazyregexp says
+// why).
+var builtin = sync.OnceValue(func() Words {
 	var all Words
 	for _, lang := range Languages() {
 		w, err := BuiltinWords(lang)
@@ -107,14 +110,14 @@ var builtin = func() Words {
 		all = all.Add(w)
 	}
 	return all
-}()
+})
 
-// MoreAdmissions are the wordings agents use to admit that the work is
+// MoreAdmissions returns the wordings agents use to admit that the work is
 // not done, in every built-in language, heard beside the seed phrases
 // (the config's layers.contradiction_phrases) unless layers.admissions
 // replaces them.
-var MoreAdmissions = builtin.Phrases
+func MoreAdmissions() []string { return builtin().Phrases }
 
-// DefaultOpenHeadings are the headings of work left heard by default
+// DefaultOpenHeadings returns the headings of work left heard by default
 // (layers.open_work_headings), in every built-in language.
-var DefaultOpenHeadings = builtin.Headings
+func DefaultOpenHeadings() []string { return builtin().Headings }

@@ -60,12 +60,12 @@ func TestMeasuredAdmissionMisses(t *testing.T) {
 		"Les tests d'intégration ne sont pas encore écrits.",    // French
 		"The integration tests are left as a follow-up.",        // English
 	} {
-		if got := Admissions(FinalMessage(msg, nil), DefaultAdmissions); len(got) == 0 {
+		if got := Admissions(FinalMessage(msg, nil), DefaultAdmissions()); len(got) == 0 {
 			t.Errorf("not heard: %q", msg)
 		}
 	}
 	for _, tail := range []string{"Done.\n\nNext steps:\n- the integration tests\n", "Done.\n\n**Follow-ups:** the integration tests"} {
-		if got := OpenWork(tail, DefaultOpenHeadings, nil); len(got) == 0 {
+		if got := OpenWork(tail, DefaultOpenHeadings(), nil); len(got) == 0 {
 			t.Errorf("not heard: %q", tail)
 		}
 	}
@@ -80,11 +80,11 @@ func TestMeasuredAdmissionMisses(t *testing.T) {
 		"Crée le répertoire s'il n'existe pas encore.",
 		"Les utilisateurs qui n'ont pas encore de compte voient la page d'accueil.",
 	} {
-		if got := Admissions(FinalMessage(msg, nil), DefaultAdmissions); len(got) > 0 {
+		if got := Admissions(FinalMessage(msg, nil), DefaultAdmissions()); len(got) > 0 {
 			t.Errorf("honest sentence heard as %q: %q", got, msg)
 		}
 	}
-	if got := OpenWork("Done.\n\nNext steps: none.\n", DefaultOpenHeadings, nil); len(got) > 0 {
+	if got := OpenWork("Done.\n\nNext steps: none.\n", DefaultOpenHeadings(), nil); len(got) > 0 {
 		t.Errorf("\"Next steps: none\" heard as %q", got)
 	}
 }

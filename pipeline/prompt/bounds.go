@@ -2,9 +2,10 @@ package prompt
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // What a prompt carries besides the spec is bounded, so that a spec
@@ -32,8 +33,8 @@ const (
 const notePrefix = "> ralph-ci: the last completion claim was rejected: "
 
 var (
-	reCounted   = regexp.MustCompile(`^> ralph-ci: (\d+) completion claims were rejected: (.*)$`)
-	reNoteCount = regexp.MustCompile(`^> ralph-ci: (\d+) earlier rejected claims? left out`)
+	reCounted   = lazyregexp.New(`^> ralph-ci: (\d+) completion claims were rejected: (.*)$`)
+	reNoteCount = lazyregexp.New(`^> ralph-ci: (\d+) earlier rejected claims? left out`)
 )
 
 // Note is what ralph-ci appends to a spec's handoff when a claim is

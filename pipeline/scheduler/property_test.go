@@ -177,3 +177,69 @@ func checkRotation(t *testing.T, seed int64, before []Entry, current string, don
 		}
 	}
 }
+
+// byOrder is Next as the package documentation states its rules: over
+// the runnable entries of Order (a sort of the whole matrix), the
+// implementation Next had before its single pass.
+func byOrder(entries []Entry, current string, doneNoChange bool) (string, bool) {
+	var runnable []Entry
+	for _, e := range Order(entries) {
+		if Runnable(e) {
+			runnable = append(runnable, e)
+		}
+	}
+	if len(runnable) == 0 {
+		return "", false
+	}
+	active := slices.ContainsFunc(entries, func(e Entry) bool { return e.Path == current && !e.Excluded })
+	if current == "" || !active {
+		return runnable[0].Path, true
+	}
+	if !doneNoChange {
+		for _, e := range runnable {
+			if e.Discovered && e.Path != current {
+				return e.Path, true
+			}
+		}
+		if slices.ContainsFunc(runnable, func(e Entry) bool { return e.Path == current }) {
+			return current, true
+		}
+		return runnable[0].Path, true
+	}
+	for _, e := range runnable {
+		if e.Path != current {
+			return e.Path, true
+		}
+	}
+	return current, true
+}
+
+// TestNextPicksAsOrder: Next's single pass picks what the first runnable
+// entries of Order pick, on random matrices of every kind of entry
+// (duplicate paths, PROMPT.md, excluded, discovered, counters out of
+// range) and every kind of current spec (none, absent, excluded, one of
+// them).
+func TestNextPicksAsOrder(t *testing.T) {
+	rng := rand.New(rand.NewSource(34))
+	paths := append(slices.Clone(pool), "specs/a.spec.md", "000-prompt.spec.md")
+	for n := range 20000 {
+		var entries []Entry
+		for range rng.Intn(9) {
+			entries = append(entries, Entry{
+				Path: paths[rng.Intn(len(paths))], New: rng.Intn(4) == 0, Modified: rng.Intn(4) == 0,
+				DoneCount: rng.Intn(6) - 1, LastStatus: statuses[rng.Intn(len(statuses))],
+				ModifiedFiles: rng.Intn(3) == 0, Discovered: rng.Intn(3) == 0, Excluded: rng.Intn(4) == 0,
+			})
+		}
+		current := ""
+		if k := rng.Intn(len(paths) + 1); k < len(paths) {
+			current = paths[k]
+		}
+		doneNoChange := rng.Intn(2) == 0
+		got, gotOK := Next(entries, current, doneNoChange)
+		want, wantOK := byOrder(entries, current, doneNoChange)
+		if got != want || gotOK != wantOK {
+			t.Fatalf("case %d: Next(%+v, %q, %v) = (%q, %v), Order's pick (%q, %v)", n, entries, current, doneNoChange, got, gotOK, want, wantOK)
+		}
+	}
+}

@@ -22,18 +22,23 @@ func manySpecs(n int) State {
 	return s
 }
 
-// BenchmarkSave is the save of every rotation, at 1000 specs.
+// BenchmarkSave is the save of every rotation, at 1,000 and 10,000 specs,
+// one of them changed, the write and its flush included.
 func BenchmarkSave(b *testing.B) {
-	dir := Dir(b.TempDir())
-	if err := dir.Ensure(); err != nil {
-		b.Fatal(err)
-	}
-	s := manySpecs(1000)
-	for b.Loop() {
-		s.Specs[0].Rotations++ // one spec changes per rotation
-		if err := Save(dir, s); err != nil {
-			b.Fatal(err)
-		}
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			dir := Dir(b.TempDir())
+			if err := dir.Ensure(); err != nil {
+				b.Fatal(err)
+			}
+			s := manySpecs(n)
+			for b.Loop() {
+				s.Specs[0].Rotations++ // one spec changes per rotation
+				if err := Save(dir, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

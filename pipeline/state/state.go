@@ -125,26 +125,28 @@ func decode(path string, data []byte) (State, error) {
 // specs sorted by path. The caller's State is not modified. The .ralph
 // directory must exist ([Dir.Ensure]).
 func Save(dir Dir, s State) error {
-	if err := validate(s); err != nil {
+	if err := validateHead(s); err != nil {
 		return fmt.Errorf("save ralph-ci state: %w (this is a bug in ralph-ci)", err)
 	}
+	e := encoderFor(dir.StatePath())
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	out := s
 	out.Version = Version
-	if !sorted(s.Specs) || slices.ContainsFunc(s.Specs, func(sp SpecState) bool { return sp.ChangedFiles == nil }) {
-		out.Specs = slices.Clone(s.Specs) // the caller's State is not modified
-		for i := range out.Specs {
-			if out.Specs[i].ChangedFiles == nil {
-				out.Specs[i].ChangedFiles = []string{} // "[]" rather than "null"
-			}
+	// The paths of the last save, in its order, are sorted and unique.
+	if !e.inOrder(s.Specs) {
+		if err := validateSpecs(s.Specs); err != nil {
+			return fmt.Errorf("save ralph-ci state: %w (this is a bug in ralph-ci)", err)
 		}
-		sortSpecs(out.Specs)
+		if !sorted(s.Specs) {
+			out.Specs = slices.Clone(s.Specs) // the caller's State is not modified
+			sortSpecs(out.Specs)
+		}
 	}
-	if out.Specs == nil {
-		out.Specs = []SpecState{}
+	data, err := e.encode(out)
+	if err == nil {
+		err = writeFileOrdered(dir.StatePath(), data, 0o644)
 	}
-	err := encoderFor(dir.StatePath()).save(out, func(data []byte) error {
-		return writeFileOrdered(dir.StatePath(), data, 0o644)
-	})
 	if err != nil {
 		return fmt.Errorf("save ralph-ci state: %w", err)
 	}
@@ -236,6 +238,14 @@ func (s *State) SpecOrNew(path string) *SpecState {
 }
 
 func validate(s State) error {
+	if err := validateHead(s); err != nil {
+		return err
+	}
+	return validateSpecs(s.Specs)
+}
+
+// validateHead checks what the state holds besides its specs.
+func validateHead(s State) error {
 	if s.Iteration < 0 {
 		return fmt.Errorf("negative iteration %d", s.Iteration)
 	}
@@ -247,19 +257,24 @@ func validate(s State) error {
 			return fmt.Errorf("pending rotation %d: its baseline is not valid JSON", r.Iteration)
 		}
 	}
-	if sorted(s.Specs) { // as saved: a duplicate is next to its twin
-		for i, sp := range s.Specs {
+	return nil
+}
+
+// validateSpecs checks that every spec has a path, and a path of its own.
+func validateSpecs(specs []SpecState) error {
+	if sorted(specs) { // as saved: a duplicate is next to its twin
+		for i, sp := range specs {
 			if sp.Path == "" {
 				return fmt.Errorf("a spec has an empty path")
 			}
-			if i > 0 && s.Specs[i-1].Path == sp.Path {
+			if i > 0 && specs[i-1].Path == sp.Path {
 				return fmt.Errorf("spec %q appears twice", sp.Path)
 			}
 		}
 		return nil
 	}
-	seen := make(map[string]bool, len(s.Specs))
-	for _, sp := range s.Specs {
+	seen := make(map[string]bool, len(specs))
+	for _, sp := range specs {
 		if sp.Path == "" {
 			return fmt.Errorf("a spec has an empty path")
 		}

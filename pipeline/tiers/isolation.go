@@ -2,8 +2,9 @@ package tiers
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // Stages as ralph-ci names them. The spec's gl-test-writer is the tester
@@ -18,9 +19,9 @@ const (
 const CodeRemoved = "[code removed: behavioural feedback only]"
 
 var (
-	fenceRE    = regexp.MustCompile("(?s)(```|~~~).*?(```|~~~|$)")
-	inlineRE   = regexp.MustCompile("`[^`\n]*`")
-	testNameRE = regexp.MustCompile(`\b(Test[A-Z_][A-Za-z0-9_]*|test_[a-z0-9_]+)\b`)
+	fenceRE    = lazyregexp.New("(?s)(```|~~~).*?(```|~~~|$)")
+	inlineRE   = lazyregexp.New("`[^`\n]*`")
+	testNameRE = lazyregexp.New(`\b(Test[A-Z_][A-Za-z0-9_]*|test_[a-z0-9_]+)\b`)
 )
 
 // Behavioural keeps what a human said about behaviour and drops code:

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // MarkerVersion is the version of the marker's content.
@@ -21,7 +22,7 @@ type Marker struct {
 	Record  Record `json:"record"`
 }
 
-var markerRE = regexp.MustCompile(`<!-- ralph-ci:checkpoint ([^ ]+) ([^ ]*) -->`)
+var markerRE = lazyregexp.New(`<!-- ralph-ci:checkpoint ([^ ]+) ([^ ]*) -->`)
 
 // ErrNoMarker is returned by ParseMarker for a body without a marker.
 var ErrNoMarker = errors.New("no ralph-ci checkpoint marker")

@@ -6,10 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/pipeline/agent"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -125,9 +125,9 @@ func result(m map[string]string, name, v string) map[string]string {
 }
 
 var (
-	goResult  = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): ((?:Test|Fuzz)\S*) \(`)
-	goListed  = regexp.MustCompile(`^((?:Test|Fuzz)\w*)$`)
-	goPackage = regexp.MustCompile(`^(?:ok|FAIL)\s+(\S+)(?:\s|$)`)
+	goResult  = lazyregexp.New(`^--- (PASS|FAIL|SKIP): ((?:Test|Fuzz)\S*) \(`)
+	goListed  = lazyregexp.New(`^((?:Test|Fuzz)\w*)$`)
+	goPackage = lazyregexp.New(`^(?:ok|FAIL)\s+(\S+)(?:\s|$)`)
 )
 
 // goLines reads go test -v's result lines (or, with list, go test -list's
@@ -186,9 +186,9 @@ func (g *goLines) run() TestRun {
 }
 
 var (
-	pytestVerbose = regexp.MustCompile(`^(\S+::.+?) (PASSED|FAILED|SKIPPED|XFAIL|XPASS|ERROR)\b`)
-	pytestSummary = regexp.MustCompile(`^(PASSED|FAILED|SKIPPED|XFAIL|XPASS|ERROR) (\S+::.+?)(?: - .*)?$`)
-	pytestListed  = regexp.MustCompile(`^(\S+::.+)$`)
+	pytestVerbose = lazyregexp.New(`^(\S+::.+?) (PASSED|FAILED|SKIPPED|XFAIL|XPASS|ERROR)\b`)
+	pytestSummary = lazyregexp.New(`^(PASSED|FAILED|SKIPPED|XFAIL|XPASS|ERROR) (\S+::.+?)(?: - .*)?$`)
+	pytestListed  = lazyregexp.New(`^(\S+::.+)$`)
 )
 
 // pytestLines reads pytest -v's or -rA's result lines (or, with list,
@@ -235,7 +235,7 @@ func (p *pytestLines) run() TestRun {
 	return runOf(len(p.verdict) > 0, p.verdict, "pass", "skip")
 }
 
-var jestResult = regexp.MustCompile(`^\s*(PASS|FAIL)\s+(\S+)`)
+var jestResult = lazyregexp.New(`^\s*(PASS|FAIL)\s+(\S+)`)
 
 // jestLines reads the PASS or FAIL line jest prints for each test file
 // (or, with list, jest --listTests's absolute paths), naming files

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 	"github.com/ralph-ci/ralph-ci/schema"
 )
@@ -107,8 +107,8 @@ var (
 	pytestAt    = atCommand(`(?:pytest|py\.test|python3?\s+-m\s+pytest|(?:uv|poetry|pipenv|hatch|pdm)\s+run\s+(?:python3?\s+-m\s+)?pytest)`)
 )
 
-func atCommand(words string) *regexp.Regexp {
-	return regexp.MustCompile(`((?:^|[;&|(\n]|\b(?:then|do|else|exec|time)\s)\s*(?:\w+=\S*\s+)*)(` + words + `)(\s|$)`)
+func atCommand(words string) *lazyregexp.Regexp {
+	return lazyregexp.New(`((?:^|[;&|(\n]|\b(?:then|do|else|exec|time)\s)\s*(?:\w+=\S*\s+)*)(` + words + `)(\s|$)`)
 }
 
 // simpleWords splits shell text that is one simple command into words;
@@ -222,7 +222,7 @@ func insertAfter(words []string, after, add string) []string {
 	return slices.Insert(slices.Clone(words), i+1, add)
 }
 
-var shellSafe = regexp.MustCompile(`^[\w@%+=:,./-]+$`)
+var shellSafe = lazyregexp.New(`^[\w@%+=:,./-]+$`)
 
 // shellQuote quotes s for sh when it holds anything but safe characters.
 func shellQuote(s string) string {

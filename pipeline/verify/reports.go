@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/internal/safefile"
 )
 
@@ -164,9 +164,9 @@ type libtest struct {
 }
 
 var (
-	libtestRunning = regexp.MustCompile(`^\s*(?:Running (?:unittests )?(\S+)|Doc-tests (\S+))`)
-	libtestHeader  = regexp.MustCompile(`^running \d+ tests?$`)
-	libtestLine    = regexp.MustCompile(`^test (.+?) \.\.\. (ok|FAILED|ignored)\b`)
+	libtestRunning = lazyregexp.New(`^\s*(?:Running (?:unittests )?(\S+)|Doc-tests (\S+))`)
+	libtestHeader  = lazyregexp.New(`^running \d+ tests?$`)
+	libtestLine    = lazyregexp.New(`^test (.+?) \.\.\. (ok|FAILED|ignored)\b`)
 )
 
 // Write implements io.Writer; it never fails.

@@ -2,9 +2,10 @@ package verify
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // jest: one jest invocation (or npm test / npm run X / yarn X / pnpm X
@@ -63,7 +64,7 @@ var jsMarkers = Markers{
 // jestConfig finds jest in a package.json: its jest key or a dependency
 // named jest ("jest": …), or a script that runs it ("jest --ci", "tsc &&
 // jest").
-var jestConfig = regexp.MustCompile(`"jest"\s*:|"(?:[^"]*[\s;&|])?jest(?:\s[^"]*)?"`)
+var jestConfig = lazyregexp.New(`"jest"\s*:|"(?:[^"]*[\s;&|])?jest(?:\s[^"]*)?"`)
 
 // jsPreset appends jest's or vitest's report flags to one invocation.
 func jsPreset(c Call) (Preset, bool) {

@@ -1,8 +1,9 @@
 package verify
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // minitest, through rake's test task or ruby itself: -v makes it print a
@@ -63,8 +64,8 @@ var (
 	// minitestAt finds rake test, rails test or ruby -I... FILE at a
 	// command position (group 2 is the words that run it).
 	minitestAt     = atCommand(`(?:bundle\s+exec\s+)?(?:rake\s+test|rails\s+test|ruby\s+(?:-\S+\s+)*\S+_test\.rb)`)
-	minitestLine   = regexp.MustCompile(`^(\S+#\S+) = [\d.]+ s = ([.FES])$`)
-	minitestTotals = regexp.MustCompile(`^(\d+) runs, \d+ assertions, (\d+) failures, (\d+) errors`)
+	minitestLine   = lazyregexp.New(`^(\S+#\S+) = [\d.]+ s = ([.FES])$`)
+	minitestTotals = lazyregexp.New(`^(\d+) runs, \d+ assertions, (\d+) failures, (\d+) errors`)
 )
 
 // minitestLines reads minitest's -v lines, tests named "Class/test_name",

@@ -2,9 +2,10 @@ package verify
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // The generic reader of TAP (the Test Anything Protocol: node --test
@@ -31,9 +32,9 @@ var tapReport = Runner{
 }
 
 var (
-	tapLine  = regexp.MustCompile(`^\s*(not ok|ok)\b\s*\d*\s*(?:-\s*)?(.*)$`)
-	tapStart = regexp.MustCompile(`(?m)\A\s*(TAP version \d+|1\.\.\d+|(not )?ok\b)`)
-	tapDir   = regexp.MustCompile(`(?i)\s+#\s*(skip|todo)\b.*$`)
+	tapLine  = lazyregexp.New(`^\s*(not ok|ok)\b\s*\d*\s*(?:-\s*)?(.*)$`)
+	tapStart = lazyregexp.New(`(?m)\A\s*(TAP version \d+|1\.\.\d+|(not )?ok\b)`)
+	tapDir   = lazyregexp.New(`(?i)\s+#\s*(skip|todo)\b.*$`)
 )
 
 // IsTAP tells a report written in TAP.

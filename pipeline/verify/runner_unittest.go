@@ -1,9 +1,10 @@
 package verify
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // Python's unittest: -v is added after "-m unittest", and its "NAME (ID)
@@ -66,12 +67,12 @@ var unittest = Runner{
 var unittestAt = atCommand(`(?:(?:uv|poetry|pipenv|hatch|pdm)\s+run\s+)?python3?(?:\.\d+)?\s+-m\s+unittest(?:\s+discover)?`)
 
 var (
-	verboseFlag     = regexp.MustCompile(`(^|\s)(-v|--verbose)(\s|$)`)
-	unittestVerbose = regexp.MustCompile(`^(\w+) \(([\w.]+)\)`)
-	unittestResult  = regexp.MustCompile(`\.\.\. (ok|FAIL|ERROR|skipped|expected failure|unexpected success)\b`)
-	unittestHeader  = regexp.MustCompile(`^(FAIL|ERROR): (\w+) \(([\w.]+)\)`)
-	unittestRan     = regexp.MustCompile(`^Ran (\d+) tests? in `)
-	unittestTotal   = regexp.MustCompile(`^(OK|FAILED)\b`)
+	verboseFlag     = lazyregexp.New(`(^|\s)(-v|--verbose)(\s|$)`)
+	unittestVerbose = lazyregexp.New(`^(\w+) \(([\w.]+)\)`)
+	unittestResult  = lazyregexp.New(`\.\.\. (ok|FAIL|ERROR|skipped|expected failure|unexpected success)\b`)
+	unittestHeader  = lazyregexp.New(`^(FAIL|ERROR): (\w+) \(([\w.]+)\)`)
+	unittestRan     = lazyregexp.New(`^Ran (\d+) tests? in `)
+	unittestTotal   = lazyregexp.New(`^(OK|FAILED)\b`)
 )
 
 // unittestLines reads unittest's -v lines ("test_x (pkg.mod.Class.test_x)

@@ -2,9 +2,10 @@ package verify
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 )
 
 // vitest: one vitest invocation (vitest, vitest run, or a package.json
@@ -48,11 +49,11 @@ var vitest = Runner{
 
 // vitestConfig finds vitest in a package.json: a dependency or a script
 // that runs it.
-var vitestConfig = regexp.MustCompile(`"vitest"\s*:|"(?:[^"]*[\s;&|])?vitest(?:\s[^"]*)?"`)
+var vitestConfig = lazyregexp.New(`"vitest"\s*:|"(?:[^"]*[\s;&|])?vitest(?:\s[^"]*)?"`)
 
 var (
-	vitestFile   = regexp.MustCompile(`^\s*(✓|❯|×|↓)\s+(\S+\.\S+)\s+\(\d+ tests?`)
-	vitestListed = regexp.MustCompile(`^(\S+\.(?:test|spec)\.[cm]?[jt]sx?)$`)
+	vitestFile   = lazyregexp.New(`^\s*(✓|❯|×|↓)\s+(\S+\.\S+)\s+\(\d+ tests?`)
+	vitestListed = lazyregexp.New(`^(\S+\.(?:test|spec)\.[cm]?[jt]sx?)$`)
 )
 
 // vitestLines reads the line vitest's default reporter prints for each

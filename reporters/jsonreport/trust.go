@@ -3,8 +3,8 @@ package jsonreport
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/pipeline/report"
 )
 
@@ -30,7 +30,7 @@ func trusted(src []byte) (*report.Report, bool) {
 }
 
 // reClass is #ReportExit.class.
-var reClass = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+var reClass = lazyregexp.New(`^[a-z][a-z0-9_]*$`)
 
 // wellFormed checks, in Go, the constraints of schema/report.cue that the
 // Go types do not carry (enumerations, ranges, non-empty strings). A

@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
-	"regexp"
 	"slices"
 
 	"github.com/ralph-ci/ralph-ci/github/jobenv"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ralph-ci/ralph-ci/internal/lazyregexp"
 	"github.com/ralph-ci/ralph-ci/internal/logger"
 	"github.com/ralph-ci/ralph-ci/internal/seal"
 	"github.com/ralph-ci/ralph-ci/internal/text"
@@ -196,7 +196,7 @@ func runE(f func(*cobra.Command, []string) error) func(*cobra.Command, []string)
 }
 
 // unknownFlag is how pflag names a flag it does not know.
-var unknownFlag = regexp.MustCompile(`^unknown flag: --([^ =]+)`)
+var unknownFlag = lazyregexp.New(`^unknown flag: --([^ =]+)`)
 
 // withFlagSuggestion adds the closest flag of c to an unknown flag's error:
 // "unknown flag: --shard; did you mean --shards?".
