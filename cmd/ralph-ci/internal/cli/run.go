@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-ci/ralph-ci/internal/gcfloor"
 	"github.com/ralph-ci/ralph-ci/internal/logger"
 	"github.com/ralph-ci/ralph-ci/pipeline/deliver"
 	"github.com/ralph-ci/ralph-ci/pipeline/run"
@@ -58,6 +59,7 @@ the same commit; the checkpoints are presented there, once per spec.`,
 			if f, ok := opts.stderr.(*os.File); ok && logger.IsTerminal(f) {
 				o.Progress = f
 			}
+			defer gcfloor.Keep()() // a loop of small rotations: see the package
 			return run.Run(cmd.Context(), opts.session(), o)
 		}),
 	}
