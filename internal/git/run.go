@@ -82,21 +82,49 @@ func Run(ctx context.Context, dir string, args ...string) ([]byte, error) {
 
 // Run runs the command and returns its standard output (nil when Stdout
 // is set). A failure is an *Error.
+//
+// Its output is read here, from a pipe, and its standard error goes to
+// an in-memory file (Linux, stderrFile), so that no goroutine of os/exec
+// copies either: each of those is a goroutine started and woken on
+// another thread for every git process (about 0.2 ms of CPU for a git
+// that runs 2 ms, a run of 300 of them), and a delivery rotation runs
+// four (bench/delivery.sh).
 func (c Command) Run(ctx context.Context) ([]byte, error) {
 	cmd, done, err := c.build(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var stderr bytes.Buffer
-	cmd.Stderr = &limited{w: &stderr, n: 64 << 10}
-	var out bytes.Buffer
-	if c.Stdout != nil {
-		cmd.Stdout = c.Stdout
+	errFile := stderrFile()
+	if errFile != nil {
+		defer errFile.Close()
+		cmd.Stderr = errFile
 	} else {
-		cmd.Stdout = &out
+		cmd.Stderr = &limited{w: &stderr, n: 64 << 10}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		_ = done()
+		return nil, &Error{Args: c.Args, Err: err}
+	}
+	cmd.Stdout = w
+	var out bytes.Buffer
+	dst := io.Writer(&out)
+	if c.Stdout != nil {
+		dst = c.Stdout
 	}
 	Runs.Add(1)
-	err = cmd.Run()
+	err = cmd.Start()
+	w.Close() // git has its own copy
+	if err == nil {
+		_, cerr := io.Copy(dst, r)
+		r.Close() // a writer that failed: git gets EPIPE rather than waiting
+		if err = cmd.Wait(); err == nil {
+			err = cerr
+		}
+	} else {
+		r.Close()
+	}
 	if derr := done(); derr != nil && err == nil {
 		err = derr
 	}
@@ -104,12 +132,22 @@ func (c Command) Run(ctx context.Context) ([]byte, error) {
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
+		if errFile != nil {
+			readStderr(errFile, &stderr)
+		}
 		return out.Bytes(), &Error{Args: c.Args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
 	}
 	if c.Stdout != nil {
 		return nil, nil
 	}
 	return out.Bytes(), nil
+}
+
+// readStderr reads the first 64 kB git wrote to f into b.
+func readStderr(f *os.File, b *bytes.Buffer) {
+	if _, err := f.Seek(0, io.SeekStart); err == nil {
+		_, _ = b.ReadFrom(io.LimitReader(f, 64<<10))
+	}
 }
 
 // Start starts the command with its standard output as a pipe (for

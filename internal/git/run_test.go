@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,5 +153,30 @@ func TestPathIsGitsThenTheSystems(t *testing.T) {
 	want := append([]string{filepath.Dir(bin)}, systemPath...)
 	if strings.Join(path, "\n") != strings.Join(want, "\n") {
 		t.Errorf("git's PATH is %q, want %q", path, want)
+	}
+}
+
+// Run hands back what git printed: its output, to the caller's writer
+// when one is set, and on a failure its error message with the exit
+// status.
+func TestRunReturnsWhatGitPrinted(t *testing.T) {
+	dir := repo(t)
+	out, err := Command{Dir: dir, Args: []string{"log", "--format=%s"}}.Run(context.Background())
+	if err != nil || string(out) != "first\n" {
+		t.Fatalf("log: %q, %v", out, err)
+	}
+	var w strings.Builder
+	out, err = Command{Dir: dir, Args: []string{"log", "--format=%s"}, Stdout: &w}.Run(context.Background())
+	if err != nil || out != nil || w.String() != "first\n" {
+		t.Fatalf("log to a writer: returned %q, wrote %q, %v", out, w.String(), err)
+	}
+	_, err = Command{Dir: dir, Args: []string{"rev-parse", "--verify", "no-such-ref"}}.Run(context.Background())
+	var ge *Error
+	if !errors.As(err, &ge) || ge.Stderr != "fatal: Needed a single revision" {
+		t.Fatalf("a failed rev-parse: %#v", err)
+	}
+	var ee *exec.ExitError
+	if !errors.As(ge.Err, &ee) || ee.ExitCode() != 128 {
+		t.Fatalf("a failed rev-parse's status: %v", ge.Err)
 	}
 }
