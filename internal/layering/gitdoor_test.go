@@ -29,16 +29,22 @@ var gitStarters = map[string]string{
 // gitOutsideDoorway lists "file:line" of every line of a non-test Go
 // file under root, outside gitStarters, that starts git.
 func gitOutsideDoorway(root string) ([]string, error) {
+	return linesOutside(root, gitStarters, startsGit)
+}
+
+// linesOutside lists "file:line" of every line matching re of a non-test
+// Go file under root whose package folder is not a key of allowed.
+func linesOutside(root string, allowed map[string]string, re *regexp.Regexp) ([]string, error) {
 	var out []string
 	err := goFiles(root, func(rel string, src []byte) {
 		if strings.HasSuffix(rel, "_test.go") {
 			return
 		}
-		if _, ok := gitStarters[path.Dir(rel)]; ok {
+		if _, ok := allowed[path.Dir(rel)]; ok {
 			return
 		}
 		for i, line := range strings.Split(string(src), "\n") {
-			if startsGit.MatchString(line) {
+			if re.MatchString(line) {
 				out = append(out, rel+":"+strconv.Itoa(i+1))
 			}
 		}

@@ -1,11 +1,7 @@
 package layering
 
 import (
-	"path"
 	"regexp"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -38,24 +34,10 @@ var processStarters = map[string]string{
 // starts a program.
 func TestUntrustedOnlyThroughAgentRun(t *testing.T) {
 	root, _ := moduleRoot(t)
-	var found []string
-	err := goFiles(root, func(rel string, src []byte) {
-		if strings.HasSuffix(rel, "_test.go") {
-			return
-		}
-		if _, ok := processStarters[path.Dir(rel)]; ok {
-			return
-		}
-		for i, line := range strings.Split(string(src), "\n") {
-			if startsProcess.MatchString(line) {
-				found = append(found, rel+":"+strconv.Itoa(i+1))
-			}
-		}
-	})
+	found, err := linesOutside(root, processStarters, startsProcess)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(found)
 	for _, f := range found {
 		t.Errorf("%s starts a program outside the packages allowed to: start an agent or a verification command through pipeline/agent.Run (so that git.Untrusted knows it may be alive), or add the package to processStarters with the reason it is trusted", f)
 	}
