@@ -100,7 +100,7 @@ func (c Command) Run(ctx context.Context) ([]byte, error) {
 		defer errFile.Close()
 		cmd.Stderr = errFile
 	} else {
-		cmd.Stderr = &limited{w: &stderr, n: 64 << 10}
+		cmd.Stderr = &limited{w: &stderr, n: stderrLimit}
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -143,10 +143,14 @@ func (c Command) Run(ctx context.Context) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// readStderr reads the first 64 kB git wrote to f into b.
+// stderrLimit is how much of a git process's standard error is kept.
+const stderrLimit = 64 << 10
+
+// readStderr reads into b what git wrote to f: f's offset, which git's
+// writes moved, is where it stopped.
 func readStderr(f *os.File, b *bytes.Buffer) {
-	if _, err := f.Seek(0, io.SeekStart); err == nil {
-		_, _ = b.ReadFrom(io.LimitReader(f, 64<<10))
+	if n, err := f.Seek(0, io.SeekCurrent); err == nil {
+		_, _ = b.ReadFrom(io.NewSectionReader(f, 0, min(n, stderrLimit)))
 	}
 }
 
@@ -159,7 +163,7 @@ func (c Command) Start(ctx context.Context) (stdout io.ReadCloser, wait func() e
 		return nil, nil, err
 	}
 	var stderr bytes.Buffer
-	cmd.Stderr = &limited{w: &stderr, n: 64 << 10}
+	cmd.Stderr = &limited{w: &stderr, n: stderrLimit}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		_ = done()
@@ -213,7 +217,7 @@ func runPlain(ctx context.Context, bin, dir string, env []string, args ...string
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir, cmd.Env = dir, env
 	var stderr bytes.Buffer
-	cmd.Stderr = &limited{w: &stderr, n: 64 << 10}
+	cmd.Stderr = &limited{w: &stderr, n: stderrLimit}
 	Runs.Add(1)
 	out, err := cmd.Output()
 	if err != nil {
