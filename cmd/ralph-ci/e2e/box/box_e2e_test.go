@@ -266,7 +266,9 @@ echo "wrote after verification 3" >> "$OUT/log"
 // tree that was verified. With the box the survivor dies with the first
 // rotation (and the log names it); without (--box off) it lives and
 // writes, and still only the verified tree is committed: ralph-ci records
-// the tree before the verification runs and commits it by id.
+// the tree before the verification runs and commits it by id. Where
+// ralph-ci is root, the run without a box names a user made for the test:
+// the survivor of a pool user dies when another run takes that user.
 func TestSurvivorsWriteAfterVerificationIsNotCommitted(t *testing.T) {
 	bin := e2e.RalphBinary(t)
 	for _, mode := range []string{"cgroup", "off"} {
@@ -284,6 +286,16 @@ func TestSurvivorsWriteAfterVerificationIsNotCommitted(t *testing.T) {
 			}
 			files := escapeFiles()
 			files["check.sh"] = "grep -q finished work.txt && echo >> \"$OUT/verified\"\n"
+			if mode == "off" && os.Geteuid() == 0 {
+				// The survivor must outlive the run, and a user of the
+				// pool is not the run's once it ends: the next run on the
+				// machine (another test's) to take it kills every process
+				// of its uid, the survivor with them. A user of the
+				// test's own is no other run's to clean.
+				name := "rcsurvivor-" + strconv.Itoa(os.Getpid())
+				makeUser(t, name)
+				files["ralph.yaml"] += "box: {user: " + name + "}\n"
+			}
 			w := e2e.NewCIWorld(t, bin, files, e2e.HTTPOrigin)
 			w.ExtraEnv = append(w.ExtraEnv, "OUT="+out, "WHERE=agent")
 			w.Job("", "")
