@@ -18,7 +18,11 @@
 # Each run is a fresh depth-1 checkout with the token, as a CI job's; the
 # agent appends a line to work.txt (every rotation has work to deliver).
 # Usage: bench/delivery.sh [ROTATIONS] [REPEATS]   (defaults 20 and 5)
-# RALPH_BIN=path measures that binary instead of building this tree.
+# RALPH_BIN=path measures that binary instead of building this tree;
+# BASE_BIN=path (an older build) is measured beside it, its runs
+# interleaved with the others, and the ratio of the two printed: the
+# script's own CPU moves by a quarter between runs on a busy machine, so
+# a change of a few ms shows only in such pairs.
 # Needs python3 (the CPU of a process tree).
 set -euo pipefail
 N=${1:-20}
@@ -83,10 +87,10 @@ checkout() { # checkout DIR: a fresh job's checkout, the loop's branches gone fr
 	rm -rf "$1"
 	git "${auth[@]}" clone -q --depth 1 "$url" "$1"
 }
-ralph() { # ralph ROTATIONS [PATH]: ralph-ci run in a fresh checkout
+ralph() { # ralph ROTATIONS [PATH [BIN]]: ralph-ci run in a fresh checkout
 	checkout "$work/job"
 	(cd "$work/job" && PATH=${2:-$PATH} GITHUB_TOKEN=$token GITHUB_SERVER_URL=$server_url \
-		cpu "$bin" run --deliver pr --max-rotations "$1")
+		cpu "${3:-$bin}" run --deliver pr --max-rotations "$1")
 }
 script() { # script ITERATIONS: the agent then status, add, commit, push
 	checkout "$work/job"
@@ -118,10 +122,19 @@ per=$(awk -v a="$many" -v b="$one" -v n="$N" 'BEGIN {printf "%.1f", (a - b) / n}
 
 # CPU per rotation, interleaved with the script's so that the machine's
 # load hits both alike.
+# rotation BIN: CPU seconds per rotation of BIN (a run of N+1 rotations
+# minus a run of 1, divided by N).
+rotation() {
+	local a b
+	a=$(ralph 1 "$PATH" "$1")
+	b=$(ralph $((N + 1)) "$PATH" "$1")
+	awk -v a="$a" -v b="$b" -v n="$N" 'BEGIN {printf "%.6f\n", (b - a) / n}'
+}
 for _ in $(seq "$R"); do
-	a=$(ralph 1)
-	b=$(ralph $((N + 1)))
-	awk -v a="$a" -v b="$b" -v n="$N" 'BEGIN {printf "%.6f\n", (b - a) / n}' >>"$work/ralph.cpu"
+	rotation "$bin" >>"$work/ralph.cpu"
+	if [ -n "${BASE_BIN:-}" ]; then
+		rotation "$BASE_BIN" >>"$work/base.cpu"
+	fi
 	s=$(script "$N")
 	awk -v s="$s" -v n="$N" 'BEGIN {printf "%.6f\n", s / n}' >>"$work/script.cpu"
 done
@@ -133,3 +146,9 @@ printf '%-42s %10s %10s %7s  %s\n' case ralph-ci script ratio goal
 printf '%-42s %10s %10s %7s  %s\n' "git processes per delivery rotation" "$per" 4 "" "<= 8"
 printf '%-42s %10s %10s %7s  %s\n' "CPU per delivery rotation (ms)" "$(awk -v c="$rc" 'BEGIN {printf "%.2f", c * 1000}')" \
 	"$(awk -v c="$sc" 'BEGIN {printf "%.2f", c * 1000}')" "$(awk -v a="$rc" -v b="$sc" 'BEGIN {printf "%.2fx", a / b}')" "<= 1.3x"
+if [ -n "${BASE_BIN:-}" ]; then
+	bc=$(median <"$work/base.cpu")
+	printf '%-42s %10s %10s %7s  %s\n' "  the same, BASE_BIN" "$(awk -v c="$bc" 'BEGIN {printf "%.2f", c * 1000}')" \
+		"$(awk -v c="$sc" 'BEGIN {printf "%.2f", c * 1000}')" "$(awk -v a="$bc" -v b="$sc" 'BEGIN {printf "%.2fx", a / b}')" \
+		"this/BASE_BIN $(paste "$work/ralph.cpu" "$work/base.cpu" | awk '{print $1 / $2}' | median | awk '{printf "%.3f", $1}')"
+fi

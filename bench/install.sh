@@ -29,7 +29,7 @@ runner_arch=$(case $arch in amd64) echo X64 ;; arm64) echo ARM64 ;; *) echo "$ar
 cd "$here"
 go build -o "$work/plain" ./cmd/ralph-ci
 mkdir -p "$work/rel/v0.0.1" "$work/pkg"
-go build -trimpath -ldflags="-s -w -X main.version=v0.0.1" -o "$work/pkg/ralph-ci" ./cmd/ralph-ci
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=v0.0.1" -o "$work/pkg/ralph-ci" ./cmd/ralph-ci
 asset="ralph-ci_0.0.1_${os}_${arch}.tar.gz"
 tar -czf "$work/rel/v0.0.1/$asset" -C "$work/pkg" ralph-ci
 (cd "$work/rel/v0.0.1" && sha256sum "$asset" >ralph-ci_0.0.1_checksums.txt)
@@ -48,7 +48,7 @@ grep -q "bin=$work/bin/ralph-ci" "$work/output" || { echo "install did not insta
 
 hyperfine --style basic --runs "$build_runs" --export-json "$work/build.json" \
 	--prepare "chmod -R u+w '$work/go' 2>/dev/null || true; rm -rf '$work/go'" \
-	"GOMODCACHE='$work/go/mod' GOCACHE='$work/go/build' go build -trimpath -ldflags='-s -w' -o '$work/built' ./cmd/ralph-ci" >/dev/null
+	"GOMODCACHE='$work/go/mod' GOCACHE='$work/go/build' CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o '$work/built' ./cmd/ralph-ci" >/dev/null
 
 stat() { # stat FILE.json: mean ± sd (min … max) in seconds
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.2f s ± %.2f (%.2f … %.2f), %d runs" % (r["mean"], r["stddev"] or 0, r["min"], r["max"], len(r["times"])))' "$1"

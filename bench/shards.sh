@@ -24,7 +24,7 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 for v in $(env | grep -E '^(GITHUB_|RUNNER_|RALPH_)' | cut -d= -f1); do unset "$v"; done
 
-(cd "$here" && go build -o "$work/ralph-ci" ./cmd/ralph-ci)
+(cd "$here" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$work/ralph-ci" ./cmd/ralph-ci)
 
 # origin DIR: a bare origin whose main holds 8 specs and the agent.
 origin() {

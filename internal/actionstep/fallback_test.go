@@ -1,6 +1,7 @@
 package actionstep_test
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,6 +94,28 @@ func TestTamperedReleaseFallsBackToSourceBuild(t *testing.T) {
 		t.Errorf("the built binary's version line lacks %q:\n%s", want, res.Output)
 	}
 	checkRalphBin(t, j, "built")
+	if runtime.GOOS == "linux" {
+		checkStatic(t, j.bin)
+	}
+}
+
+// checkStatic: the ELF binary at path asks for no dynamic loader and no
+// shared library, as the release (CGO_ENABLED=0) does not.
+func checkStatic(t *testing.T, path string) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Errorf("%s asks for a dynamic loader (PT_INTERP): every start of it, each agent's shepherd included, pays for linking; build it with CGO_ENABLED=0 as the release is", path)
+		}
+	}
+	if libs, err := f.ImportedLibraries(); err != nil || len(libs) > 0 {
+		t.Errorf("%s needs shared libraries %v (%v), want none as the release", path, libs, err)
+	}
 }
 
 // TestReleaseInstallSkipsTheGoSteps: with a release installed, no Go
