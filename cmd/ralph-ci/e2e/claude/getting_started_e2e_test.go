@@ -24,9 +24,9 @@ func gettingStartedCommands(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	standIns := []*regexp.Regexp{
-		regexp.MustCompile(`^git clone https://github\.com/ralph-ci/ralph-ci && \(cd ralph-ci && go install \./cmd/ralph-ci\)$`), // the test binary is ralph-ci
-		regexp.MustCompile(`^npm install -g @anthropic-ai/claude-code$`),                                                         // installed by .ci/run
-		regexp.MustCompile(`^export ANTHROPIC_API_KEY=\.\.\.$`),                                                                  // the scripted server's
+		regexp.MustCompile(`^git clone https://github\.com/ralph-ci/ralph-ci && \(cd ralph-ci && CGO_ENABLED=0 go install \./cmd/ralph-ci\)$`), // the test binary is ralph-ci
+		regexp.MustCompile(`^npm install -g @anthropic-ai/claude-code$`),                                                                       // installed by .ci/run
+		regexp.MustCompile(`^export ANTHROPIC_API_KEY=\.\.\.$`),                                                                                // the scripted server's
 	}
 	var cmds []string
 	for _, m := range e2e.Fence.FindAllStringSubmatch(string(src), -1) {
