@@ -138,23 +138,23 @@ for _ in $(seq "$R"); do
 	s=$(script "$N")
 	awk -v s="$s" -v n="$N" 'BEGIN {printf "%.6f\n", s / n}' >>"$work/script.cpu"
 done
-rc=$(median <"$work/ralph.cpu")
-sc=$(median <"$work/script.cpu")
-# The ratio is the median of each repeat's own ratio (ralph-ci's runs and
+# A ratio is the median of each repeat's own ratio (ralph-ci's runs and
 # the script's run one after the other): the machine's speed drifts by a
 # quarter between repeats here, and a ratio of two medians taken at
 # different moments moves with it.
-paste "$work/ralph.cpu" "$work/script.cpu" | awk '{print $1 / $2}' | sort -g >"$work/pairs"
+# ratios A B: each repeat's A/B (files of one number a repeat), sorted.
+ratios() { paste "$1" "$2" | awk '{print $1 / $2}' | sort -g; }
+ms() { median <"$1" | awk '{printf "%.2f", $1 * 1000}'; } # ms FILE: the median, in ms
+ratios "$work/ralph.cpu" "$work/script.cpu" >"$work/pairs"
 
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $N rotations, median of $R; origin over HTTP with the token"
 printf '%-42s %10s %10s %7s  %s\n' case ralph-ci script ratio goal
 printf '%-42s %10s %10s %7s  %s\n' "git processes per delivery rotation" "$per" 4 "" "<= 8"
-printf '%-42s %10s %10s %7s  %s\n' "CPU per delivery rotation (ms)" "$(awk -v c="$rc" 'BEGIN {printf "%.2f", c * 1000}')" \
-	"$(awk -v c="$sc" 'BEGIN {printf "%.2f", c * 1000}')" "$(median <"$work/pairs" | awk '{printf "%.2fx", $1}')" "<= 1.3x"
+printf '%-42s %10s %10s %7s  %s\n' "CPU per delivery rotation (ms)" "$(ms "$work/ralph.cpu")" "$(ms "$work/script.cpu")" \
+	"$(median <"$work/pairs" | awk '{printf "%.2fx", $1}')" "<= 1.3x"
 printf '%-42s %10s %10s %7s  %s\n' "  the repeats' ratios, lowest to highest" "" "" "" "$(awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $1}' "$work/pairs")"
 if [ -n "${BASE_BIN:-}" ]; then
-	bc=$(median <"$work/base.cpu")
-	printf '%-42s %10s %10s %7s  %s\n' "  the same, BASE_BIN" "$(awk -v c="$bc" 'BEGIN {printf "%.2f", c * 1000}')" \
-		"$(awk -v c="$sc" 'BEGIN {printf "%.2f", c * 1000}')" "$(awk -v a="$bc" -v b="$sc" 'BEGIN {printf "%.2fx", a / b}')" \
-		"this/BASE_BIN $(paste "$work/ralph.cpu" "$work/base.cpu" | awk '{print $1 / $2}' | median | awk '{printf "%.3f", $1}')"
+	printf '%-42s %10s %10s %7s  %s\n' "  the same, BASE_BIN" "$(ms "$work/base.cpu")" "$(ms "$work/script.cpu")" \
+		"$(ratios "$work/base.cpu" "$work/script.cpu" | median | awk '{printf "%.2fx", $1}')" \
+		"this/BASE_BIN $(ratios "$work/ralph.cpu" "$work/base.cpu" | median | awk '{printf "%.3f", $1}')"
 fi
